@@ -1,0 +1,25 @@
+"""riskreport: risk-sensitive evaluation reports for IR test collections.
+
+>>> import riskreport as rr
+>>> p = rr.resolve_parameters("demo")                      # doctest: +SKIP
+>>> scores = rr.evaluate(p.collection, p.measure)          # doctest: +SKIP
+>>> rr.urisk_table(scores.matrix(), p.baseline, p.alphas)  # doctest: +SKIP
+"""
+from importlib import metadata as _metadata
+
+from .collection import Collection, load_collection
+from .effectiveness import adjust_pvalues, effectiveness_table
+from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from .evaluation import TopicScores, evaluate, judged_fraction
+from .params import ReportParameters, resolve_parameters
+from .risk import deltas, risk_adjusted, urisk, urisk_table
+
+try:
+    __version__ = _metadata.version("riskreport")
+except _metadata.PackageNotFoundError:  # running from a source tree
+    __version__ = "0.1.0"
+
+__all__ = ["Collection", "load_collection", "evaluate", "judged_fraction", "TopicScores", "resolve_parameters",
+           "ReportParameters", "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk",
+           "urisk_table", "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError",
+           "ReportExecutionError"]

@@ -1,0 +1,198 @@
+"""Collections: a folder of qrels, runs, instances and/or a score table, plus defaults.
+
+Layout of a collection folder (SPEC §1):
+
+    qrels.txt | *.qrels | qrels*.txt     TREC qrels (.gz/.bz2 accepted)
+    runs/<system>.run[.gz|.bz2]          one TREC run per system (also .txt)
+    instances/<system>/<instance>.run    several runs of a non-deterministic system
+    scores.csv                           precomputed scores: system,topic,score[,measure][,instance]
+    collection.toml                      title, description, measure, baseline, alphas[, qrels]
+
+A collection is given by name (a folder under a data directory) or by path.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputFormatError, RiskReportError, UnknownNameError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+RUN_SUFFIXES = (".run", ".txt")
+COMPRESSIONS = ("", ".gz", ".bz2")
+CONFIG_KEYS = {"title", "description", "measure", "baseline", "alphas", "qrels"}
+
+
+@dataclass(frozen=True)
+class Collection:
+    """The files of one collection and its defaults; nothing is parsed until asked for."""
+
+    name: str
+    path: Path
+    qrels: Path | None
+    runs: dict[str, Path]
+    instances: dict[str, dict[str, Path]] = field(default_factory=dict)
+    scores: Path | None = None
+    config: dict = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        return self.config.get("title", self.name)
+
+    @property
+    def description(self) -> str:
+        return self.config.get("description", "")
+
+    @property
+    def default_measure(self) -> str | None:
+        return self.config.get("measure")
+
+    @property
+    def default_baseline(self) -> str | None:
+        return self.config.get("baseline")
+
+    @property
+    def default_alphas(self) -> list[float] | None:
+        return self.config.get("alphas")
+
+    def files(self) -> list[Path]:
+        """Every input file, for hashing and provenance."""
+        found = [self.qrels, self.scores, self.path / "collection.toml"]
+        found += list(self.runs.values())
+        found += [p for runs in self.instances.values() for p in runs.values()]
+        return sorted(p for p in found if p is not None and p.is_file())
+
+
+def data_dirs() -> list[Path]:
+    """Where collections given by name are looked up: $RISKREPORT_DATA, ./data, the project's data/."""
+    dirs = [Path(p) for p in os.environ.get("RISKREPORT_DATA", "").split(os.pathsep) if p]
+    dirs += [Path.cwd() / "data", PROJECT_ROOT / "data"]
+    unique: list[Path] = []
+    for d in dirs:
+        if d.is_dir() and d.resolve() not in [u.resolve() for u in unique]:
+            unique.append(d)
+    return unique
+
+
+def available_collections() -> list[str]:
+    names = {p.name for d in data_dirs() for p in d.iterdir() if p.is_dir() and _looks_like_collection(p)}
+    return sorted(names)
+
+
+def resolve_collection_path(spec: str | os.PathLike) -> Path:
+    """A collection folder from a name under a data directory, or from a path."""
+    text = str(spec)
+    candidate = Path(text).expanduser()
+    if candidate.is_dir() and (os.sep in text or "/" in text or text.startswith(".") or
+                                _looks_like_collection(candidate)):
+        return candidate.resolve()
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
+        for root in data_dirs():
+            folder = (root / text).resolve()
+            if folder.is_dir() and folder.parent == root.resolve():
+                return folder
+    raise UnknownNameError("collection", text, available_collections(),
+                           hint="Give a collection by name (a folder under data/) or by path to its folder.")
+
+
+def load_collection(spec: str | os.PathLike) -> Collection:
+    """Find the files of a collection and read its `collection.toml`.
+
+    >>> demo = load_collection("demo")          # doctest: +SKIP
+    >>> demo.default_baseline
+    'bm25'
+    """
+    path = resolve_collection_path(spec)
+    config = _read_config(path / "collection.toml")
+    qrels = _find_qrels(path, config.get("qrels"))
+    runs = _find_runs(path / "runs")
+    instances = {d.name: _find_runs(d) for d in sorted((path / "instances").glob("*")) if d.is_dir()}
+    scores = path / "scores.csv" if (path / "scores.csv").is_file() else None
+    if qrels is None and scores is None:
+        raise RiskReportError(
+            f"{path} is not a collection: it has no qrels file (qrels.txt, *.qrels, qrels*.txt) "
+            "and no scores.csv.")
+    if runs and qrels is None:
+        raise RiskReportError(f"{path} has run files under runs/ but no qrels file to evaluate them with "
+                              "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
+    return Collection(name=path.name, path=path, qrels=qrels, runs=runs, instances=instances,
+                      scores=scores, config=config)
+
+
+def system_id(path: Path) -> str:
+    """System id = file name without its extensions (`indriCASP.run.gz` -> `indriCASP`)."""
+    name = path.name
+    for compression in (".gz", ".bz2"):
+        if name.lower().endswith(compression):
+            name = name[: -len(compression)]
+    for suffix in RUN_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _is_run_file(path: Path) -> bool:
+    name = path.name.lower()
+    return path.is_file() and any(name.endswith(s + c) for s in RUN_SUFFIXES for c in COMPRESSIONS)
+
+
+def _find_runs(folder: Path) -> dict[str, Path]:
+    runs: dict[str, Path] = {}
+    if not folder.is_dir():
+        return runs
+    for path in sorted(folder.iterdir()):
+        if not _is_run_file(path):
+            continue
+        system = system_id(path)
+        if system in runs:
+            raise InputFormatError(path, f"two run files name the system {system!r}: {runs[system].name} and {path.name}",
+                                   expected="one run file per system")
+        runs[system] = path
+    return runs
+
+
+def _find_qrels(path: Path, configured: str | None) -> Path | None:
+    if configured:
+        chosen = (path / configured)
+        if not chosen.is_file():
+            raise InputFormatError(path / "collection.toml", f"qrels = {configured!r} does not exist in {path}")
+        return chosen
+    patterns = ("qrels.txt", "*.qrels", "qrels*.txt")
+    found = sorted({p for pattern in patterns for c in COMPRESSIONS for p in path.glob(pattern + c) if p.is_file()})
+    if len(found) > 1:
+        raise RiskReportError(f"{path} has several qrels files ({', '.join(p.name for p in found)}); "
+                              "name the one to use with qrels = \"...\" in collection.toml.")
+    return found[0] if found else None
+
+
+def _looks_like_collection(path: Path) -> bool:
+    return (path / "scores.csv").is_file() or (path / "collection.toml").is_file() or (path / "runs").is_dir()
+
+
+def _read_config(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputFormatError(path, f"invalid TOML ({error})") from None
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise InputFormatError(path, f"unknown key(s) {', '.join(unknown)}",
+                               expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}")
+    alphas = config.get("alphas")
+    if alphas is not None and not (isinstance(alphas, list) and all(
+            isinstance(a, (int, float)) and not isinstance(a, bool) and a >= 0 for a in alphas)):
+        raise InputFormatError(path, f"alphas = {alphas!r}", expected="a list of non-negative numbers")
+    for key in ("title", "description", "measure", "baseline", "qrels"):
+        if key in config and not isinstance(config[key], str):
+            raise InputFormatError(path, f"{key} = {config[key]!r}", expected="a string")
+    return config

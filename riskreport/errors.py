@@ -1,0 +1,54 @@
+"""One exception family: every error a user can cause is a `RiskReportError`.
+
+Messages say what went wrong, where (file and line when there is one), what was
+expected, and how to fix it, so the CLI can print them without a traceback.
+"""
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+
+class RiskReportError(Exception):
+    """Base class of every error riskreport raises on purpose."""
+
+
+class InputFormatError(RiskReportError):
+    """A collection file does not follow its format."""
+
+    def __init__(self, path: str | Path, problem: str, line: int | None = None,
+                 expected: str | None = None):
+        self.path, self.line, self.problem, self.expected = Path(path), line, problem, expected
+        where = f"{path}, line {line}" if line is not None else str(path)
+        message = f"{where}: {problem}"
+        if expected:
+            message += f" (expected {expected})"
+        super().__init__(message)
+
+
+class UnknownNameError(RiskReportError):
+    """A template, collection, system, measure or parameter that does not exist."""
+
+    def __init__(self, kind: str, name: str, available: list[str], hint: str = ""):
+        self.kind, self.name, self.available = kind, name, list(available)
+        close = difflib.get_close_matches(str(name), self.available, n=1)
+        listing = ", ".join(self.available) if self.available else "(none)"
+        message = f"Unknown {kind} {name!r}."
+        if close:
+            message += f" Did you mean {close[0]!r}?"
+        message += f" Available {kind}s: {listing}."
+        if hint:
+            message += f" {hint}"
+        super().__init__(message)
+
+
+class ParameterError(RiskReportError):
+    """A report parameter has the wrong type or an invalid value."""
+
+
+class ReportExecutionError(RiskReportError):
+    """A template cell failed while the report was executed."""
+
+    def __init__(self, message: str, kept: Path | None = None):
+        self.kept = kept
+        super().__init__(message + (f"\nThe failed notebook and its HTML are kept in {kept}" if kept else ""))

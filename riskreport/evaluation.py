@@ -1,0 +1,357 @@
+"""Per-topic effectiveness with `ir_measures`, in parallel over runs, cached on disk.
+
+The score matrix of SPEC §1: topics are those of the qrels with at least one relevant
+document; a run lacking such a topic scores 0 on it (as `trec_eval -c` / `gdeval -c`)
+and is reported; run topics absent from the qrels are dropped with a warning.
+
+The cache is keyed by the *content* of the qrels and the run (SHA-256), the canonical
+measure string and the ir_measures version, so a changed file is always re-evaluated.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from .collection import Collection
+from .errors import InputFormatError, RiskReportError, UnknownNameError
+from .trec import read_qrels, read_run
+
+CACHE_FORMAT = 1
+Progress = Callable[[str], None]
+
+
+class CollectionWarning(UserWarning):
+    """Input was accepted with a documented repair (e.g. run topics absent from the qrels dropped)."""
+
+
+@dataclass(frozen=True)
+class TopicScores:
+    """Per-topic scores of every system for one measure.
+
+    `scores` is tidy (`system, topic, score`) over the complete topic set; `missing` lists
+    the (system, topic) pairs absent from a run and scored 0; `extra` lists run topics
+    absent from the qrels, which were dropped.
+    """
+
+    measure: str
+    scores: pd.DataFrame
+    missing: pd.DataFrame
+    extra: pd.DataFrame
+
+    @property
+    def systems(self) -> list[str]:
+        return list(dict.fromkeys(self.scores["system"]))
+
+    @property
+    def topics(self) -> list[str]:
+        return list(dict.fromkeys(self.scores["topic"]))
+
+    def matrix(self) -> pd.DataFrame:
+        """Systems x topics matrix X (rows in system order, columns in topic order)."""
+        table = self.scores.pivot(index="system", columns="topic", values="score")
+        return table.loc[self.systems, self.topics]
+
+    def subset(self, systems: Iterable[str]) -> "TopicScores":
+        keep = list(systems)
+        pick = lambda t: t[t["system"].isin(keep)].reset_index(drop=True)  # noqa: E731
+        return TopicScores(self.measure, pick(self.scores), pick(self.missing), pick(self.extra))
+
+
+def canonical_measure(measure: str) -> str:
+    """The canonical ir_measures string of `measure`, or a clear error."""
+    try:
+        return str(ir_measures.parse_measure(str(measure)))
+    except (ValueError, NameError, SyntaxError, TypeError, AttributeError) as error:
+        raise UnknownNameError(
+            "measure", str(measure), ["ERR@20", "nDCG@10", "nDCG(dcg='exp-log2')@20", "AP", "P@10", "RR",
+                                      "RBP(p=0.8)", "Judged@10"],
+            hint=f"ir_measures could not parse it ({error}); any measure string ir_measures parses works.") from None
+
+
+def judged_measure(measure: str, default_depth: int = 1000) -> str:
+    """`Judged@k` at the cutoff of `measure` (its rank depth when it has none)."""
+    cutoff = ir_measures.parse_measure(measure).params.get("cutoff") or default_depth
+    return f"Judged@{cutoff}"
+
+
+def topic_set(qrels: pd.DataFrame) -> list[str]:
+    """Topics of the qrels with at least one relevant document, in natural order."""
+    return natural_sort(qrels.loc[qrels["relevance"] > 0, "query_id"].unique())
+
+
+def natural_sort(values: Iterable[str]) -> list[str]:
+    values = list(values)
+    if all(str(v).isdigit() for v in values):
+        return sorted(values, key=int)
+    return sorted(values)
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def default_cache_dir() -> Path:
+    if os.environ.get("RISKREPORT_CACHE"):
+        return Path(os.environ["RISKREPORT_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "riskreport"
+
+
+def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None = None, *,
+             jobs: int | None = None, cache_dir: str | Path | None = None, use_cache: bool = True,
+             progress: Progress | None = None) -> TopicScores:
+    """Per-topic `measure` of every (or the given) deterministic system of `collection`.
+
+    Runs are evaluated with ir_measures in `jobs` processes (default: all cores); results
+    come from, and go to, the on-disk cache unless `use_cache=False`.
+
+    >>> scores = evaluate(load_collection("demo"), "nDCG@10")   # doctest: +SKIP
+    >>> scores.matrix().mean(axis=1)                            # doctest: +SKIP
+    """
+    measure = canonical_measure(measure)
+    known = available_systems(collection, measure)
+    wanted = list(known) if systems is None else list(systems)
+    for system in wanted:
+        if system not in known:
+            raise UnknownNameError("system", system, list(known))
+    parts = []
+    run_systems = [s for s in wanted if known[s] == "run"]
+    if run_systems:
+        parts.append(evaluate_runs(collection.qrels, {s: collection.runs[s] for s in run_systems}, [measure],
+                                   jobs=jobs, cache_dir=cache_dir, use_cache=use_cache, progress=progress)[measure])
+    table_systems = [s for s in wanted if known[s] == "scores"]
+    if table_systems:
+        parts.append(_scores_from_table(collection, measure, table_systems))
+    scores = _assemble(parts, collection, wanted)
+    return scores
+
+
+def available_systems(collection: Collection, measure: str | None = None) -> dict[str, str]:
+    """System id -> source (`run` or `scores`) of the deterministic systems of a collection."""
+    systems = {s: "run" for s in collection.runs}
+    if collection.scores is not None:
+        table = _score_table(collection)
+        if measure is not None:
+            table = table[table["measure"].isin(_measure_labels(collection, measure))]
+        for system, instances in table.groupby("system")["instance"].nunique().items():
+            if system in systems:
+                raise InputFormatError(collection.scores, f"system {system!r} has both a run file and scores")
+            if instances <= 1:
+                systems[system] = "scores"
+    return dict(sorted(systems.items(), key=lambda kv: kv[0].lower()))
+
+
+def evaluate_runs(qrels_path: Path, runs: dict[str, Path], measures: list[str], *, jobs: int | None = None,
+                  cache_dir: str | Path | None = None, use_cache: bool = True,
+                  progress: Progress | None = None) -> dict[str, "RunScores"]:
+    """Evaluate run files against one qrels file: measure -> RunScores (raw, before the topic set)."""
+    measures = [canonical_measure(m) for m in measures]
+    cache = ScoreCache(Path(cache_dir) if cache_dir else default_cache_dir()) if use_cache else None
+    qrels_digest = file_digest(qrels_path)
+    results: dict[str, dict] = {}
+    todo: dict[str, tuple[Path, str]] = {}
+    for system, path in runs.items():
+        run_digest = file_digest(path)
+        cached = cache.get_all(qrels_digest, run_digest, measures) if cache else None
+        if cached is not None:
+            results[system] = cached
+        else:
+            todo[system] = (path, run_digest)
+    if progress:
+        progress(f"{len(runs)} run(s): {len(runs) - len(todo)} cached, {len(todo)} to evaluate")
+    if todo:
+        qrels = read_qrels(qrels_path)
+        for system, result in _evaluate_files(qrels, {s: p for s, (p, _) in todo.items()}, measures, jobs, progress):
+            results[system] = result
+            if cache:
+                cache.put_all(qrels_digest, todo[system][1], result)
+    return {m: RunScores.from_results(m, {s: results[s] for s in runs}) for m in measures}
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """Raw per-topic values of runs for one measure: `system, topic, score` and the topics each run has."""
+
+    measure: str
+    values: pd.DataFrame
+    run_topics: pd.DataFrame
+
+    @classmethod
+    def from_results(cls, measure: str, results: dict[str, dict]) -> "RunScores":
+        values = pd.DataFrame(
+            [(s, t, v) for s, r in results.items() for t, v in zip(*r[measure])],
+            columns=["system", "topic", "score"])
+        topics = pd.DataFrame([(s, t) for s, r in results.items() for t in r["run_topics"]],
+                              columns=["system", "topic"])
+        return cls(measure, values, topics)
+
+
+def _evaluate_files(qrels: pd.DataFrame, runs: dict[str, Path], measures: list[str], jobs: int | None,
+                    progress: Progress | None):
+    """Yield (system, result) for each run, in worker processes when there is more than one run."""
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
+    if jobs == 1:
+        _init_worker(qrels, measures)
+        for done, (system, path) in enumerate(runs.items(), start=1):
+            yield system, _evaluate_file(path)
+            if progress:
+                progress(f"evaluated {done}/{len(runs)}: {system}")
+        return
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(qrels, measures)) as pool:
+        futures = {pool.submit(_evaluate_file, path): system for system, path in runs.items()}
+        for done, future in enumerate(as_completed(futures), start=1):
+            system = futures[future]
+            try:
+                result = future.result()
+            except BaseException:
+                for other in futures:
+                    other.cancel()
+                raise
+            if progress:
+                progress(f"evaluated {done}/{len(runs)}: {system}")
+            yield system, result
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(qrels: pd.DataFrame, measures: list[str]) -> None:
+    parsed = [ir_measures.parse_measure(m) for m in measures]
+    _WORKER["measures"] = dict(zip(parsed, measures))
+    _WORKER["evaluator"] = ir_measures.evaluator(parsed, qrels)
+
+
+def _evaluate_file(path: Path) -> dict:
+    """Read and check one run, evaluate every measure: {measure: (topics, values), 'run_topics': [...]}"""
+    run = read_run(path)
+    out: dict = {m: ([], []) for m in _WORKER["measures"].values()}
+    try:
+        for metric in _WORKER["evaluator"].iter_calc(run):
+            topics, values = out[_WORKER["measures"][metric.measure]]
+            topics.append(str(metric.query_id))
+            values.append(float(metric.value))
+    except Exception as error:  # ir_measures providers raise many kinds (CalledProcessError, ValueError, ...)
+        raise RiskReportError(f"{path}: ir_measures could not evaluate {', '.join(out)} on this run: {error}") from None
+    out["run_topics"] = sorted(run["query_id"].unique().tolist())
+    return out
+
+
+class ScoreCache:
+    """Per-topic values on disk, one small JSON file per (qrels, run, measure) content key."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def _file(self, qrels_digest: str, run_digest: str, measure: str) -> Path:
+        key = hashlib.sha256(
+            f"{CACHE_FORMAT}|{ir_measures.__version__}|{qrels_digest}|{run_digest}|{measure}".encode()).hexdigest()
+        return self.root / key[:2] / f"{key}.json"
+
+    def get_all(self, qrels_digest: str, run_digest: str, measures: list[str]) -> dict | None:
+        result: dict = {}
+        for measure in measures:
+            try:
+                entry = json.loads(self._file(qrels_digest, run_digest, measure).read_text())
+            except (OSError, ValueError):
+                return None
+            result[measure] = (entry["topics"], entry["values"])
+            result["run_topics"] = entry["run_topics"]
+        return result
+
+    def put_all(self, qrels_digest: str, run_digest: str, result: dict) -> None:
+        for measure, entry in result.items():
+            if measure == "run_topics":
+                continue
+            topics, values = entry
+            target = self._file(qrels_digest, run_digest, measure)
+            entry = {"measure": measure, "topics": topics, "values": values, "run_topics": result["run_topics"]}
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, suffix=".tmp") as handle:
+                    json.dump(entry, handle)
+                os.replace(handle.name, target)
+            except OSError as error:  # a read-only cache must not stop a report
+                warnings.warn(f"cannot write the score cache at {self.root}: {error}", CollectionWarning)
+                return
+
+
+def _score_table(collection: Collection) -> pd.DataFrame:
+    from .trec import read_scores
+    return read_scores(collection.scores)
+
+
+def _measure_labels(collection: Collection, measure: str) -> set[str]:
+    """Labels in scores.csv's `measure` column that mean `measure` (rows without one carry the default)."""
+    labels = {measure}
+    default = collection.default_measure
+    if default is None or canonical_measure(default) == measure:
+        labels.add("")
+    return labels
+
+
+def _scores_from_table(collection: Collection, measure: str, systems: list[str]) -> RunScores:
+    table = _score_table(collection)
+    table = table[table["measure"].isin(_measure_labels(collection, measure)) & table["system"].isin(systems)]
+    values = table[["system", "topic", "score"]].reset_index(drop=True)
+    return RunScores(measure, values, values[["system", "topic"]])
+
+
+def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]) -> TopicScores:
+    """Apply the topic set: fill topics missing from a system with 0, drop topics outside the qrels."""
+    measure = parts[0].measure if parts else ""
+    values = pd.concat([p.values for p in parts], ignore_index=True)
+    present = pd.concat([p.run_topics for p in parts], ignore_index=True)
+    if collection.qrels is not None:
+        qrels = read_qrels(collection.qrels)
+        topics = topic_set(qrels)
+        judged_topics = set(qrels["query_id"])
+    else:
+        topics = natural_sort(present["topic"].unique())
+        judged_topics = set(topics)
+    if not topics:
+        raise RiskReportError(f"{collection.qrels}: no topic has a relevant document (relevance > 0), "
+                              "so there is nothing to evaluate.")
+    extra = present[~present["topic"].isin(judged_topics)].drop_duplicates().reset_index(drop=True)
+    if not extra.empty:
+        warnings.warn(f"{len(extra)} run topic(s) absent from the qrels were dropped "
+                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning)
+    grid = pd.MultiIndex.from_product([systems, topics], names=["system", "topic"])
+    present_pairs = pd.MultiIndex.from_frame(present[["system", "topic"]].drop_duplicates())
+    missing = grid.difference(present_pairs, sort=False).to_frame(index=False)
+    scores = (values.drop_duplicates(["system", "topic"]).set_index(["system", "topic"])["score"]
+              .reindex(grid, fill_value=0.0).reset_index())
+    scores["score"] = scores["score"].astype(float).fillna(0.0)
+    order = {t: i for i, t in enumerate(topics)}
+    missing = missing.sort_values(["system", "topic"], key=lambda c: c.map(order) if c.name == "topic" else c)
+    return TopicScores(measure, scores, missing.reset_index(drop=True), extra)
+
+
+def judged_fraction(collection: Collection, measure: str, systems: Iterable[str] | None = None,
+                    **options) -> pd.DataFrame:
+    """Per system the mean ir_measures `Judged@k` at the cutoff of `measure`, over the topics it ranks.
+
+    Unjudged documents count as non-relevant, which biases comparisons against a pooled
+    baseline; a low judged fraction warns of that.
+    """
+    judged = judged_measure(canonical_measure(measure))
+    runs = {s: p for s, p in collection.runs.items() if systems is None or s in set(systems)}
+    if not runs:
+        return pd.DataFrame(columns=["system", "measure", "judged"])
+    raw = evaluate_runs(collection.qrels, runs, [judged], **options)[judged].values
+    table = raw.groupby("system", sort=False)["score"].mean().rename("judged").reset_index()
+    table.insert(1, "measure", judged)
+    return table

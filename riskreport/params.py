@@ -1,0 +1,85 @@
+"""Report parameters: defaults from `collection.toml`, checked before any notebook starts."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .collection import Collection, load_collection
+from .errors import ParameterError, UnknownNameError
+from .evaluation import available_systems, canonical_measure
+
+DEFAULT_MEASURE = "nDCG@10"
+DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
+
+
+@dataclass(frozen=True)
+class ReportParameters:
+    """The effective parameters of a report, every default resolved."""
+
+    collection: Collection
+    measure: str
+    baseline: str
+    alphas: list[float]
+    systems: list[str]
+    sig_level: float = 0.05
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def challengers(self) -> list[str]:
+        return [s for s in self.systems if s != self.baseline]
+
+
+def resolve_parameters(collection: str | Collection, *, measure: str | None = None, baseline: str | None = None,
+                       alphas: Sequence[float] | None = None, systems: Iterable[str] | str | None = None,
+                       sig_level: float = 0.05) -> ReportParameters:
+    """Fill defaults from the collection and check every value; raise a clear error otherwise.
+
+    >>> p = resolve_parameters("demo")            # doctest: +SKIP
+    >>> p.baseline, p.measure, p.alphas            # doctest: +SKIP
+    ('bm25', 'nDCG@10', [0.0, 1.0, 2.0, 5.0, 10.0])
+    """
+    if not isinstance(collection, Collection):
+        collection = load_collection(collection)
+    measure = canonical_measure(measure or collection.default_measure or DEFAULT_MEASURE)
+    known = list(available_systems(collection, measure))
+    if not known:
+        raise ParameterError(f"Collection {collection.name!r} has no system with {measure} scores "
+                             "(no runs/ folder, and scores.csv has no rows for this measure).")
+    baseline = baseline or collection.default_baseline or known[0]
+    if baseline not in known:
+        raise UnknownNameError("baseline", baseline, known,
+                               hint=f"(systems of collection {collection.name!r} with {measure} scores)")
+    alphas = check_alphas(DEFAULT_ALPHAS if alphas is None and not collection.default_alphas
+                          else alphas if alphas is not None else collection.default_alphas)
+    chosen = known if systems is None else _as_list(systems)
+    for system in chosen:
+        if system not in known:
+            raise UnknownNameError("system", system, known)
+    if baseline not in chosen:
+        chosen = [baseline] + chosen
+    if len(chosen) < 2:
+        raise ParameterError(f"A risk report needs the baseline and at least one other system; got {chosen}.")
+    if not (isinstance(sig_level, (int, float)) and 0 < sig_level < 1):
+        raise ParameterError(f"sig_level must be a number between 0 and 1, got {sig_level!r}.")
+    return ReportParameters(collection, measure, baseline, alphas, list(dict.fromkeys(chosen)), float(sig_level))
+
+
+def check_alphas(alphas) -> list[float]:
+    """The α grid as sorted unique floats ≥ 0."""
+    if isinstance(alphas, (int, float)) and not isinstance(alphas, bool):
+        alphas = [alphas]
+    try:
+        values = [float(a) for a in alphas if not isinstance(a, bool)]
+    except (TypeError, ValueError):
+        raise ParameterError(f"alphas must be a list of non-negative numbers, got {alphas!r}.") from None
+    if not values or len(values) != len(list(alphas)) or any(not (a >= 0) or a == float("inf") for a in values):
+        raise ParameterError(f"alphas must be a non-empty list of finite non-negative numbers, got {alphas!r}.")
+    return sorted(set(values))
+
+
+def _as_list(systems) -> list[str]:
+    if isinstance(systems, str):
+        return [s.strip() for s in systems.split(",") if s.strip()]
+    if not all(isinstance(s, str) for s in systems):
+        raise ParameterError(f"systems must be a list of system ids, got {systems!r}.")
+    return list(systems)

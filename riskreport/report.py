@@ -1,0 +1,148 @@
+"""Presentation helpers for templates: header, tables on the page and as CSV, provenance.
+
+Templates call these so that notebooks hold prose and layout, not formulas. Every string
+that comes from input files (system, topic and collection names) is HTML-escaped.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import os
+import platform
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+from .params import ReportParameters
+
+PACKAGES = ("riskreport", "ir_measures", "pytrec_eval-terrier", "numpy", "pandas", "scipy", "statsmodels",
+            "matplotlib", "seaborn", "papermill", "nbconvert")
+
+
+def tables_dir() -> Path:
+    """Where templates write CSV tables: $RISKREPORT_TABLES, else ./tables."""
+    return Path(os.environ.get("RISKREPORT_TABLES", "tables"))
+
+
+def save_table(table: pd.DataFrame, name: str) -> Path:
+    """Write a tidy table as `tables/<name>.csv` (numbers at full precision)."""
+    folder = tables_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.csv"
+    table.to_csv(path, index=False, float_format="%.10g")
+    return path
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def file_hashes(paths) -> dict[str, str]:
+    """SHA-256 of every input file, keyed by its path."""
+    out = {}
+    for path in paths:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        out[str(path)] = digest.hexdigest()
+    return out
+
+
+def provenance(params: ReportParameters) -> dict:
+    """What produced the numbers: collection, input hashes, versions, time."""
+    hashes = file_hashes(params.collection.files())
+    combined = hashlib.sha256("".join(f"{k}={v}\n" for k, v in sorted(hashes.items())).encode()).hexdigest()
+    return {"collection": str(params.collection.path), "inputs_sha256": combined, "files": hashes,
+            "versions": package_versions(), "generated_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "python": sys.executable}
+
+
+class HTML:
+    """Minimal rich-display object (avoids importing IPython at module import)."""
+
+    def __init__(self, markup: str):
+        self.markup = markup
+
+    def _repr_html_(self) -> str:
+        return self.markup
+
+
+def header(params: ReportParameters, title: str | None = None) -> HTML:
+    """Title block: collection, parameters and provenance of the report."""
+    prov = provenance(params)
+    col = params.collection
+    title = title or f"Risk report: {col.title}"
+    rows = [("Collection", f"{col.title} ({col.path})"), ("Measure", params.measure),
+            ("Baseline", params.baseline), ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
+            ("Systems", f"{len(params.systems)}: " + ", ".join(params.systems)),
+            ("Significance level", f"{params.sig_level:g}"),
+            ("Inputs (SHA-256 of all files)", prov["inputs_sha256"][:16] + "…"),
+            ("Versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items() if k in
+                                   ("riskreport", "ir_measures", "python"))),
+            ("Generated (UTC)", prov["generated_utc"])]
+    body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+                   f"{html.escape(str(v))}</td></tr>" for k, v in rows)
+    description = f"<p>{html.escape(col.description)}</p>" if col.description else ""
+    return HTML(f"<h1>{html.escape(title)}</h1>{description}<table>{body}</table>")
+
+
+def note(text: str) -> HTML:
+    """A short paragraph (escaped)."""
+    return HTML(f"<p>{html.escape(text)}</p>")
+
+
+def styled(table: pd.DataFrame, precision: int = 4, highlight: dict[str, str] | None = None,
+           caption: str | None = None):
+    """A pandas Styler: escaped text, fixed precision, optional best-value highlight per column.
+
+    `highlight` maps a column to "max" or "min".
+    """
+    style = table.style.format(precision=precision, escape="html", na_rep="–").hide(axis="index")
+    for column, how in (highlight or {}).items():
+        if column in table:
+            style = (style.highlight_max if how == "max" else style.highlight_min)(
+                subset=[column], props="font-weight: bold; background-color: #e8f4ea")
+    if caption:
+        style = style.set_caption(html.escape(caption))
+    return style
+
+
+def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two tables: the collection in numbers, and per system its source, missing topics and judged fraction."""
+    from .trec import read_qrels
+    col = params.collection
+    rows = [("systems in the report", len(params.systems)), ("topics (with ≥ 1 relevant document)", len(scores.topics))]
+    if col.qrels is not None:
+        qrels = read_qrels(col.qrels)
+        rows += [("judgments", len(qrels)), ("relevant judgments (relevance > 0)", int((qrels["relevance"] > 0).sum())),
+                 ("judged topics without relevant documents (excluded)",
+                  qrels["query_id"].nunique() - len(scores.topics))]
+    rows += [("system–topic pairs missing from runs (scored 0)", len(scores.missing)),
+             ("run topics absent from the qrels (dropped)", len(scores.extra))]
+    overview = pd.DataFrame(rows, columns=["item", "value"])
+    missing = scores.missing.groupby("system")["topic"].agg(lambda t: ", ".join(t))
+    per_system = pd.DataFrame({"system": params.systems})
+    per_system["role"] = ["baseline" if s == params.baseline else "challenger" for s in params.systems]
+    per_system["missing topics (scored 0)"] = per_system["system"].map(missing).fillna("")
+    if not judged.empty:
+        per_system[f"judged fraction ({judged['measure'].iloc[0]})"] = per_system["system"].map(
+            judged.set_index("system")["judged"])
+    return overview, per_system
+
+
+def significance_marks(table: pd.DataFrame, sig_level: float, p_column: str = "p_adjusted",
+                       effect_column: str = "delta") -> pd.Series:
+    """▲ significantly better, ▼ significantly worse than the baseline, '' otherwise."""
+    significant = table[p_column] < sig_level
+    return pd.Series(["▲" if s and e > 0 else "▼" if s and e < 0 else "" for s, e in
+                      zip(significant, table[effect_column])], index=table.index)

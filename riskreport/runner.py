@@ -1,0 +1,316 @@
+"""Execute a template with papermill and export it to standalone HTML with nbconvert.
+
+A report is built in a temporary folder beside its destination and renamed into place
+only when it is complete: a failing run never overwrites a good report, and the
+`latest` link always points at a complete one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .collection import PROJECT_ROOT
+from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from .evaluation import evaluate_runs, judged_measure
+from .params import resolve_parameters
+from .report import file_hashes, package_versions
+
+KERNEL_NAME = "riskreport-python"
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    path: Path
+    parameters: dict  # name -> {"default": str, "type": str, "help": str}
+    description: str
+
+
+def template_dirs() -> list[Path]:
+    dirs = [Path(p) for p in os.environ.get("RISKREPORT_TEMPLATES", "").split(os.pathsep) if p]
+    dirs += [Path.cwd() / "templates", PROJECT_ROOT / "templates"]
+    out: list[Path] = []
+    for d in dirs:
+        if d.is_dir() and d.resolve() not in [o.resolve() for o in out]:
+            out.append(d)
+    return out
+
+
+def list_templates() -> list[Template]:
+    seen: dict[str, Template] = {}
+    for folder in template_dirs():
+        for path in sorted(folder.glob("*.ipynb")):
+            if path.stem not in seen:
+                seen[path.stem] = load_template(path)
+    return list(seen.values())
+
+
+def find_template(spec: str | os.PathLike) -> Template:
+    path = Path(spec)
+    if path.suffix == ".ipynb" and path.is_file():
+        return load_template(path)
+    for template in list_templates():
+        if template.name == str(spec):
+            return template
+    raise UnknownNameError("template", str(spec), [t.name for t in list_templates()],
+                           hint="Give a template by name (templates/<name>.ipynb) or by path to an .ipynb file.")
+
+
+def load_template(path: Path) -> Template:
+    import nbformat
+    import papermill
+
+    try:
+        notebook = nbformat.read(path, as_version=4)
+        parameters = papermill.inspect_notebook(str(path))
+    except Exception as error:  # nbformat/papermill raise many kinds for a broken notebook
+        raise RiskReportError(f"{path}: not a readable notebook template ({error})") from None
+    params = {name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]}
+              for name, p in parameters.items()}
+    description = next((c.source.strip().splitlines()[0].lstrip("# ").strip() for c in notebook.cells
+                        if c.cell_type == "markdown" and c.source.strip()), "")
+    return Template(path.stem, path.resolve(), params, description)
+
+
+def coerce_parameter(template: Template, name: str, value):
+    """Check a user-given parameter against the template's declaration; return the typed value.
+
+    Text values (from the CLI or a job file) are read as Python literals where the declared
+    type is not `str`; only plain data (numbers, text, booleans, None, lists, dicts) passes.
+    """
+    if name not in template.parameters:
+        raise UnknownNameError("parameter", name, list(template.parameters),
+                               hint=f"(parameters of template {template.name!r})")
+    declared = template.parameters[name]["type"].replace(" ", "")
+    optional = declared.startswith("Optional[") and declared.endswith("]")
+    base = declared[len("Optional["):-1] if optional else declared
+    kind = base.split("[", 1)[0].lower()
+    if isinstance(value, str) and kind != "str":
+        value = _literal(value, default=value)
+    if value is None and (optional or kind == "none"):
+        return None
+    if kind == "str" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    accepted = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "list": (list, tuple),
+                "dict": (dict,)}.get(kind)
+    if accepted and (not isinstance(value, accepted) or (kind in ("int", "float") and isinstance(value, bool))):
+        raise ParameterError(f"Parameter {name!r} of template {template.name!r} expects {declared}, "
+                             f"got {value!r} ({type(value).__name__}).")
+    if isinstance(value, tuple):
+        value = list(value)
+    if kind == "list" and base.lower() in ("list[float]", "list[int]", "list[str]"):
+        item = {"list[float]": (int, float), "list[int]": (int,), "list[str]": (str,)}[base.lower()]
+        if not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
+            raise ParameterError(f"Parameter {name!r} expects {declared}, got {value!r}.")
+    if not _is_plain_data(value):
+        raise ParameterError(f"Parameter {name!r}: only numbers, strings, booleans, None and lists/dicts of them "
+                             f"are allowed, got {type(value).__name__}.")
+    return value
+
+
+def _is_plain_data(value) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, list):
+        return all(_is_plain_data(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_plain_data(v) for k, v in value.items())
+    return False
+
+
+def run_report(template: str = "risk_report", *, collection: str | None = None, baseline: str | None = None,
+               alphas: list[float] | None = None, measure: str | None = None, parameters: dict | None = None,
+               out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
+               show_code: bool = False, progress: Progress | None = None) -> Path:
+    """Execute `template` on a collection and write a complete report folder; return its path.
+
+    The folder holds `report.html`, `report.ipynb`, `params.json` and `tables/*.csv`.
+    Without `out` it is `reports/<collection>/<template>/<UTC timestamp>/` and
+    `reports/<collection>/<template>/latest` points at it.
+    """
+    say = progress or (lambda message: None)
+    started = time.time()
+    tpl = find_template(template)
+    given = {name: coerce_parameter(tpl, name, value) for name, value in (parameters or {}).items()}
+    for name, value in (("collection", collection), ("baseline", baseline), ("alphas", alphas), ("measure", measure)):
+        if value is not None:
+            given[name] = coerce_parameter(tpl, name, value)
+    if "collection" not in given:
+        default = tpl.parameters.get("collection", {}).get("default", "None")
+        given["collection"] = _literal(default) or "demo"
+    params = resolve_parameters(given["collection"], measure=given.get("measure"), baseline=given.get("baseline"),
+                                alphas=given.get("alphas"), systems=given.get("systems"),
+                                sig_level=given.get("sig_level", 0.05))
+    defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
+    effective = {**defaults, **given, "collection": str(params.collection.path), "measure": params.measure,
+                 "baseline": params.baseline, "alphas": params.alphas}
+    effective = {k: v for k, v in effective.items() if k in tpl.parameters}
+    say(f"template {tpl.name}, collection {params.collection.name}, measure {params.measure}, "
+        f"baseline {params.baseline}, α {params.alphas}")
+    _prewarm(params, say)
+
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    if out is not None:
+        final = Path(out).resolve()
+        parent = final.parent
+    else:
+        parent = (Path(reports_dir) / params.collection.name / tpl.name).resolve()
+        final = _unique(parent / stamp)
+    parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=parent))
+    os.chmod(work, 0o777 & ~_umask())
+    try:
+        _execute(tpl, effective, work, say, show_code)
+    except ReportExecutionError as error:
+        failed = _unique(parent / f"failed-{final.name if out is not None else stamp}")
+        _write_params(work, tpl, effective, params, started, status="failed")
+        os.replace(work, failed)
+        raise ReportExecutionError(str(error), kept=failed) from None
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    _write_params(work, tpl, effective, params, started, status="ok")
+    _move_into_place(work, final)
+    if out is None:
+        _point_latest(parent / "latest", final)
+    say(f"report written in {time.time() - started:.1f} s: {final / 'report.html'}")
+    return final
+
+
+def _literal(text: str, default=None):
+    import ast
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return default
+
+
+def _prewarm(params, say: Progress) -> None:
+    """Evaluate (or find cached) every run once, in parallel, with progress, before the kernel starts."""
+    runs = {s: params.collection.runs[s] for s in params.systems if s in params.collection.runs}
+    if runs:
+        evaluate_runs(params.collection.qrels, runs, [params.measure, judged_measure(params.measure)],
+                      progress=say)
+
+
+def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, show_code: bool) -> None:
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    output = work / "report.ipynb"
+    env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "RISKREPORT_TABLES", "MPLBACKEND")}
+    kernel_home = _kernelspec()
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(kernel_home), env_backup["JUPYTER_PATH"]) if p)
+    os.environ["RISKREPORT_TABLES"] = str(work / "tables")
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    say(f"executing {tpl.path.name} ({len(nbformat.read(tpl.path, as_version=4).cells)} cells)")
+    failure = None
+    try:
+        papermill.execute_notebook(str(tpl.path), str(output), parameters=parameters, kernel_name=KERNEL_NAME,
+                                   cwd=str(work), progress_bar=False, log_output=False, report_mode=False)
+    except PapermillExecutionError as error:
+        failure = error
+    except Exception as error:  # kernel died, could not start, ...
+        failure = error
+    finally:
+        for key, value in env_backup.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    if output.exists():  # a failed report shows its code, so the failing cell can be found
+        export_html(output, work / "report.html", show_code=show_code or failure is not None)
+    if failure is not None:
+        if isinstance(failure, PapermillExecutionError):
+            message = (f"Cell {failure.exec_count} of template {tpl.name!r} failed: "
+                       f"{failure.ename}: {failure.evalue}")
+        else:
+            message = f"Template {tpl.name!r} could not be executed: {type(failure).__name__}: {failure}"
+        raise ReportExecutionError(message)
+
+
+def export_html(notebook_path: Path, html_path: Path, show_code: bool = False) -> Path:
+    """Standalone HTML: images embedded, input cells hidden unless `show_code`."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    from traitlets.config import Config
+
+    notebook = nbformat.read(notebook_path, as_version=4)
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_cell_tags = {"remove_cell"}
+    exporter = HTMLExporter(config=config, template_name="lab", embed_images=True, exclude_input=not show_code,
+                            exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(notebook)
+    html_path.write_text(body, encoding="utf-8")
+    return html_path
+
+
+def _kernelspec() -> Path:
+    """A private kernelspec that runs this very Python, whatever kernels the user has installed."""
+    home = Path(tempfile.gettempdir()) / f"riskreport-kernels-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    spec_dir = home / "kernels" / KERNEL_NAME
+    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     "--IPKernelApp.log_level=CRITICAL"],
+            "display_name": "riskreport (Python)", "language": "python"}
+    spec_file = spec_dir / "kernel.json"
+    if not spec_file.is_file() or json.loads(spec_file.read_text()) != spec:
+        spec_dir.mkdir(parents=True, exist_ok=True)
+        tmp = spec_dir / f"kernel.json.{os.getpid()}"
+        tmp.write_text(json.dumps(spec))
+        os.replace(tmp, spec_file)
+    return home
+
+
+def _write_params(work: Path, tpl: Template, effective: dict, params, started: float, status: str) -> None:
+    record = {"template": tpl.name, "template_path": str(tpl.path), "status": status,
+              "parameters": effective, "collection": {"name": params.collection.name,
+                                                      "path": str(params.collection.path),
+                                                      "files_sha256": file_hashes(params.collection.files())},
+              "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
+              "versions": package_versions(), "duration_s": round(time.time() - started, 3),
+              "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _unique(path: Path) -> Path:
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
+
+
+def _move_into_place(work: Path, final: Path) -> None:
+    if final.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".old-{final.name}-", dir=final.parent))
+        os.replace(final, old / final.name)
+        os.replace(work, final)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(work, final)
+
+
+def _point_latest(link: Path, target: Path) -> None:
+    tmp = link.with_name(f".latest-{os.getpid()}")
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()
+    tmp.symlink_to(target.name)
+    os.replace(tmp, link)
