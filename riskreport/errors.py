@@ -25,6 +25,9 @@ class InputFormatError(RiskReportError):
             message += f" (expected {expected})"
         super().__init__(message)
 
+    def __reduce__(self):  # picklable, so errors cross process-pool boundaries intact
+        return (self.__class__, (self.path, self.problem, self.line, self.expected))
+
 
 class UnknownNameError(RiskReportError):
     """A template, collection, system, measure or parameter that does not exist."""
@@ -39,7 +42,11 @@ class UnknownNameError(RiskReportError):
         message += f" Available {kind}s: {listing}."
         if hint:
             message += f" {hint}"
+        self.hint = hint
         super().__init__(message)
+
+    def __reduce__(self):
+        return (self.__class__, (self.kind, self.name, self.available, self.hint))
 
 
 class ParameterError(RiskReportError):
@@ -50,5 +57,8 @@ class ReportExecutionError(RiskReportError):
     """A template cell failed while the report was executed."""
 
     def __init__(self, message: str, kept: Path | None = None):
-        self.kept = kept
+        self.kept, self.reason = kept, message
         super().__init__(message + (f"\nThe failed notebook and its HTML are kept in {kept}" if kept else ""))
+
+    def __reduce__(self):
+        return (self.__class__, (self.reason, self.kept))

@@ -27,7 +27,7 @@ from .collection import Collection
 from .errors import InputFormatError, RiskReportError, UnknownNameError
 from .trec import read_qrels, read_run
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 Progress = Callable[[str], None]
 
 
@@ -238,15 +238,18 @@ def _init_worker(qrels: pd.DataFrame, measures: list[str]) -> None:
 def _evaluate_file(path: Path) -> dict:
     """Read and check one run, evaluate every measure: {measure: (topics, values), 'run_topics': [...]}"""
     run = read_run(path)
+    run_topics = set(run["query_id"])
     out: dict = {m: ([], []) for m in _WORKER["measures"].values()}
     try:
         for metric in _WORKER["evaluator"].iter_calc(run):
+            if metric.query_id not in run_topics:  # some providers also score topics the run lacks
+                continue
             topics, values = out[_WORKER["measures"][metric.measure]]
             topics.append(str(metric.query_id))
             values.append(float(metric.value))
     except Exception as error:  # ir_measures providers raise many kinds (CalledProcessError, ValueError, ...)
         raise RiskReportError(f"{path}: ir_measures could not evaluate {', '.join(out)} on this run: {error}") from None
-    out["run_topics"] = sorted(run["query_id"].unique().tolist())
+    out["run_topics"] = sorted(run_topics)
     return out
 
 
@@ -352,6 +355,7 @@ def judged_fraction(collection: Collection, measure: str, systems: Iterable[str]
     if not runs:
         return pd.DataFrame(columns=["system", "measure", "judged"])
     raw = evaluate_runs(collection.qrels, runs, [judged], **options)[judged].values
+    raw = raw[raw["topic"].isin(topic_set(read_qrels(collection.qrels)))]
     table = raw.groupby("system", sort=False)["score"].mean().rename("judged").reset_index()
     table.insert(1, "measure", judged)
     return table

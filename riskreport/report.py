@@ -108,6 +108,9 @@ def styled(table: pd.DataFrame, precision: int = 4, highlight: dict[str, str] | 
     `highlight` maps a column to "max" or "min".
     """
     style = table.style.format(precision=precision, escape="html", na_rep="–").hide(axis="index")
+    text = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
+    if text:
+        style = style.set_properties(subset=text, **{"text-align": "left"})
     for column, how in (highlight or {}).items():
         if column in table:
             style = (style.highlight_max if how == "max" else style.highlight_min)(

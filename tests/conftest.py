@@ -1,0 +1,72 @@
+"""Shared fixtures: tiny hand-made collections, and the real data in ../shared when present."""
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+WEB2012 = SHARED_DATA / "trec-web-2012"
+
+
+def write_run(path: Path, rows, tag: str = "tag") -> Path:
+    """rows: (topic, docno, score); ranks are assigned in the given order per topic."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ranks: dict[str, int] = {}
+    lines = []
+    for topic, docno, score in rows:
+        ranks[topic] = ranks.get(topic, 0) + 1
+        lines.append(f"{topic} Q0 {docno} {ranks[topic]} {score} {tag}\n")
+    text = "".join(lines)
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "wt") as handle:
+            handle.write(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+def write_qrels(path: Path, rows) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{t} 0 {d} {r}\n" for t, d, r in rows))
+    return path
+
+
+@pytest.fixture
+def tiny_collection(tmp_path) -> Path:
+    """3 systems x 4 topics (+ a judged topic without relevant documents), all runs tagged alike.
+
+    Per-topic P@2: base 0.5 0.5 0.5 0.5; good 1 1 0.5 1; risky 1 1 0 (topic 3 missing) 0.
+    """
+    root = tmp_path / "tiny"
+    qrels = []
+    for topic in ("1", "2", "3", "4"):
+        qrels += [(topic, f"{topic}-r1", 2), (topic, f"{topic}-r2", 1), (topic, f"{topic}-n1", 0)]
+    qrels += [("5", "5-n1", 0)]
+    write_qrels(root / "qrels.txt", qrels)
+    base = [(t, d, s) for t in ("1", "2", "3", "4") for d, s in ((f"{t}-r1", 3), (f"{t}-n1", 2), (f"{t}-x", 1))]
+    good = [(t, d, s) for t in ("1", "2", "4") for d, s in ((f"{t}-r1", 3), (f"{t}-r2", 2))]
+    good += [("3", "3-r1", 3), ("3", "3-n1", 2)]
+    risky = [(t, d, s) for t in ("1", "2") for d, s in ((f"{t}-r1", 3), (f"{t}-r2", 2))]
+    risky += [("4", "4-n1", 3), ("4", "4-x", 2), ("99", "99-a", 1)]
+    write_run(root / "runs" / "base.run", base, tag="same")
+    write_run(root / "runs" / "good.run.gz", good, tag="same")
+    write_run(root / "runs" / "risky.txt", risky, tag="same")
+    (root / "collection.toml").write_text(
+        'title = "Tiny test collection"\nmeasure = "P@2"\nbaseline = "base"\nalphas = [0, 1, 5]\n')
+    return root
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("RISKREPORT_CACHE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def web2012() -> Path:
+    if not WEB2012.is_dir():
+        pytest.skip("../shared/data/trec-web-2012 is not present")
+    return WEB2012

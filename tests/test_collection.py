@@ -1,0 +1,72 @@
+"""Collection discovery: file layout, system ids, defaults, names vs paths."""
+import pytest
+
+from riskreport.collection import load_collection, system_id
+from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
+from riskreport.params import resolve_parameters
+
+from conftest import write_qrels, write_run
+
+
+def test_layout_and_defaults(tiny_collection):
+    col = load_collection(tiny_collection)
+    assert col.qrels.name == "qrels.txt"
+    assert sorted(col.runs) == ["base", "good", "risky"]   # named by file, though all share one tag
+    assert (col.default_measure, col.default_baseline, col.default_alphas) == ("P@2", "base", [0, 1, 5])
+    assert col.title == "Tiny test collection"
+
+
+@pytest.mark.parametrize("name, expected", [("indriCASP.run.gz", "indriCASP"), ("a.b.run", "a.b"),
+                                            ("sys.txt.bz2", "sys"), ("x.run", "x")])
+def test_system_id_is_file_name(tmp_path, name, expected):
+    assert system_id(tmp_path / name) == expected
+
+
+def test_qrels_patterns(tmp_path):
+    for name in ("qrels.adhoc.txt", "web.qrels", "qrels.txt.gz"):
+        root = tmp_path / name.replace(".", "_")
+        write_qrels(root / "q.tmp", [("1", "d", 1)]).rename(root / name)
+        write_run(root / "runs" / "a.run", [("1", "d", 1)])
+        assert load_collection(root).qrels.name == name
+
+
+def test_ambiguous_qrels_and_duplicate_systems(tmp_path):
+    write_qrels(tmp_path / "c" / "qrels.txt", [("1", "d", 1)])
+    write_qrels(tmp_path / "c" / "other.qrels", [("1", "d", 1)])
+    with pytest.raises(RiskReportError, match="several qrels files"):
+        load_collection(tmp_path / "c")
+    write_qrels(tmp_path / "d" / "qrels.txt", [("1", "d", 1)])
+    write_run(tmp_path / "d" / "runs" / "a.run", [("1", "d", 1)])
+    write_run(tmp_path / "d" / "runs" / "a.txt", [("1", "d", 1)])
+    with pytest.raises(InputFormatError, match="two run files name the system 'a'"):
+        load_collection(tmp_path / "d")
+
+
+def test_config_errors(tiny_collection):
+    (tiny_collection / "collection.toml").write_text('baseine = "base"\n')
+    with pytest.raises(InputFormatError, match="unknown key.*baseine"):
+        load_collection(tiny_collection)
+    (tiny_collection / "collection.toml").write_text('alphas = [0, -1]\n')
+    with pytest.raises(InputFormatError, match="non-negative"):
+        load_collection(tiny_collection)
+
+
+def test_by_name_under_data_dir(tiny_collection, monkeypatch):
+    monkeypatch.setenv("RISKREPORT_DATA", str(tiny_collection.parent))
+    assert load_collection("tiny").path == tiny_collection
+    with pytest.raises(UnknownNameError, match=r"Unknown collection 'tinny'. Did you mean 'tiny'\?.*tiny"):
+        load_collection("tinny")
+    with pytest.raises(UnknownNameError):
+        load_collection("../tiny")
+
+
+def test_resolve_parameters_errors(tiny_collection):
+    p = resolve_parameters(tiny_collection)
+    assert (p.measure, p.baseline, p.alphas, p.systems) == ("P@2", "base", [0.0, 1.0, 5.0], ["base", "good", "risky"])
+    with pytest.raises(UnknownNameError, match="Unknown baseline 'bsae'. Did you mean 'base'.*good, risky"):
+        resolve_parameters(tiny_collection, baseline="bsae")
+    with pytest.raises(UnknownNameError, match="Unknown measure 'nDGC@10'"):
+        resolve_parameters(tiny_collection, measure="nDGC@10")
+    with pytest.raises(RiskReportError, match="alphas"):
+        resolve_parameters(tiny_collection, alphas=[-1])
+    assert resolve_parameters(tiny_collection, systems=["good"]).systems == ["base", "good"]
