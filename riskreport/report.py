@@ -108,6 +108,9 @@ def styled(table: pd.DataFrame, precision: int = 4, highlight: dict[str, str] | 
     `highlight` maps a column to "max" or "min".
     """
     style = table.style.format(precision=precision, escape="html", na_rep="–").hide(axis="index")
+    p_columns = [c for c in table.columns if str(c).startswith("p_") and pd.api.types.is_numeric_dtype(table[c])]
+    if p_columns:
+        style = style.format(format_p, subset=p_columns, na_rep="–")
     text = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
     if text:
         style = style.set_properties(subset=text, **{"text-align": "left"})
@@ -141,6 +144,13 @@ def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) 
         per_system[f"judged fraction ({judged['measure'].iloc[0]})"] = per_system["system"].map(
             judged.set_index("system")["judged"])
     return overview, per_system
+
+
+def format_p(p: float) -> str:
+    """p-values: 4 decimals, or `< 0.0001`."""
+    if p != p:
+        return "–"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def significance_marks(table: pd.DataFrame, sig_level: float, p_column: str = "p_adjusted",

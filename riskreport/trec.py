@@ -11,6 +11,7 @@ import gzip
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .errors import InputFormatError
@@ -28,7 +29,7 @@ def read_run(path: str | Path) -> pd.DataFrame:
     are often shared by several runs. A (topic, docno) pair ranked twice is an error
     naming both lines.
     """
-    table = _read_whitespace_table(path, RUN_COLUMNS, RUN_FORMAT)
+    table = _read_whitespace_table(path, RUN_COLUMNS, RUN_FORMAT, text=("query_id", "q0", "doc_id", "tag"))
     _require_numeric(table, path, "score", "a number in column 5 (score)")
     _require_integer(table, path, "rank", "a non-negative integer in column 4 (rank)")
     _reject_duplicates(table, path, ["query_id", "doc_id"], "document {doc_id} ranked twice for topic {query_id}")
@@ -37,7 +38,7 @@ def read_run(path: str | Path) -> pd.DataFrame:
 
 def read_qrels(path: str | Path) -> pd.DataFrame:
     """Read TREC qrels into columns `query_id, doc_id, relevance` (int; spam −2 kept as is)."""
-    table = _read_whitespace_table(path, QRELS_COLUMNS, QRELS_FORMAT)
+    table = _read_whitespace_table(path, QRELS_COLUMNS, QRELS_FORMAT, text=("query_id", "iteration", "doc_id"))
     _require_integer(table, path, "relevance", "an integer relevance grade in column 4", signed=True)
     _reject_duplicates(table, path, ["query_id", "doc_id"], "document {doc_id} judged twice for topic {query_id}")
     return table[["query_id", "doc_id", "relevance"]].reset_index(drop=True)
@@ -76,12 +77,17 @@ def read_scores(path: str | Path) -> pd.DataFrame:
     return table[["system", "topic", "score", "measure", "instance"]].reset_index(drop=True)
 
 
-def _read_whitespace_table(path: str | Path, names: list[str], expected: str) -> pd.DataFrame:
-    """Read a whitespace-separated file, all columns as text, with a 1-based `line` column."""
+def _read_whitespace_table(path: str | Path, names: list[str], expected: str, text: tuple[str, ...]) -> pd.DataFrame:
+    """Read a whitespace-separated file with a 1-based `line` column.
+
+    `text` columns are read as strings; the others are left to the C parser, which gives a
+    numeric column when every value is a number (the fast path) and text otherwise, so the
+    checks below find and report the first bad line.
+    """
     path = Path(path)
     _sniff(path)
     try:
-        table = pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype=str,
+        table = pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype={c: str for c in text},
                             skip_blank_lines=False, keep_default_na=False, na_values=[""],
                             encoding="utf-8", comment=None, quoting=3)
     except pd.errors.EmptyDataError:
@@ -89,7 +95,8 @@ def _read_whitespace_table(path: str | Path, names: list[str], expected: str) ->
     except (pd.errors.ParserError, UnicodeDecodeError, EOFError, OSError, ValueError) as error:
         raise _parser_failure(path, error, expected) from None
     table["line"] = table.index + 1
-    table = table[table[names].notna().any(axis=1)]          # blank lines
+    if table[names[0]].isna().any():                          # blank lines
+        table = table[table[names].notna().any(axis=1)]
     if table.empty:
         raise InputFormatError(path, "the file has no data lines", expected=expected)
     short = table[names[-1]].isna()
@@ -146,8 +153,10 @@ def _first_undecodable_line(path: Path) -> int | None:
 
 
 def _require_numeric(table: pd.DataFrame, path, column: str, expected: str) -> None:
-    values = pd.to_numeric(table[column], errors="coerce")
-    bad = values.isna() | ~values.abs().lt(float("inf"))
+    values = table[column]
+    if not pd.api.types.is_float_dtype(values) and not pd.api.types.is_integer_dtype(values):
+        values = pd.to_numeric(values.astype(str), errors="coerce")
+    bad = ~np.isfinite(values.to_numpy(dtype=float))
     if bad.any():
         row = table[bad].iloc[0]
         raise InputFormatError(path, f"{row[column]!r} is not a finite number", line=int(row["line"]),
@@ -156,8 +165,12 @@ def _require_numeric(table: pd.DataFrame, path, column: str, expected: str) -> N
 
 
 def _require_integer(table: pd.DataFrame, path, column: str, expected: str, signed: bool = False) -> None:
-    pattern = r"-?\d+" if signed else r"\d+"
-    bad = ~table[column].str.fullmatch(pattern)
+    values = table[column]
+    if pd.api.types.is_integer_dtype(values):
+        bad = values < 0 if not signed else pd.Series(False, index=values.index)
+    else:
+        pattern = r"-?\d+" if signed else r"\d+"
+        bad = ~values.astype(str).str.fullmatch(pattern)
     if bad.any():
         row = table[bad].iloc[0]
         raise InputFormatError(path, f"{row[column]!r} is not {'an integer' if signed else 'a non-negative integer'}",
