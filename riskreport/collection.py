@@ -8,7 +8,8 @@ Layout of a collection folder (SPEC §1):
     scores.csv                           precomputed scores: system,topic,score[,measure][,instance]
     collection.toml                      title, description, measure, baseline, alphas[, qrels]
 
-A collection is given by name (a folder under a data directory) or by path.
+A collection is given by name (a folder under a data directory) or by path; the path of a
+score table (`*.csv`, same columns as scores.csv) is a collection of its own.
 """
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ class Collection:
     instances: dict[str, dict[str, Path]] = field(default_factory=dict)
     scores: Path | None = None
     config: dict = field(default_factory=dict)
+    source: Path | None = None  # what to pass to load_collection to get this collection again
+
+    @property
+    def location(self) -> Path:
+        return self.source or self.path
 
     @property
     def title(self) -> str:
@@ -65,7 +71,7 @@ class Collection:
 
     def files(self) -> list[Path]:
         """Every input file, for hashing and provenance."""
-        found = [self.qrels, self.scores, self.path / "collection.toml"]
+        found = [self.qrels, self.scores] + ([self.path / "collection.toml"] if self.config else [])
         found += list(self.runs.values())
         found += [p for runs in self.instances.values() for p in runs.values()]
         return sorted(p for p in found if p is not None and p.is_file())
@@ -110,6 +116,11 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     >>> demo.default_baseline
     'bm25'
     """
+    table = Path(str(spec)).expanduser()
+    if table.is_file() and table.suffix.lower() == ".csv":   # a bare score table is a collection too
+        return Collection(name=table.parent.resolve().name, path=table.parent.resolve(), qrels=None, runs={},
+                          scores=table.resolve(), config=_read_config(table.parent / "collection.toml"),
+                          source=table.resolve())
     path = resolve_collection_path(spec)
     config = _read_config(path / "collection.toml")
     qrels = _find_qrels(path, config.get("qrels"))

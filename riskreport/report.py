@@ -101,7 +101,7 @@ def note(text: str) -> HTML:
     return HTML(f"<p>{html.escape(text)}</p>")
 
 
-def styled(table: pd.DataFrame, precision: int = 4, highlight: dict[str, str] | None = None,
+def styled(table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | None = None,
            caption: str | None = None):
     """A pandas Styler: escaped text, fixed precision, optional best-value highlight per column.
 

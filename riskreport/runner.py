@@ -151,7 +151,7 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
                                 alphas=given.get("alphas"), systems=given.get("systems"),
                                 sig_level=given.get("sig_level", 0.05))
     defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
-    effective = {**defaults, **given, "collection": str(params.collection.path), "measure": params.measure,
+    effective = {**defaults, **given, "collection": str(params.collection.location), "measure": params.measure,
                  "baseline": params.baseline, "alphas": params.alphas}
     effective = {k: v for k, v in effective.items() if k in tpl.parameters}
     say(f"template {tpl.name}, collection {params.collection.name}, measure {params.measure}, "
@@ -259,7 +259,10 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False) -
 
 def _kernelspec() -> Path:
     """A private kernelspec that runs this very Python, whatever kernels the user has installed."""
-    home = Path(tempfile.gettempdir()) / f"riskreport-kernels-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    import hashlib
+    owner = os.getuid() if hasattr(os, "getuid") else 0
+    interpreter = hashlib.sha256(sys.executable.encode()).hexdigest()[:12]   # one spec per environment
+    home = Path(tempfile.gettempdir()) / f"riskreport-kernels-{owner}-{interpreter}"
     spec_dir = home / "kernels" / KERNEL_NAME
     spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
                      "--IPKernelApp.log_level=CRITICAL"],

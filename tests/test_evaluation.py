@@ -95,3 +95,12 @@ def test_scores_csv_collection(tmp_path, cache_dir):
     assert scores.matrix().loc["b"].tolist() == [0.25, 0.0]
     assert scores.missing.values.tolist() == [["b", "2"]]
     assert len(read_scores(root / "scores.csv")) == 3
+
+
+def test_bare_score_table_is_a_collection(tmp_path, cache_dir):
+    table = tmp_path / "campaign" / "round1.csv"
+    table.parent.mkdir()
+    table.write_text("system,topic,score\na,1,0.5\na,2,0.1\nb,1,0.25\nb,2,0.3\n")
+    col = load_collection(table)
+    assert col.name == "campaign" and col.location == table and col.files() == [table]
+    assert evaluate(col, "RBP(p=0.8)").matrix().loc["b"].tolist() == [0.25, 0.3]
