@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import ir_measures
-import numpy as np
 import pandas as pd
 
 from .collection import Collection
 from .errors import InputFormatError, RiskReportError, UnknownNameError
-from .trec import read_qrels, read_run
+from .trec import read_qrels, read_run, read_scores
 
 CACHE_FORMAT = 2
 Progress = Callable[[str], None]
@@ -61,11 +60,6 @@ class TopicScores:
         """Systems x topics matrix X (rows in system order, columns in topic order)."""
         table = self.scores.pivot(index="system", columns="topic", values="score")
         return table.loc[self.systems, self.topics]
-
-    def subset(self, systems: Iterable[str]) -> "TopicScores":
-        keep = list(systems)
-        pick = lambda t: t[t["system"].isin(keep)].reset_index(drop=True)  # noqa: E731
-        return TopicScores(self.measure, pick(self.scores), pick(self.missing), pick(self.extra))
 
 
 def canonical_measure(measure: str) -> str:
@@ -136,8 +130,7 @@ def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None
     table_systems = [s for s in wanted if known[s] == "scores"]
     if table_systems:
         parts.append(_scores_from_table(collection, measure, table_systems))
-    scores = _assemble(parts, collection, wanted)
-    return scores
+    return _assemble(parts, collection, wanted)
 
 
 def available_systems(collection: Collection, measure: str | None = None) -> dict[str, str]:
@@ -296,7 +289,6 @@ class ScoreCache:
 
 
 def _score_table(collection: Collection) -> pd.DataFrame:
-    from .trec import read_scores
     return read_scores(collection.scores)
 
 

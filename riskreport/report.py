@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .evaluation import file_digest
 from .params import ReportParameters
 
 PACKAGES = ("riskreport", "ir_measures", "pytrec_eval-terrier", "numpy", "pandas", "scipy", "statsmodels",
@@ -48,14 +49,7 @@ def package_versions() -> dict[str, str]:
 
 def file_hashes(paths) -> dict[str, str]:
     """SHA-256 of every input file, keyed by its path."""
-    out = {}
-    for path in paths:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        out[str(path)] = digest.hexdigest()
-    return out
+    return {str(path): file_digest(path) for path in paths}
 
 
 def provenance(params: ReportParameters) -> dict:
