@@ -3,7 +3,7 @@
 >>> import riskreport as rr
 >>> p = rr.resolve_parameters("demo")                      # doctest: +SKIP
 >>> scores = rr.evaluate(p.collection, p.measure)          # doctest: +SKIP
->>> rr.urisk_table(scores.matrix(), p.baseline, p.alphas)  # doctest: +SKIP
+>>> rr.risk_table(scores.matrix(), p.baseline, p.alphas)  # doctest: +SKIP
 """
 from importlib import metadata as _metadata
 
@@ -12,7 +12,8 @@ from .effectiveness import adjust_pvalues, effectiveness_table
 from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import TopicScores, evaluate, judged_fraction
 from .params import ReportParameters, resolve_parameters
-from .risk import deltas, risk_adjusted, urisk, urisk_table
+from .risk import (deltas, georisk, georisk_table, rank_agreement, risk_adjusted, risk_adjusted_scores, risk_table,
+                   smooth_value, to_convention, topic_risk, trisk, tstar_table, urisk, zrisk, zrisk_single)
 
 try:
     __version__ = _metadata.version("riskreport")
@@ -21,5 +22,6 @@ except _metadata.PackageNotFoundError:  # running from a source tree
 
 __all__ = ["Collection", "load_collection", "evaluate", "judged_fraction", "TopicScores", "resolve_parameters",
            "ReportParameters", "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk",
-           "urisk_table", "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError",
+           "trisk", "risk_table", "topic_risk", "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single",
+           "risk_adjusted_scores", "smooth_value", "rank_agreement", "to_convention", "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError",
            "ReportExecutionError"]

@@ -1,7 +1,13 @@
-"""Risk-sensitive measures against a single baseline (SPEC §2), vectorised over systems x α.
+"""Risk-sensitive measures (SPEC §2–§3), vectorised over systems x α x topics.
 
-Sign convention ("standard"): higher is better; a negative URisk means the challenger
-loses to the baseline once losses are weighted by (1 + α).
+Sign convention ("standard", used by every function and CSV): higher is better. A negative
+URisk/TRisk/ZRisk means the challenger loses to the baseline once losses are weighted by
+(1 + α); GeoRisk lies in [0, 1] for scores in [0, 1], higher is better. `to_convention`
+turns a table into the thesis's minus family (positive = risk) for display only.
+
+Sources: Wang et al. SIGIR 2012 (URisk, FRisk/FReward); Dinçer, Macdonald & Ounis SIGIR 2014
+(TRisk, jackknife SE, exploratory TR_i/TJ_i, T*Risk) and SIGIR 2016 (ZRisk, GeoRisk); Benham,
+PhD thesis 2023 (minus family, smooth value function Eq. 3.6, risk-adjusted scores Eq. 4.5).
 """
 from __future__ import annotations
 
@@ -9,11 +15,21 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+
+RISK_COLUMNS = ["system", "baseline", "measure", "alpha", "urisk", "trisk", "p_value", "se", "se_jackknife",
+                "wins", "losses", "ties", "frisk", "freward", "loss20"]
+TOPIC_COLUMNS = ["system", "baseline", "measure", "topic", "alpha", "delta", "x", "tr", "tj"]
+GEORISK_COLUMNS = ["system", "measure", "alpha", "mean", "zrisk", "georisk"]
+TSTAR_COLUMNS = ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
+CONVENTIONS = ("standard", "minus")
+SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is undefined"
 
 
-def deltas(matrix: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """Per-topic differences Δ_j = x_sj − x_bj of every system against `baseline` (systems x topics)."""
-    return matrix - matrix.loc[baseline]
+def deltas(matrix: pd.DataFrame, baseline: str | pd.Series) -> pd.DataFrame:
+    """Per-topic differences Δ_j = x_sj − x_bj against a baseline system (or a per-topic Series)."""
+    reference = matrix.loc[baseline] if isinstance(baseline, str) else baseline
+    return matrix - reference
 
 
 def risk_adjusted(delta: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
@@ -26,8 +42,17 @@ def risk_adjusted(delta: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
     return np.where(delta < 0, weights * delta, delta)
 
 
+def smooth_value(delta: np.ndarray) -> np.ndarray:
+    """Smooth value function s(Δ) = 1.38426Δ³ − 0.51659Δ² + 0.11578Δ (thesis Eq. 3.6).
+
+    Fitted for ERR@20 against indriCASP at r = 2 (α = 1) only; an overlay, not a default.
+    """
+    delta = np.asarray(delta, dtype=float)
+    return 1.38426 * delta ** 3 - 0.51659 * delta ** 2 + 0.11578 * delta
+
+
 def urisk(delta: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
-    """URisk_α = mean_j l_α(Δ_j) (Wang et al. 2012, Eq. 2; gdeval `-riskAlpha`), shape (alphas, ...)."""
+    """URisk_α = mean_j l_α(Δ_j) (Wang et al. 2012; gdeval `-riskAlpha`), shape (alphas, ...)."""
     return risk_adjusted(delta, alphas).mean(axis=-1)
 
 
@@ -37,24 +62,251 @@ def win_loss_ties(delta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return (delta > 0).sum(axis=-1), (delta < 0).sum(axis=-1), (delta == 0).sum(axis=-1)
 
 
-def urisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "") -> pd.DataFrame:
-    """Tidy `system, baseline, measure, alpha, urisk, wins, losses, ties` for every challenger and α.
+def leave_one_out_means(x: np.ndarray) -> np.ndarray:
+    """x̄_(i): the mean without topic i, for every topic (last axis)."""
+    c = x.shape[-1]
+    return (x.sum(axis=-1, keepdims=True) - x) / (c - 1)
 
-    `matrix` is systems x topics (e.g. `TopicScores.matrix()`); the baseline row is left out.
+
+def jackknife_se(x: np.ndarray) -> np.ndarray:
+    """Tukey's jackknife SE of the mean: sqrt((c−1)/c · Σ_i (x̄_(i) − x̄_(·))²) (Dinçer et al. 2014, Eq. 14).
+
+    Equals sd(x)/√c exactly for a mean; reports show both as a validity check.
+    """
+    c = x.shape[-1]
+    loo = leave_one_out_means(x)
+    return np.sqrt((c - 1) / c * ((loo - loo.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1))
+
+
+def t_critical(sig_level: float, n_topics: int) -> float:
+    """Two-sided critical value of Student t with c − 1 degrees of freedom."""
+    return float(stats.t.ppf(1 - sig_level / 2, n_topics - 1))
+
+
+def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
+    """TRisk of risk-adjusted differences x (..., topics): URisk / SE with SE = sd(x)/√c (Dinçer et al. 2014, Eq. 10).
+
+    Returns `urisk`, `se`, `se_jackknife`, `trisk` and the two-sided `p_value` (t, c − 1 df);
+    where SE = 0 TRisk and p are NaN (undefined), never ±inf.
+    """
+    c = x.shape[-1]
+    mean = x.mean(axis=-1)
+    se = x.std(axis=-1, ddof=1) / np.sqrt(c)
+    defined = se > 1e-15 * np.maximum(1.0, np.abs(mean))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(defined, mean / np.where(defined, se, 1.0), np.nan)
+    p = np.where(defined, 2 * stats.t.sf(np.abs(np.nan_to_num(t)), c - 1), np.nan)
+    return {"urisk": mean, "se": se, "se_jackknife": jackknife_se(x), "trisk": t, "p_value": p}
+
+
+def verdicts(t: np.ndarray, critical: float) -> np.ndarray:
+    """`risk` (TRisk < −t_crit), `reward` (> t_crit), `inconclusive`, or `undefined` (SE = 0)."""
+    t = np.asarray(t, dtype=float)
+    return np.select([np.isnan(t), t < -critical, t > critical], ["undefined", "risk", "reward"], "inconclusive")
+
+
+def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+               sig_level: float = 0.05) -> pd.DataFrame:
+    """Single-baseline risk of every challenger at every α, tidy (columns `RISK_COLUMNS` + extras).
+
+    URisk (Wang et al. 2012), TRisk with its two-sided p and parametric/jackknife SE
+    (Dinçer et al. 2014), wins/losses/ties, FRisk = mean max(0, −Δ), FReward = mean max(0, Δ),
+    `risk_reward` = FRisk/FReward, `loss20` = topics with x_b > 0 and (x_b − x_s)/x_b > 0.2.
+    Extras: `verdict` at `sig_level`, `note` (why TRisk is undefined, when it is).
     """
     challengers = [s for s in matrix.index if s != baseline]
-    delta = deltas(matrix, baseline).loc[challengers].to_numpy()
+    delta = deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float)     # (S, T)
+    base = matrix.loc[baseline].to_numpy(dtype=float)
     alphas = [float(a) for a in alphas]
-    values = urisk(delta, alphas)                       # (alphas, systems)
+    result = trisk(risk_adjusted(delta, alphas))                                 # each (A, S)
     wins, losses, ties = win_loss_ties(delta)
-    n_alpha, n_sys = len(alphas), len(challengers)
-    return pd.DataFrame({
-        "system": np.tile(challengers, n_alpha),
-        "baseline": baseline,
-        "measure": measure,
-        "alpha": np.repeat(alphas, n_sys),
-        "urisk": values.reshape(-1),
-        "wins": np.tile(wins, n_alpha),
-        "losses": np.tile(losses, n_alpha),
-        "ties": np.tile(ties, n_alpha),
+    frisk, freward = np.maximum(0, -delta).mean(axis=1), np.maximum(0, delta).mean(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative_loss = np.where(base > 0, -delta / np.where(base > 0, base, 1.0), 0.0)
+        ratio = np.where(freward > 0, frisk / np.where(freward > 0, freward, 1.0), np.nan)
+    loss20 = (relative_loss > 0.2).sum(axis=1)
+    n_alpha = len(alphas)
+    tile = lambda v: np.tile(v, n_alpha)  # noqa: E731  per-system values repeated for every α
+    table = pd.DataFrame({
+        "system": tile(challengers), "baseline": baseline, "measure": measure, "alpha": np.repeat(alphas, len(challengers)),
+        **{k: result[k].reshape(-1) for k in ("urisk", "trisk", "p_value", "se", "se_jackknife")},
+        "wins": tile(wins), "losses": tile(losses), "ties": tile(ties), "frisk": tile(frisk),
+        "freward": tile(freward), "loss20": tile(loss20), "risk_reward": tile(ratio),
     })
+    table["verdict"] = verdicts(table["trisk"], t_critical(sig_level, delta.shape[1]))
+    table["note"] = np.where(table["verdict"] == "undefined", SE_ZERO_NOTE, "")
+    return table
+
+
+def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+               sig_level: float = 0.05) -> pd.DataFrame:
+    """Exploratory per-topic risk (Dinçer et al. 2014, §4): TR_i = x_i / s_x and TJ_i = (ψ_i − ψ̄)/s_ψ.
+
+    ψ_i = c·x̄ − (c−1)·x̄_(i) are the jackknife pseudo-values (SPEC §2 erratum: not the paper's
+    Eq. 23). `flag` is `loss` when TR_i or TJ_i < −t_crit, `gain` when > t_crit, else ''.
+    Columns `TOPIC_COLUMNS` + `flag`; NaN where s_x = 0.
+    """
+    challengers = [s for s in matrix.index if s != baseline]
+    delta = deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float)
+    alphas = [float(a) for a in alphas]
+    x = risk_adjusted(delta, alphas)                                             # (A, S, T)
+    c = x.shape[-1]
+    pseudo = c * x.mean(axis=-1, keepdims=True) - (c - 1) * leave_one_out_means(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tr = x / _positive(x.std(axis=-1, ddof=1, keepdims=True))
+        tj = (pseudo - pseudo.mean(axis=-1, keepdims=True)) / _positive(pseudo.std(axis=-1, ddof=1, keepdims=True))
+    n_alpha, n_sys = len(alphas), len(challengers)
+    topics = list(matrix.columns)
+    table = pd.DataFrame({
+        "system": np.tile(np.repeat(challengers, c), n_alpha), "baseline": baseline, "measure": measure,
+        "topic": np.tile(topics, n_alpha * n_sys), "alpha": np.repeat(alphas, n_sys * c),
+        "delta": np.tile(delta.reshape(-1), n_alpha), "x": x.reshape(-1), "tr": tr.reshape(-1), "tj": tj.reshape(-1),
+    })
+    critical = t_critical(sig_level, c)
+    low = (table["tr"] < -critical) | (table["tj"] < -critical)
+    high = (table["tr"] > critical) | (table["tj"] > critical)
+    table["flag"] = np.select([low, high], ["loss", "gain"], "")
+    return table
+
+
+def _positive(sd: np.ndarray) -> np.ndarray:
+    return np.where(sd > 0, sd, np.nan)
+
+
+def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = "",
+                references: Sequence[str] = ("mean", "median", "max")) -> pd.DataFrame:
+    """T*Risk: URisk/TRisk of every system against the per-topic mean, median or max of all systems.
+
+    The unbiased baseline Mean_q of Dinçer et al. 2014 (§5); columns `TSTAR_COLUMNS`.
+    """
+    alphas = [float(a) for a in alphas]
+    values = matrix.to_numpy(dtype=float)
+    reducers = {"mean": np.mean, "median": np.median, "max": np.max}
+    parts = []
+    for reference in references:
+        result = trisk(risk_adjusted(values - reducers[reference](values, axis=0), alphas))
+        parts.append(pd.DataFrame({
+            "system": np.tile(matrix.index, len(alphas)), "reference": reference, "measure": measure,
+            "alpha": np.repeat(alphas, len(matrix)),
+            **{k: result[k].reshape(-1) for k in ("urisk", "trisk", "p_value")}}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def expected_matrix(x: np.ndarray) -> np.ndarray:
+    """e_ij = S_i·T_j / N, the expectation under independence (Dinçer et al. 2016, Eq. 3; SPEC §3)."""
+    x = np.asarray(x, dtype=float)
+    total = x.sum()
+    if total == 0:
+        return np.zeros_like(x)
+    return np.outer(x.sum(axis=1), x.sum(axis=0)) / total
+
+
+def zscores(x: np.ndarray) -> np.ndarray:
+    """z_ij = (x_ij − e_ij)/√e_ij, and 0 where e_ij = 0 (a topic or system with total 0)."""
+    x = np.asarray(x, dtype=float)
+    e = expected_matrix(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(e > 0, (x - e) / np.sqrt(np.where(e > 0, e, 1.0)), 0.0)
+
+
+def zrisk(x: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
+    """ZRisk_α(i) = Σ_j [z_ij if z_ij ≥ 0 else (1+α)·z_ij] (Dinçer et al. 2016, Eq. 5), shape (alphas, systems)."""
+    return risk_adjusted(zscores(x), alphas).sum(axis=-1)
+
+
+def georisk(x: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
+    """GeoRisk_α(i) = sqrt((S_i/c) · Φ(ZRisk_α(i)/c)) (Dinçer et al. 2016, Eq. 6), shape (alphas, systems)."""
+    x = np.asarray(x, dtype=float)
+    c = x.shape[1]
+    return np.sqrt(x.mean(axis=1) * stats.norm.cdf(zrisk(x, alphas) / c))
+
+
+def georisk_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = "") -> pd.DataFrame:
+    """ZRisk and GeoRisk of every system of `matrix` (the baseline pool), with ranks per α.
+
+    Columns `GEORISK_COLUMNS` + `rank_mean`, `rank_georisk` (1 = best).
+    """
+    alphas = [float(a) for a in alphas]
+    values = matrix.to_numpy(dtype=float)
+    n = len(matrix)
+    table = pd.DataFrame({
+        "system": np.tile(matrix.index, len(alphas)), "measure": measure, "alpha": np.repeat(alphas, n),
+        "mean": np.tile(values.mean(axis=1), len(alphas)),
+        "zrisk": zrisk(values, alphas).reshape(-1), "georisk": georisk(values, alphas).reshape(-1)})
+    table["rank_mean"] = table.groupby("alpha")["mean"].rank(ascending=False, method="min").astype(int)
+    table["rank_georisk"] = table.groupby("alpha")["georisk"].rank(ascending=False, method="min").astype(int)
+    return table
+
+
+def zrisk_single(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
+    """Single-baseline ZRisk: ZRisk of each challenger on the two-row matrix {challenger, baseline}."""
+    alphas = [float(a) for a in alphas]
+    rows = []
+    for system in (s for s in matrix.index if s != baseline):
+        pair = matrix.loc[[system, baseline]].to_numpy(dtype=float)
+        rows.append(zrisk(pair, alphas)[:, 0])
+    challengers = [s for s in matrix.index if s != baseline]
+    values = np.array(rows).T if rows else np.zeros((len(alphas), 0))
+    return pd.DataFrame({"system": np.tile(challengers, len(alphas)), "baseline": baseline,
+                         "alpha": np.repeat(alphas, len(challengers)), "zrisk": values.reshape(-1)})
+
+
+def zero_expectation_cells(matrix: pd.DataFrame) -> pd.DataFrame:
+    """The (system, topic) cells with e_ij = 0, whose z is set to 0 (SPEC §3)."""
+    e = expected_matrix(matrix.to_numpy(dtype=float))
+    rows, cols = np.nonzero(e == 0)
+    return pd.DataFrame({"system": matrix.index[rows], "topic": matrix.columns[cols]})
+
+
+def risk_adjusted_scores(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
+    """Absolute risk-adjusted challenger scores s'_j = s_j − max{α·(b_j − s_j), 0} (thesis Eq. 4.5).
+
+    Tidy `system, topic, alpha, score` for every system (the baseline's own scores are
+    unchanged); mean(s' − b) = URisk_α.
+    """
+    alphas = np.asarray([float(a) for a in alphas])
+    values = matrix.to_numpy(dtype=float)
+    base = matrix.loc[baseline].to_numpy(dtype=float)
+    adjusted = values - np.maximum(alphas[:, None, None] * (base - values), 0.0)    # (A, S, T)
+    n_sys, c = values.shape
+    return pd.DataFrame({"system": np.tile(np.repeat(matrix.index, c), len(alphas)),
+                         "topic": np.tile(matrix.columns, len(alphas) * n_sys),
+                         "alpha": np.repeat(alphas, n_sys * c), "score": adjusted.reshape(-1)})
+
+
+def rank_agreement(effectiveness: pd.DataFrame, risk: pd.DataFrame, geo: pd.DataFrame) -> pd.DataFrame:
+    """Kendall τ per α between the orderings of the challengers by mean, URisk_α and GeoRisk_α."""
+    rows = []
+    means = effectiveness.set_index("system")["mean"]
+    for alpha, at in risk.groupby("alpha", sort=True):
+        u = at.set_index("system")["urisk"]
+        g = geo[geo["alpha"] == alpha].set_index("system")["georisk"].reindex(u.index)
+        m = means.reindex(u.index)
+        rows.append({"alpha": alpha, "tau_mean_urisk": _tau(m, u), "tau_mean_georisk": _tau(m, g),
+                     "tau_urisk_georisk": _tau(u, g)})
+    return pd.DataFrame(rows)
+
+
+def _tau(a: pd.Series, b: pd.Series) -> float:
+    if len(a) < 2:
+        return float("nan")
+    return float(stats.kendalltau(a.to_numpy(), b.to_numpy()).statistic)
+
+
+def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
+    """Display copy of a risk table in the `standard` (higher is better) or `minus` convention.
+
+    Minus family (thesis): URisk⁻_r = −URisk_{r−1}, TRisk⁻ = −TRisk, ZRisk⁻ = −ZRisk,
+    GeoRisk⁻ = −GeoRisk, with r = 1 + α: positive = risk, lower is better.
+    """
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
+    if convention == "standard":
+        return table.copy()
+    out = table.copy()
+    for column in ("urisk", "trisk", "zrisk", "georisk", "tr", "tj", "x"):
+        if column in out:
+            out[column] = -out[column]
+    if "alpha" in out:
+        out.insert(list(out.columns).index("alpha") + 1, "r", out["alpha"] + 1.0)
+    return out

@@ -3,7 +3,7 @@ import pytest
 
 from riskreport.collection import load_collection
 from riskreport.evaluation import evaluate
-from riskreport.risk import urisk_table
+from riskreport.risk import risk_table
 
 
 def test_web2012_err_ndcg_and_urisk(web2012, cache_dir):
@@ -13,5 +13,19 @@ def test_web2012_err_ndcg_and_urisk(web2012, cache_dir):
     assert err.loc["indriCASP"].mean() == pytest.approx(0.19466, abs=5e-6)
     ndcg = evaluate(col, "nDCG(dcg='exp-log2')@20").matrix()
     assert ndcg.loc["indriCASP"].mean() == pytest.approx(0.11177, abs=5e-6)
-    risk = urisk_table(err, "indriCASP", [5]).set_index("system")
+    risk = risk_table(err, "indriCASP", [5]).set_index("system")
     assert risk.loc["indri-ql-cata-filtered", "urisk"] == pytest.approx(-0.23790, abs=5e-6)
+
+
+def test_web2012_urisk_equals_gdeval(web2012, cache_dir):
+    """URisk of all 7 challengers vs indriCASP at α 0, 1, 5, 10, as printed by TREC 2013 gdeval 1.3
+    (`gdeval.pl -c -riskAlpha α -baseline indriCASP.run qrels run`), recorded in tests/fixtures."""
+    import pandas as pd
+    from pathlib import Path
+    expected = pd.read_csv(Path(__file__).parent / "fixtures" / "gdeval_web2012_risk.csv")
+    col = load_collection(web2012)
+    for measure, column in (("ERR@20", "err20"), ("nDCG(dcg='exp-log2')@20", "ndcg20")):
+        ours = risk_table(evaluate(col, measure).matrix(), "indriCASP", [0, 1, 5, 10])
+        merged = ours.merge(expected, on=["alpha", "system"])
+        assert len(merged) == 28
+        assert (merged["urisk"] - merged[column]).abs().max() < 2e-5
