@@ -39,14 +39,111 @@ def _delta_bars(data: pd.DataFrame, **_) -> None:
     ax.bar(data["rank"], data["delta"], width=1.0, color=data["outcome"].map(RISK_COLOURS), linewidth=0)
 
 
-def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, ax=None):
+def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", ax=None):
     """URisk against α, one line per challenger (`risk` tidy: `system, alpha, urisk`)."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
     sns.lineplot(data=risk, x="alpha", y="urisk", hue="system", marker="o", ax=ax)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("α (losses weigh 1 + α)")
-    ax.set_ylabel(f"URisk of {measure} vs {baseline}\n(< 0: riskier than the baseline)")
+    ax.set_ylabel(f"URisk of {measure} vs {baseline}\n({sign_note(convention)})")
     ax.set_title(f"URisk against α (baseline {baseline})")
     ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False)
+    return ax
+
+
+def sign_note(convention: str) -> str:
+    """How to read a risk axis in the chosen convention."""
+    return "< 0: risk, > 0: reward" if convention == "standard" else "minus convention: > 0 risk, < 0 reward"
+
+
+def trisk_by_alpha(fine: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
+                   ax=None):
+    """TRisk against α, one line per challenger, with the ±t critical lines (Dinçer et al. 2014, Fig. 1).
+
+    `fine` is tidy `system, alpha, trisk` (already in `convention`).
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    sns.lineplot(data=fine, x="alpha", y="trisk", hue="system", ax=ax)
+    for level in (-critical, critical):
+        ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
+    ax.axhline(0, color="black", linewidth=0.5)
+    ax.set_xlabel("α (losses weigh 1 + α)")
+    ax.set_ylabel(f"TRisk of {measure} vs {baseline}\n({sign_note(convention)})")
+    ax.set_title(f"TRisk against α; dashed: ±t critical value ({critical:.3f})")
+    ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False)
+    return ax
+
+
+def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
+             col_wrap: int = 3) -> sns.FacetGrid:
+    """Per-topic TJ_i bars at one α per row, one panel per challenger, ±t critical lines (Dinçer et al. 2014, Fig. 2).
+
+    `topics` is tidy `system, topic, alpha, tj, flag`; topics keep the collection's order.
+    """
+    data = topics.copy()
+    order = {t: i for i, t in enumerate(dict.fromkeys(data["topic"]))}
+    data["position"] = data["topic"].map(order)
+    colours = {"loss": RISK_COLOURS["loss"], "gain": RISK_COLOURS["win"], "": "#9ecae1"}
+    data["colour"] = data["flag"].map(colours)
+    n = data["system"].nunique()
+    row = "alpha" if data["alpha"].nunique() > 1 else None
+    grid = sns.FacetGrid(data, col="system", row=row, col_wrap=None if row else min(col_wrap, n),
+                         height=2.3, aspect=1.7, sharey=True)
+    grid.map_dataframe(lambda data, **_: plt.gca().bar(data["position"], data["tj"], width=0.9,
+                                                       color=data["colour"], linewidth=0))
+    grid.set_titles("{col_name}, α = {row_name}" if row else "{col_name}")
+    grid.set_axis_labels("topic (collection order)", f"TJ_i ({sign_note(convention)})")
+    for ax in grid.axes.flat:
+        for level in (-critical, critical):
+            ax.axhline(level, color="black", linestyle="--", linewidth=0.7)
+        ax.set_xticks([])
+    grid.figure.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline}; dashed: ±t critical "
+                         f"({critical:.3f}); orange: significant loss, green: significant gain", y=1.02)
+    return grid
+
+
+def delta_boxplots(deltas: pd.DataFrame, baseline: str, measure: str, ax=None):
+    """Per-topic Δ per challenger as box plots with 1.5 IQR whiskers; points beyond are outlier topics (thesis Fig. 3.3)."""
+    n = deltas["system"].nunique()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.45 * n + 1.2))
+    sns.boxplot(data=deltas, x="delta", y="system", whis=1.5, color="#c6dbef", fliersize=3, ax=ax)
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.set_xlabel(f"Δ {measure} = challenger − {baseline} (< 0: loss)")
+    ax.set_ylabel("")
+    ax.set_title("Distribution of per-topic differences; whiskers at 1.5 IQR, dots are outlying topics")
+    return ax
+
+
+def georisk_by_alpha(geo: pd.DataFrame, measure: str, convention: str = "standard", ax=None):
+    """GeoRisk against α, one line per system (Dinçer et al. 2016, Fig. 3)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    sns.lineplot(data=geo, x="alpha", y="georisk", hue="system", ax=ax)
+    ax.set_xlabel("α (losses weigh 1 + α)")
+    higher = "higher is better" if convention == "standard" else "minus convention: lower is better"
+    ax.set_ylabel(f"GeoRisk of {measure} ({higher})")
+    ax.set_title("GeoRisk against α over the baseline pool")
+    ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False)
+    return ax
+
+
+def value_functions(alphas, smooth, ax=None):
+    """The linear value functions l_α(Δ) of the grid and, optionally, the smooth s(Δ) (thesis Eq. 3.6)."""
+    from .risk import risk_adjusted
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    delta = np.linspace(-1, 1, 201)
+    for alpha, values in zip(alphas, risk_adjusted(delta, alphas)):
+        ax.plot(delta, values, label=f"l_α, α = {alpha:g}")
+    if smooth is not None:
+        ax.plot(delta, smooth(delta), color="black", linestyle="--", label="s(Δ), thesis Eq. 3.6")
+    ax.axhline(0, color="black", linewidth=0.5)
+    ax.axvline(0, color="black", linewidth=0.5)
+    ax.set_xlabel("Δ = challenger − baseline")
+    ax.set_ylabel("risk-adjusted value (< 0: loss)")
+    ax.set_title("Value functions")
+    ax.legend(frameon=False, fontsize="small")
     return ax

@@ -102,6 +102,9 @@ def styled(table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | 
     `highlight` maps a column to "max" or "min".
     """
     style = table.style.format(precision=precision, escape="html", na_rep="–").hide(axis="index")
+    grid_columns = [c for c in table.columns if c in ("alpha", "r")]
+    if grid_columns:
+        style = style.format("{:g}", subset=grid_columns)
     p_columns = [c for c in table.columns if str(c).startswith("p_") and pd.api.types.is_numeric_dtype(table[c])]
     if p_columns:
         style = style.format(format_p, subset=p_columns, na_rep="–")
@@ -153,3 +156,41 @@ def significance_marks(table: pd.DataFrame, sig_level: float, p_column: str = "p
     significant = table[p_column] < sig_level
     return pd.Series(["▲" if s and e > 0 else "▼" if s and e < 0 else "" for s, e in
                       zip(significant, table[effect_column])], index=table.index)
+
+
+def risk_summary(risk: pd.DataFrame, convention: str = "standard", caption: str | None = None):
+    """Risk table per α for the page: URisk, TRisk, p, verdict mark, wins/losses, FRisk/FReward, losses > 20%.
+
+    `risk` is `risk.risk_table(...)` (standard convention); shown in `convention`.
+    """
+    from .risk import to_convention
+    shown = to_convention(risk, convention)
+    shown["sig"] = shown["verdict"].map({"risk": "▼ risk", "reward": "▲ reward", "undefined": "n/a"}).fillna("")
+    columns = ["system"] + (["r"] if convention == "minus" else []) + [
+        "alpha", "urisk", "trisk", "p_value", "sig", "wins", "losses", "ties", "frisk", "freward", "risk_reward",
+        "loss20"]
+    style = styled(shown[columns].rename(columns={"loss20": "losses > 20%", "risk_reward": "FRisk/FReward"}),
+                   caption=caption)
+    return style.apply(lambda column: ["background-color: #fde0d2" if v == "▼ risk" else
+                                       "background-color: #d9f0e3" if v == "▲ reward" else "" for v in column],
+                       subset=["sig"])
+
+
+def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
+    """Per system and α, the topics flagged as significant losses and gains (from `risk.topic_risk`)."""
+    flagged = topics[topics["flag"] != ""]
+    if flagged.empty:
+        return pd.DataFrame(columns=["system", "alpha", "significant losses (topics)", "significant gains (topics)"])
+    grouped = flagged.groupby(["system", "alpha", "flag"], sort=False)["topic"].agg(", ".join).unstack("flag")
+    grouped = grouped.reindex(columns=["loss", "gain"]).fillna("")
+    return grouped.rename(columns={"loss": "significant losses (topics)", "gain": "significant gains (topics)"}) \
+        .reset_index()
+
+
+def check_convention(convention: str) -> str:
+    """The report's sign convention, checked: `standard` or `minus`."""
+    from .errors import ParameterError
+    from .risk import CONVENTIONS
+    if convention not in CONVENTIONS:
+        raise ParameterError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}.")
+    return convention

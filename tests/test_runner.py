@@ -4,6 +4,7 @@ import shutil
 import warnings
 
 import nbformat
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -26,9 +27,13 @@ def test_report_folder(report, tmp_path):
     assert report.parent == tmp_path / "reports" / "tiny" / "risk_report"
     assert (report.parent / "latest").resolve() == report
     assert sorted(p.name for p in report.iterdir()) == ["params.json", "report.html", "report.ipynb", "tables"]
+    assert sorted(p.name for p in (report / "tables").iterdir()) == [
+        "effectiveness.csv", "georisk.csv", "risk.csv", "topics.csv", "tstar.csv"]
     html = (report / "report.html").read_text()
     for heading in ("Risk report: Tiny test collection", "1. Collection", "2. Effectiveness",
-                    "3. Per-topic differences", "4. URisk across the α grid"):
+                    "3. Per-topic differences", "4. Risk against the baseline: URisk and TRisk",
+                    "5. Exploratory topic analysis", "6. Multiple baselines: ZRisk, GeoRisk and T*Risk",
+                    "7. Rank agreement across α"):
         assert heading in html
     assert "resolve_parameters(" not in html            # code hidden
     assert "Template notes" not in html                # authoring cell removed
@@ -46,9 +51,21 @@ def test_report_tables(report):
     assert effectiveness.set_index("system")["mean"].to_dict() == pytest.approx(
         {"base": 0.5, "good": 0.875, "risky": 0.5})
     risk = pd.read_csv(report / "tables" / "risk.csv")
-    assert list(risk.columns) == ["system", "baseline", "measure", "alpha", "urisk", "wins", "losses", "ties"]
-    risky = risk[risk["system"] == "risky"].set_index("alpha")["urisk"]
-    assert risky.to_dict() == pytest.approx({0.0: 0.0, 1.0: -0.25, 5.0: -1.25})   # Δ = +.5 +.5 −.5 −.5
+    assert list(risk.columns) == ["system", "baseline", "measure", "alpha", "urisk", "trisk", "p_value", "se",
+                                  "se_jackknife", "wins", "losses", "ties", "frisk", "freward", "loss20"]
+    risky = risk[risk["system"] == "risky"].set_index("alpha")
+    assert risky["urisk"].to_dict() == pytest.approx({0.0: 0.0, 1.0: -0.25, 5.0: -1.25})   # Δ = +.5 +.5 −.5 −.5
+    assert risky.loc[0.0, ["wins", "losses", "ties", "loss20"]].tolist() == [2, 2, 0, 2]
+    assert risky.loc[1.0, "trisk"] == pytest.approx(-0.25 / (np.std([0.5, 0.5, -1, -1], ddof=1) / 2))
+    topics = pd.read_csv(report / "tables" / "topics.csv", dtype={"topic": str})
+    assert list(topics.columns) == ["system", "baseline", "measure", "topic", "alpha", "delta", "x", "tr", "tj"]
+    assert len(topics) == 2 * 4 * 3                                        # challengers x topics x α
+    georisk = pd.read_csv(report / "tables" / "georisk.csv")
+    assert list(georisk.columns) == ["system", "measure", "alpha", "mean", "zrisk", "georisk"]
+    assert len(georisk) == 3 * 3 and georisk["georisk"].between(0, 1).all()
+    tstar = pd.read_csv(report / "tables" / "tstar.csv")
+    assert list(tstar.columns) == ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
+    assert set(tstar["reference"]) == {"mean", "median", "max"}
 
 
 def test_failing_cell_keeps_failed_report_and_latest(report, tmp_path, tiny_collection):
@@ -64,3 +81,21 @@ def test_failing_cell_keeps_failed_report_and_latest(report, tmp_path, tiny_coll
     assert "boom in the template" in (failed / "report.html").read_text()
     assert (report / "report.html").read_text() == (tmp_path / "before" / report.name / "report.html").read_text()
     assert (report.parent / "latest").resolve() == report
+
+
+def test_minus_convention_subset_and_scores_csv(tmp_path, cache_dir):
+    """A scores.csv collection, a system subset and the minus convention: HTML flips signs, CSVs stay standard."""
+    root = tmp_path / "table"
+    root.mkdir()
+    rows = ["system,topic,score"] + [f"{s},{t},{v}" for s, vs in
+                                     {"b": [0.5] * 4, "good": [1, 1, 0.5, 1], "risky": [1, 1, 0, 0], "other": [0.2] * 4}.items()
+                                     for t, v in zip("1234", vs)]
+    (root / "scores.csv").write_text("\n".join(rows) + "\n")
+    folder = run_report("risk_report", collection=str(root), baseline="b", measure="P@2", alphas=[0, 1],
+                        parameters={"systems": '["good", "risky"]', "convention": "minus", "topic_alphas": "[0, 1]"},
+                        out=tmp_path / "out")
+    html = (folder / "report.html").read_text()
+    assert "minus convention" in html and "other" not in html.split("Systems in this report")[1].split("</table>")[0]
+    risk = pd.read_csv(folder / "tables" / "risk.csv")
+    assert sorted(risk["system"].unique()) == ["good", "risky"]
+    assert risk.set_index(["system", "alpha"]).loc[("risky", 1.0), "urisk"] == pytest.approx(-0.25)
