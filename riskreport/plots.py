@@ -39,17 +39,25 @@ def _delta_bars(data: pd.DataFrame, **_) -> None:
     ax.bar(data["rank"], data["delta"], width=1.0, color=data["outcome"].map(RISK_COLOURS), linewidth=0)
 
 
-def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", ax=None):
-    """URisk against α, one line per challenger (`risk` tidy: `system, alpha, urisk`)."""
+def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, marker: str | None = None,
+                zero_line: bool = True):
+    """One line per system of column `y` against α, legend outside the axes."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
-    sns.lineplot(data=risk, x="alpha", y="urisk", hue="system", marker="o", ax=ax)
-    ax.axhline(0, color="black", linewidth=0.6)
+    sns.lineplot(data=data, x="alpha", y=y, hue="system", marker=marker, ax=ax)
+    if zero_line:
+        ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("α (losses weigh 1 + α)")
-    ax.set_ylabel(f"URisk of {measure} vs {baseline}\n({sign_note(convention)})")
-    ax.set_title(f"URisk against α (baseline {baseline})")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False)
     return ax
+
+
+def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", ax=None):
+    """URisk against α, one line per challenger (`risk` tidy: `system, alpha, urisk`)."""
+    return alpha_lines(risk, "urisk", f"URisk of {measure} vs {baseline}\n({sign_note(convention)})",
+                       f"URisk against α (baseline {baseline})", ax=ax, marker="o")
 
 
 def sign_note(convention: str) -> str:
@@ -63,16 +71,10 @@ def trisk_by_alpha(fine: pd.DataFrame, critical: float, baseline: str, measure: 
 
     `fine` is tidy `system, alpha, trisk` (already in `convention`).
     """
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4.5))
-    sns.lineplot(data=fine, x="alpha", y="trisk", hue="system", ax=ax)
+    ax = alpha_lines(fine, "trisk", f"TRisk of {measure} vs {baseline}\n({sign_note(convention)})",
+                     f"TRisk against α; dashed: ±t critical value ({critical:.3f})", ax=ax)
     for level in (-critical, critical):
         ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
-    ax.axhline(0, color="black", linewidth=0.5)
-    ax.set_xlabel("α (losses weigh 1 + α)")
-    ax.set_ylabel(f"TRisk of {measure} vs {baseline}\n({sign_note(convention)})")
-    ax.set_title(f"TRisk against α; dashed: ±t critical value ({critical:.3f})")
-    ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False)
     return ax
 
 
@@ -119,15 +121,9 @@ def delta_boxplots(deltas: pd.DataFrame, baseline: str, measure: str, ax=None):
 
 def georisk_by_alpha(geo: pd.DataFrame, measure: str, convention: str = "standard", ax=None):
     """GeoRisk against α, one line per system (Dinçer et al. 2016, Fig. 3)."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4.5))
-    sns.lineplot(data=geo, x="alpha", y="georisk", hue="system", ax=ax)
-    ax.set_xlabel("α (losses weigh 1 + α)")
     higher = "higher is better" if convention == "standard" else "minus convention: lower is better"
-    ax.set_ylabel(f"GeoRisk of {measure} ({higher})")
-    ax.set_title("GeoRisk against α over the baseline pool")
-    ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False)
-    return ax
+    return alpha_lines(geo, "georisk", f"GeoRisk of {measure} ({higher})", "GeoRisk against α over the baseline pool",
+                       ax=ax, zero_line=False)
 
 
 def value_functions(alphas, smooth, ax=None):
