@@ -69,6 +69,11 @@ class Collection:
     def default_alphas(self) -> list[float] | None:
         return self.config.get("alphas")
 
+    def instance_runs(self, systems=None) -> dict[str, Path]:
+        """Run files of the instances of non-deterministic systems, keyed `<system>/<instance>`."""
+        return {f"{system}/{instance}": path for system, runs in self.instances.items()
+                if systems is None or system in systems for instance, path in runs.items()}
+
     def files(self) -> list[Path]:
         """Every input file, for hashing and provenance."""
         found = [self.qrels, self.scores] + ([self.path / "collection.toml"] if self.config else [])

@@ -133,18 +133,33 @@ def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None
     return _assemble(parts, collection, wanted)
 
 
-def available_systems(collection: Collection, measure: str | None = None) -> dict[str, str]:
-    """System id -> source (`run` or `scores`) of the deterministic systems of a collection."""
+def available_systems(collection: Collection, measure: str | None = None,
+                      instances: bool = False) -> dict[str, str]:
+    """System id -> source of the systems of a collection.
+
+    Sources: `run` (runs/), `scores` (scores.csv, one instance), and with `instances=True` also
+    the non-deterministic systems: `instances` (instances/<system>/) and `scores-instances`
+    (scores.csv with several instances).
+    """
     systems = {s: "run" for s in collection.runs}
+    if instances:
+        for system in collection.instances:
+            if system in systems:
+                raise InputFormatError(collection.path / "instances" / system,
+                                       f"system {system!r} has both runs/{system} and instances/{system}/",
+                                       expected="a system either in runs/ or in instances/")
+            systems[system] = "instances"
     if collection.scores is not None:
         table = _score_table(collection)
         if measure is not None:
             table = table[table["measure"].isin(_measure_labels(collection, measure))]
-        for system, instances in table.groupby("system")["instance"].nunique().items():
+        for system, count in table.groupby("system")["instance"].nunique().items():
             if system in systems:
                 raise InputFormatError(collection.scores, f"system {system!r} has both a run file and scores")
-            if instances <= 1:
+            if count <= 1:
                 systems[system] = "scores"
+            elif instances:
+                systems[system] = "scores-instances"
     return dict(sorted(systems.items(), key=lambda kv: kv[0].lower()))
 
 

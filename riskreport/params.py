@@ -31,8 +31,11 @@ class ReportParameters:
 
 def resolve_parameters(collection: str | Collection, *, measure: str | None = None, baseline: str | None = None,
                        alphas: Sequence[float] | None = None, systems: Iterable[str] | str | None = None,
-                       sig_level: float = 0.05) -> ReportParameters:
+                       sig_level: float = 0.05, instances: bool = False) -> ReportParameters:
     """Fill defaults from the collection and check every value; raise a clear error otherwise.
+
+    With `instances=True` the non-deterministic systems (instances/, or scores.csv rows with
+    several instances) count as systems too (templates on non-deterministic systems).
 
     >>> p = resolve_parameters("demo")            # doctest: +SKIP
     >>> p.baseline, p.measure, p.alphas            # doctest: +SKIP
@@ -41,7 +44,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     if not isinstance(collection, Collection):
         collection = load_collection(collection)
     measure = canonical_measure(measure or collection.default_measure or DEFAULT_MEASURE)
-    known = list(available_systems(collection, measure))
+    known = list(available_systems(collection, measure, instances=instances))
     if not known:
         raise ParameterError(f"Collection {collection.name!r} has no system with {measure} scores "
                              "(no runs/ folder, and scores.csv has no rows for this measure).")

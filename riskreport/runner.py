@@ -33,6 +33,7 @@ class Template:
     path: Path
     parameters: dict  # name -> {"default": str, "type": str, "help": str}
     description: str
+    instances: bool = False  # notebook metadata riskreport.instances: the template reads non-deterministic systems
 
 
 def template_dirs() -> list[Path]:
@@ -78,7 +79,8 @@ def load_template(path: Path) -> Template:
               for name, p in parameters.items()}
     description = next((c.source.strip().splitlines()[0].lstrip("# ").strip() for c in notebook.cells
                         if c.cell_type == "markdown" and c.source.strip()), "")
-    return Template(path.stem, path.resolve(), params, description)
+    instances = bool(notebook.metadata.get("riskreport", {}).get("instances", False))
+    return Template(path.stem, path.resolve(), params, description, instances)
 
 
 def coerce_parameter(template: Template, name: str, value):
@@ -149,14 +151,14 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
         given["collection"] = _literal(default) or "demo"
     params = resolve_parameters(given["collection"], measure=given.get("measure"), baseline=given.get("baseline"),
                                 alphas=given.get("alphas"), systems=given.get("systems"),
-                                sig_level=given.get("sig_level", 0.05))
+                                sig_level=given.get("sig_level", 0.05), instances=tpl.instances)
     defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
     effective = {**defaults, **given, "collection": str(params.collection.location), "measure": params.measure,
                  "baseline": params.baseline, "alphas": params.alphas}
     effective = {k: v for k, v in effective.items() if k in tpl.parameters}
     say(f"template {tpl.name}, collection {params.collection.name}, measure {params.measure}, "
         f"baseline {params.baseline}, α {params.alphas}")
-    _prewarm(params, say)
+    _prewarm(params, say, tpl.instances)
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     if out is not None:
@@ -194,9 +196,11 @@ def _literal(text: str, default=None):
         return default
 
 
-def _prewarm(params, say: Progress) -> None:
+def _prewarm(params, say: Progress, instances: bool = False) -> None:
     """Evaluate (or find cached) every run once, in parallel, with progress, before the kernel starts."""
     runs = {s: params.collection.runs[s] for s in params.systems if s in params.collection.runs}
+    if instances:
+        runs.update(params.collection.instance_runs(params.systems))
     if runs:
         evaluate_runs(params.collection.qrels, runs, [params.measure, judged_measure(params.measure)],
                       progress=say)
