@@ -1,0 +1,449 @@
+"""Inference on risk (SPEC §4): bootstrap CIs, paired tests, corrections, Tukey HSD, diagnostics, RBO, mixed model.
+
+Every function works on the risk-adjusted differences x = l_α(Δ) of all challengers at all α
+at once (arrays shaped (alphas, systems, topics)). One set of bootstrap resamples serves every
+system and α; it is drawn from a seeded generator and processed in chunks so memory stays
+bounded (100,000 draws x 100 systems x 6 α fit in a few hundred MB).
+
+Sign convention: standard (higher is better); a CI entirely below 0 is a significant risk,
+entirely above 0 a significant reward.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from .effectiveness import adjust_pvalues, CORRECTIONS
+from .risk import deltas, risk_adjusted, risk_adjusted_scores
+
+CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
+TESTS = ("t", "sign", "wilcoxon", "randomisation")
+BOOTSTRAP_COLUMNS = ["system", "baseline", "measure", "alpha", "method", "level", "adjusted_level", "ci_low",
+                     "ci_high", "verdict"]
+TEST_COLUMNS = ["system", "baseline", "measure", "alpha", "test", "statistic", "p_value", "p_adjusted", "correction"]
+MIXED_COLUMNS = ["system", "measure", "alpha", "effect", "se", "ci_low", "ci_high", "p_value", "p_adjusted"]
+MEMORY_BUDGET = 64_000_000   # floats held at once for bootstrap statistics (~512 MB)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bootstrap
+
+def resample_counts(n_topics: int, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """One set of bootstrap resamples as counts: row b says how often each topic was drawn (B x c)."""
+    counts = np.zeros((samples, n_topics), dtype=np.float64)
+    draws = rng.integers(0, n_topics, size=(samples, n_topics))
+    np.add.at(counts, (np.repeat(np.arange(samples), n_topics), draws.reshape(-1)), 1.0)
+    return counts
+
+
+def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = None):
+    """Bootstrap means and standard errors of x (..., c) for every resample: two arrays (..., B).
+
+    Computed as matrix products with the resample counts, in chunks over the leading rows so
+    memory stays within `MEMORY_BUDGET` floats.
+    """
+    lead = x.shape[:-1]
+    flat = x.reshape(-1, x.shape[-1])
+    samples, c = counts.shape
+    rows = chunk or max(1, MEMORY_BUDGET // (2 * samples))
+    means = np.empty((flat.shape[0], samples))
+    ses = np.empty((flat.shape[0], samples))
+    for start in range(0, flat.shape[0], rows):
+        block = flat[start:start + rows]
+        m = block @ counts.T / c
+        m2 = (block ** 2) @ counts.T / c
+        means[start:start + rows] = m
+        ses[start:start + rows] = np.sqrt(np.maximum(m2 - m ** 2, 0.0) * c / (c - 1)) / np.sqrt(c)
+    return means.reshape(lead + (samples,)), ses.reshape(lead + (samples,))
+
+
+def _quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear-interpolated quantiles along the last axis, a different q per row; NaNs are ignored."""
+    ordered = np.sort(values, axis=-1)
+    valid = np.isfinite(ordered).sum(axis=-1)
+    position = np.clip(q, 0, 1) * np.maximum(valid - 1, 0)
+    low = np.floor(position).astype(int)
+    high = np.minimum(low + 1, np.maximum(valid - 1, 0))
+    frac = position - low
+    take = lambda idx: np.take_along_axis(ordered, idx[..., None], axis=-1)[..., 0]  # noqa: E731
+    return take(low) * (1 - frac) + take(high) * frac
+
+
+def acceleration(x: np.ndarray) -> np.ndarray:
+    """BCa acceleration a = Σ L³ / (6 (Σ L²)^{3/2}) from leave-one-out jackknife influence values L."""
+    c = x.shape[-1]
+    loo = (x.sum(axis=-1, keepdims=True) - x) / (c - 1)
+    influence = loo.mean(axis=-1, keepdims=True) - loo
+    denominator = 6 * (influence ** 2).sum(axis=-1) ** 1.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, (influence ** 3).sum(axis=-1) / np.where(denominator > 0, denominator, 1), 0.0)
+
+
+def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndarray,
+                         methods: Sequence[str] = CI_METHODS) -> dict[str, np.ndarray]:
+    """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
+
+    Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
+    SPEC §4: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
+    are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂].
+    """
+    c = x.shape[-1]
+    levels = np.asarray(levels, dtype=float)
+    theta = x.mean(axis=-1)
+    se = x.std(axis=-1, ddof=1) / np.sqrt(c)
+    means, ses = bootstrap_moments(x, counts)
+    lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2                       # (L,)
+    out: dict[str, np.ndarray] = {}
+    expand = lambda q: np.broadcast_to(q, theta.shape + q.shape[-1:])  # noqa: E731
+    stack_levels = lambda fn: np.stack([fn(i) for i in range(len(levels))], axis=-1)  # noqa: E731
+    if "student_t" in methods:
+        t = stats.t.ppf(upper_q, c - 1)
+        out["student_t"] = np.stack([theta[..., None] - t * se[..., None], theta[..., None] + t * se[..., None]], -1)
+    if "percentile" in methods or "basic" in methods:
+        lo = stack_levels(lambda i: _quantiles(means, expand(lower_q)[..., i]))
+        hi = stack_levels(lambda i: _quantiles(means, expand(upper_q)[..., i]))
+        if "percentile" in methods:
+            out["percentile"] = np.stack([lo, hi], -1)
+        if "basic" in methods:
+            out["basic"] = np.stack([2 * theta[..., None] - hi, 2 * theta[..., None] - lo], -1)
+    if "bootstrap_t" in methods:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_star = np.where(ses > 0, (means - theta[..., None]) / np.where(ses > 0, ses, 1), np.nan)
+        t_lo = stack_levels(lambda i: _quantiles(t_star, expand(lower_q)[..., i]))
+        t_hi = stack_levels(lambda i: _quantiles(t_star, expand(upper_q)[..., i]))
+        out["bootstrap_t"] = np.stack([theta[..., None] - t_hi * se[..., None], theta[..., None] - t_lo * se[..., None]], -1)
+    if "bca" in methods:
+        samples = means.shape[-1]
+        share = np.clip((means < theta[..., None]).sum(axis=-1) / samples, 0.5 / samples, 1 - 0.5 / samples)
+        z0 = special.ndtri(share)[..., None]
+        a = acceleration(x)[..., None]
+        tails = []
+        for q in (lower_q, upper_q):
+            z = z0 + special.ndtri(q)
+            adjusted = special.ndtr(z0 + z / (1 - a * z))
+            tails.append(stack_levels(lambda i: _quantiles(means, adjusted[..., i])))
+        out["bca"] = np.stack(tails, -1)
+    constant = (se == 0)[..., None, None]
+    return {m: np.where(constant, theta[..., None, None], v) for m, v in out.items() if m in methods}
+
+
+def ci_verdict(low, high) -> np.ndarray:
+    """`risk` when the CI is entirely below 0, `reward` when entirely above, else `inconclusive`."""
+    low, high = np.asarray(low), np.asarray(high)
+    return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
+
+
+def adjusted_levels(levels: Sequence[float], correction: str, k: int) -> np.ndarray:
+    """CI levels after the correction: 1 − (1 − level)/k under Bonferroni, unchanged otherwise."""
+    levels = np.asarray(levels, dtype=float)
+    return 1 - (1 - levels) / max(k, 1) if correction == "bonferroni" else levels
+
+
+def bootstrap_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                    levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
+                    correction: str = "holm", methods: Sequence[str] = CI_METHODS) -> pd.DataFrame:
+    """Tidy CIs of URisk (the mean risk-adjusted difference) per challenger, α, method and level.
+
+    Columns `BOOTSTRAP_COLUMNS`; `adjusted_level` is the level actually used (Bonferroni
+    widens it to 1 − (1 − level)/k for k challengers).
+    """
+    challengers = [s for s in matrix.index if s != baseline]
+    alphas = [float(a) for a in alphas]
+    x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)   # (A, S, T)
+    used = adjusted_levels(levels, correction, len(challengers))
+    counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
+    intervals = confidence_intervals(x, used, counts, methods)
+    parts = []
+    for method, ci in intervals.items():                                        # ci: (A, S, L, 2)
+        a_idx, s_idx, l_idx = np.meshgrid(range(len(alphas)), range(len(challengers)), range(len(used)), indexing="ij")
+        parts.append(pd.DataFrame({
+            "system": np.asarray(challengers)[s_idx.ravel()], "baseline": baseline, "measure": measure,
+            "alpha": np.asarray(alphas)[a_idx.ravel()], "method": method,
+            "level": np.asarray(levels, dtype=float)[l_idx.ravel()], "adjusted_level": used[l_idx.ravel()],
+            "ci_low": ci[..., 0].ravel(), "ci_high": ci[..., 1].ravel()}))
+    table = pd.concat(parts, ignore_index=True)
+    table["verdict"] = ci_verdict(table["ci_low"], table["ci_high"])
+    return table
+
+
+def bootstrap_distribution(matrix: pd.DataFrame, baseline: str, system: str, alpha: float,
+                           samples: int = 10_000, seed: int = 2026) -> np.ndarray:
+    """The bootstrap means of one challenger's URisk_α, from the same resamples as `bootstrap_table`."""
+    x = risk_adjusted(deltas(matrix, baseline).loc[system].to_numpy(dtype=float), [alpha])[0]
+    counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
+    return bootstrap_moments(x, counts)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Paired tests
+
+def sign_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact two-sided sign test, zeros dropped: (wins, p = min(1, 2·P(X ≤ min(wins, losses))))."""
+    wins, losses = (x > 0).sum(axis=-1), (x < 0).sum(axis=-1)
+    n = wins + losses
+    p = np.where(n > 0, np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(wins, losses), n, 0.5)), 1.0)
+    return wins.astype(float), p
+
+
+def wilcoxon_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Wilcoxon signed-rank test, zeros dropped, x rounded to 10 decimals first: (W⁺, two-sided p)."""
+    rounded = np.round(x, 10)
+    flat = rounded.reshape(-1, rounded.shape[-1])
+    w_plus, p = np.full(len(flat), np.nan), np.full(len(flat), np.nan)
+    for i, row in enumerate(flat):
+        nonzero = row[row != 0]
+        if len(nonzero) == 0:
+            w_plus[i], p[i] = 0.0, 1.0
+            continue
+        ranks = stats.rankdata(np.abs(nonzero))
+        w_plus[i] = ranks[nonzero > 0].sum()
+        p[i] = stats.wilcoxon(nonzero, zero_method="wilcox").pvalue
+    return w_plus.reshape(x.shape[:-1]), p.reshape(x.shape[:-1])
+
+
+def sign_flips(n_topics: int, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """Sign vectors for the randomisation test: all 2^c when 2^c ≤ samples (exact), else `samples` random ones."""
+    if 2 ** n_topics <= samples:
+        codes = np.arange(2 ** n_topics)[:, None] >> np.arange(n_topics)[None, :]
+        return np.where(codes & 1, -1.0, 1.0), True
+    return rng.choice([-1.0, 1.0], size=(samples, n_topics)), False
+
+
+def randomisation_test(x: np.ndarray, samples: int = 10_000, seed: int = 2026) -> np.ndarray:
+    """Two-sided sign-flip randomisation test of mean(x) = 0; exact when 2^c ≤ samples.
+
+    Exact: p = #{|mean*| ≥ |mean|}/2^c. Sampled: p = (1 + #{...})/(1 + samples).
+    """
+    flips, exact = sign_flips(x.shape[-1], samples, np.random.default_rng(seed))
+    observed = np.abs(x.mean(axis=-1))
+    flat = x.reshape(-1, x.shape[-1])
+    extreme = np.zeros(len(flat))
+    rows = max(1, MEMORY_BUDGET // len(flips))
+    for start in range(0, len(flat), rows):
+        means = np.abs(flat[start:start + rows] @ flips.T / x.shape[-1])
+        extreme[start:start + rows] = (means >= observed.reshape(-1)[start:start + rows, None] - 1e-12).sum(axis=1)
+    p = extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
+    return p.reshape(x.shape[:-1])
+
+
+def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                correction: str = "holm", samples: int = 10_000, seed: int = 2026) -> pd.DataFrame:
+    """Paired tests of every challenger at every α (columns `TEST_COLUMNS`).
+
+    t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
+    adjusted across the challengers for each α and test with `correction`.
+    """
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    challengers = [s for s in matrix.index if s != baseline]
+    alphas = [float(a) for a in alphas]
+    x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)
+    c = x.shape[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = x.std(axis=-1, ddof=1) / np.sqrt(c)
+        t = np.where(se > 0, x.mean(axis=-1) / np.where(se > 0, se, 1), np.nan)
+    results = {"t": (t, np.where(np.isfinite(t), 2 * stats.t.sf(np.abs(np.nan_to_num(t)), c - 1), np.nan)),
+               "sign": sign_test(x), "wilcoxon": wilcoxon_test(x),
+               "randomisation": (x.mean(axis=-1), randomisation_test(x, samples, seed))}
+    parts = []
+    for test, (statistic, p) in results.items():
+        adjusted = np.stack([adjust_pvalues(row, correction) for row in p])       # per α, across challengers
+        parts.append(pd.DataFrame({
+            "system": np.tile(challengers, len(alphas)), "baseline": baseline, "measure": measure,
+            "alpha": np.repeat(alphas, len(challengers)), "test": test, "statistic": statistic.reshape(-1),
+            "p_value": p.reshape(-1), "p_adjusted": adjusted.reshape(-1), "correction": correction}))
+    return pd.concat(parts, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Diagnostics, Tukey HSD, RBO
+
+def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
+    """Shape of the risk-adjusted differences per challenger and α: skewness, excess kurtosis,
+    Shapiro–Wilk W and p, and the effect size d_z = mean/sd (at α = 0: mean(Δ)/sd(Δ))."""
+    challengers = [s for s in matrix.index if s != baseline]
+    alphas = [float(a) for a in alphas]
+    x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)
+    sd = x.std(axis=-1, ddof=1)
+    varies = sd > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        skew = np.where(varies, stats.skew(x, axis=-1, bias=False), np.nan)
+        kurt = np.where(varies, stats.kurtosis(x, axis=-1, bias=False), np.nan)
+        d_z = np.where(varies, x.mean(axis=-1) / np.where(varies, sd, 1), np.nan)
+    shapiro = np.full(x.shape[:-1] + (2,), np.nan)
+    for idx in zip(*np.nonzero(varies)):
+        if x.shape[-1] >= 3:
+            result = stats.shapiro(x[idx])
+            shapiro[idx] = (result.statistic, result.pvalue)
+    return pd.DataFrame({"system": np.tile(challengers, len(alphas)), "alpha": np.repeat(alphas, len(challengers)),
+                         "skewness": skew.reshape(-1), "excess_kurtosis": kurt.reshape(-1),
+                         "shapiro_w": shapiro[..., 0].reshape(-1), "shapiro_p": shapiro[..., 1].reshape(-1),
+                         "d_z": d_z.reshape(-1)})
+
+
+@functools.lru_cache(maxsize=32)
+def _studentized_range_grid(k: int, df: float) -> tuple[np.ndarray, np.ndarray]:
+    grid = np.concatenate([np.linspace(0, 8, 81), np.linspace(8.25, 16, 32)])
+    return grid, np.clip(stats.studentized_range.sf(grid, k, df), 1e-300, 1)
+
+
+def _studentized_range_sf(q: np.ndarray, k: int, df: float) -> np.ndarray:
+    """P(Q > q) of the studentized range, interpolated (in log space) on a dense grid of scipy values."""
+    from scipy.interpolate import PchipInterpolator
+    grid, values = _studentized_range_grid(int(k), float(df))
+    q = np.asarray(q, dtype=float)
+    out = np.exp(PchipInterpolator(grid, np.log(values))(np.clip(q, 0, grid[-1])))
+    return np.where(q > grid[-1], 0.0, np.minimum(out, 1.0))
+
+
+def tukey_hsd(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], sig_level: float = 0.05) -> pd.DataFrame:
+    """All-pairs Tukey HSD on the risk-adjusted scores (thesis Eq. 4.5) at each α, with the error term
+    of the two-way (system + topic) ANOVA: MSE = SS_residual / ((k − 1)(c − 1)).
+
+    Columns `alpha, system_a, system_b, diff, ci_low, ci_high, p_value, significant`; diff =
+    mean_a − mean_b. p-values interpolate scipy's studentized range (|error| < 2e-4).
+    """
+    scores = risk_adjusted_scores(matrix, baseline, alphas)
+    systems = list(matrix.index)
+    k, c = matrix.shape
+    df = (k - 1) * (c - 1)
+    critical = stats.studentized_range.ppf(1 - sig_level, k, df)
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    ia, ib = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    parts = []
+    for alpha, frame in scores.groupby("alpha", sort=True):
+        x = frame["score"].to_numpy().reshape(k, c)
+        resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+        mse = (resid ** 2).sum() / df
+        means = x.mean(axis=1)
+        diff = means[ia] - means[ib]
+        half = critical * np.sqrt(mse / c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.abs(diff) / np.sqrt(mse / c) if mse > 0 else np.where(diff != 0, np.inf, 0.0)
+        p = _studentized_range_sf(q, k, df)
+        parts.append(pd.DataFrame({"alpha": alpha, "system_a": np.asarray(systems)[ia], "system_b": np.asarray(systems)[ib],
+                                   "diff": diff, "ci_low": diff - half, "ci_high": diff + half, "p_value": p}))
+    table = pd.concat(parts, ignore_index=True)
+    table["significant"] = (table["ci_low"] > 0) | (table["ci_high"] < 0)
+    return table
+
+
+def rbo(ranking_a: Sequence, ranking_b: Sequence, p: float = 0.9) -> tuple[float, float]:
+    """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010): (RBO_min, RBO_residual).
+
+    RBO_min (Eq. 11) is the overlap seen to the evaluated depth; the residual (Eq. 30) is what the
+    unseen tails could add, so RBO lies in [min, min + residual].
+    """
+    a, b = list(ranking_a), list(ranking_b)
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    s, l = len(short), len(long_)
+    if s == 0:
+        return 0.0, 1.0
+    depth = np.arange(1, l + 1)
+    seen_a, seen_b, overlap = set(), set(), []
+    for d in range(l):
+        if d < s:
+            seen_a.add(short[d])
+        seen_b.add(long_[d])
+        overlap.append(len(seen_a & seen_b))
+    overlap = np.asarray(overlap, dtype=float)
+    x_s = overlap[s - 1]
+    weights = p ** depth[:s] / depth[:s]
+    rbo_min = (1 - p) / p * ((weights * (overlap[:s] - x_s)).sum() - x_s * np.log(1 - p))
+    x_l = overlap[-1]
+    f = int(l + s - x_l)
+    d_all = np.arange(1, f + 1)
+    w_all = p ** d_all / d_all
+    term1 = s * w_all[s:f].sum()
+    term2 = l * w_all[l:f].sum()
+    term3 = x_l * (np.log(1 / (1 - p)) - w_all.sum())
+    residual = p ** s + p ** l - p ** f - (1 - p) / p * (term1 + term2 + term3)
+    return float(rbo_min), float(max(residual, 0.0))
+
+
+def ordering(values: pd.Series) -> list:
+    """System ids from best to worst (ties broken by id)."""
+    frame = values.rename("value").reset_index()
+    frame.columns = ["system", "value"]
+    return frame.sort_values(["value", "system"], ascending=[False, True])["system"].tolist()
+
+
+def rbo_table(orderings: dict[str, dict[float, list]], p: float = 0.9) -> pd.DataFrame:
+    """RBO between named orderings per α: {name: {alpha: ranking}} -> rows `alpha, a, b, rbo_min, rbo_residual`."""
+    names = list(orderings)
+    rows = []
+    for alpha in sorted(set.intersection(*(set(o) for o in orderings.values()))):
+        for i, first in enumerate(names):
+            for second in names[i + 1:]:
+                low, residual = rbo(orderings[first][alpha], orderings[second][alpha], p)
+                rows.append({"alpha": alpha, "a": first, "b": second, "rbo_min": low, "rbo_residual": residual})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Multi-system mixed model
+
+def mixed_systems(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                  correction: str = "holm", level: float = 0.95, method: str = "auto") -> pd.DataFrame:
+    """System effects against the baseline from `score ~ system + (1 | topic)` on the thesis Eq. 4.5
+    risk-adjusted scores at each α (the frequentist counterpart of the thesis's Bayesian model).
+
+    `method="statsmodels"` fits statsmodels MixedLM (REML); `"auto"` uses its closed form for a
+    complete systems x topics design (one score per cell), which gives the same REML estimates:
+    effect = mean difference, SE = √(2σ²/c) with σ² the REML residual variance. z-based p and CI
+    as statsmodels reports them; p adjusted across challengers with `correction`. Columns `MIXED_COLUMNS`.
+    """
+    scores = risk_adjusted_scores(matrix, baseline, alphas)
+    challengers = [s for s in matrix.index if s != baseline]
+    z = stats.norm.ppf(0.5 + level / 2)
+    parts = []
+    for alpha, frame in scores.groupby("alpha", sort=True):
+        if method == "statsmodels":
+            effect, se = _mixedlm_effects(frame, baseline, challengers)
+        else:
+            effect, se = _balanced_effects(frame["score"].to_numpy().reshape(matrix.shape), list(matrix.index),
+                                           baseline, challengers)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(se > 0, 2 * stats.norm.sf(np.abs(effect / np.where(se > 0, se, 1))), np.nan)
+        parts.append(pd.DataFrame({"system": challengers, "measure": measure, "alpha": alpha, "effect": effect,
+                                   "se": se, "ci_low": effect - z * se, "ci_high": effect + z * se, "p_value": p,
+                                   "p_adjusted": adjust_pvalues(p, correction)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _balanced_effects(x: np.ndarray, systems: list, baseline: str, challengers: list):
+    """REML for a complete two-way layout with a random topic intercept, in closed form."""
+    k, c = x.shape
+    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+    ss_error = (resid ** 2).sum()
+    ss_topic = k * ((x.mean(axis=0) - x.mean()) ** 2).sum()
+    df_error, df_topic = (k - 1) * (c - 1), c - 1
+    ms_error = ss_error / df_error if df_error else 0.0
+    ms_topic = ss_topic / df_topic if df_topic else 0.0
+    # REML = ANOVA estimates inside the parameter space; on the boundary (topic variance 0) the
+    # topic and error sums of squares pool.
+    sigma2 = ms_error if ms_topic >= ms_error else (ss_error + ss_topic) / (df_error + df_topic)
+    means = x.mean(axis=1)
+    index = {s: i for i, s in enumerate(systems)}
+    effect = np.array([means[index[s]] - means[index[baseline]] for s in challengers])
+    se = np.full(len(challengers), np.sqrt(2 * sigma2 / c))
+    return effect, se
+
+
+def _mixedlm_effects(frame: pd.DataFrame, baseline: str, challengers: list):
+    import warnings
+    import statsmodels.formula.api as smf
+    data = frame.assign(system=pd.Categorical(frame["system"], categories=[baseline] + challengers))
+    model = smf.mixedlm("score ~ C(system)", data, groups=data["topic"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fit = model.fit(reml=True)
+        except np.linalg.LinAlgError:       # singular at the boundary (topic variance 0): derivative-free
+            fit = model.fit(reml=True, method="powell")
+    names = [f"C(system)[T.{s}]" for s in challengers]
+    return fit.fe_params[names].to_numpy(), fit.bse_fe[names].to_numpy()
