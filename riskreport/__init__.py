@@ -9,6 +9,7 @@ from importlib import metadata as _metadata
 
 from .collection import Collection, load_collection
 from .effectiveness import adjust_pvalues, effectiveness_table
+from . import inference, risk
 from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import TopicScores, evaluate, judged_fraction
 from .params import ReportParameters, resolve_parameters

@@ -447,3 +447,11 @@ def _mixedlm_effects(frame: pd.DataFrame, baseline: str, challengers: list):
             fit = model.fit(reml=True, method="powell")
     names = [f"C(system)[T.{s}]" for s in challengers]
     return fit.fe_params[names].to_numpy(), fit.bse_fe[names].to_numpy()
+
+
+def check_correction(correction: str) -> str:
+    """The multiple-comparison correction, checked: holm, bonferroni, bh or none."""
+    from .errors import ParameterError
+    if correction not in CORRECTIONS:
+        raise ParameterError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}.")
+    return correction

@@ -143,3 +143,110 @@ def value_functions(alphas, smooth, ax=None):
     ax.set_title("Value functions")
     ax.legend(frameon=False, fontsize="small")
     return ax
+
+
+def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention: str = "standard",
+                col_wrap: int = 4) -> sns.FacetGrid:
+    """Confidence interval of URisk against α, one panel per challenger, coloured by verdict.
+
+    `intervals` is tidy `system, alpha, ci_low, ci_high, verdict` for one method and level.
+    """
+    colours = {"risk": RISK_COLOURS["loss"], "reward": RISK_COLOURS["win"], "inconclusive": "#777777"}
+    data = intervals.assign(mid=(intervals["ci_low"] + intervals["ci_high"]) / 2)
+    grid = sns.FacetGrid(data, col="system", col_wrap=min(col_wrap, data["system"].nunique()), height=2.3,
+                         aspect=1.3, sharey=False)
+
+    def draw(data, **_):
+        ax = plt.gca()
+        for _, row in data.iterrows():
+            ax.plot([row["alpha"]] * 2, [row["ci_low"], row["ci_high"]], color=colours[row["verdict"]], linewidth=3)
+        ax.axhline(0, color="black", linewidth=0.6)
+
+    grid.map_dataframe(draw)
+    grid.set_titles("{col_name}")
+    grid.set_axis_labels("α", f"URisk CI ({sign_note(convention)})")
+    grid.figure.suptitle(f"Confidence interval of URisk of {measure} against {baseline} per α "
+                         "(orange: risk, green: reward, grey: inconclusive)", y=1.02)
+    return grid
+
+
+def bootstrap_density(means: np.ndarray, intervals: pd.DataFrame, theta: float, title: str, ax=None):
+    """Bootstrap distribution of URisk with the five intervals beneath it (thesis Fig. 3.9).
+
+    `intervals` holds `method, ci_low, ci_high` for one level.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    sns.histplot(means, bins=60, stat="density", color="#c6dbef", edgecolor="white", ax=ax)
+    sns.kdeplot(means, color="#08519c", ax=ax)
+    top = ax.get_ylim()[1]
+    step = top * 0.07
+    for i, row in enumerate(intervals.itertuples()):
+        y = -step * (i + 1)
+        ax.plot([row.ci_low, row.ci_high], [y, y], linewidth=3)
+        ax.text(row.ci_high, y, f"  {row.method}", va="center", fontsize="small")
+    ax.axvline(theta, color="black", linestyle="--", linewidth=0.8, label="observed URisk")
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.set_ylim(-step * (len(intervals) + 1), top)
+    ax.set_xlabel("bootstrap URisk (< 0: risk)")
+    ax.set_ylabel("density")
+    ax.set_title(title)
+    ax.legend(frameon=False, loc="upper left")
+    return ax
+
+
+def bootstrap_qq(means: np.ndarray, n_topics: int, ax=None):
+    """Q-Q plot of standardised bootstrap means against Student t with c − 1 df."""
+    from scipy import stats
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 4.5))
+    standardised = np.sort((means - means.mean()) / means.std(ddof=1))
+    probabilities = (np.arange(1, len(standardised) + 1) - 0.5) / len(standardised)
+    theoretical = stats.t.ppf(probabilities, n_topics - 1)
+    ax.scatter(theoretical, standardised, s=4, color="#08519c")
+    limit = max(abs(theoretical).max(), abs(standardised).max())
+    ax.plot([-limit, limit], [-limit, limit], color="black", linewidth=0.8)
+    ax.set_xlabel(f"t quantiles ({n_topics - 1} df)")
+    ax.set_ylabel("standardised bootstrap means")
+    ax.set_title("Q-Q: bootstrap means vs t (a bent line = skew)")
+    return ax
+
+
+def diagnostics_by_alpha(diagnostics: pd.DataFrame):
+    """Skewness, excess kurtosis and Shapiro–Wilk p of the risk-adjusted differences against α."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for ax, column, label in zip(axes, ("skewness", "excess_kurtosis", "shapiro_p"),
+                                 ("skewness (< 0: long loss tail)", "excess kurtosis", "Shapiro–Wilk p (log scale)")):
+        sns.lineplot(data=diagnostics, x="alpha", y=column, hue="system", ax=ax, legend=ax is axes[-1])
+        ax.set_xlabel("α")
+        ax.set_ylabel(label)
+    axes[0].axhline(0, color="black", linewidth=0.6)
+    axes[2].set_yscale("log")
+    axes[2].axhline(0.05, color="black", linestyle="--", linewidth=0.8)
+    axes[-1].legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False, fontsize="small")
+    fig.suptitle("Shape of the risk-adjusted differences against α (Shapiro–Wilk p below the dashed line: not normal)")
+    fig.tight_layout()
+    return axes
+
+
+def forest(effects: pd.DataFrame, baseline: str, measure: str, ax=None):
+    """Forest plot of the mixed model's system effects against the baseline, one colour per α."""
+    n = effects["system"].nunique()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.5 * n + 1.5))
+    systems = list(dict.fromkeys(effects["system"]))
+    alphas = sorted(effects["alpha"].unique())
+    offsets = np.linspace(-0.3, 0.3, len(alphas)) if len(alphas) > 1 else [0.0]
+    palette = sns.color_palette("viridis", len(alphas))
+    for offset, colour, alpha in zip(offsets, palette, alphas):
+        part = effects[effects["alpha"] == alpha].set_index("system").loc[systems]
+        y = np.arange(len(systems)) + offset
+        ax.errorbar(part["effect"], y, xerr=[part["effect"] - part["ci_low"], part["ci_high"] - part["effect"]],
+                    fmt="o", color=colour, markersize=3, linewidth=1, label=f"α = {alpha:g}")
+    ax.set_yticks(range(len(systems)), systems)
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"effect on risk-adjusted {measure} vs {baseline} (< 0: worse)")
+    ax.set_title("Mixed model score ~ system + (1 | topic): system effects with CIs")
+    ax.legend(frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left")
+    return ax

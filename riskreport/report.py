@@ -194,3 +194,62 @@ def check_convention(convention: str) -> str:
     if convention not in CONVENTIONS:
         raise ParameterError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}.")
     return convention
+
+
+def riskiest(risk: pd.DataFrame) -> str:
+    """The challenger with the lowest URisk at the largest α (the default focus system)."""
+    at_max = risk[risk["alpha"] == risk["alpha"].max()]
+    return str(at_max.sort_values(["urisk", "system"]).iloc[0]["system"])
+
+
+def ci_summary(boot: pd.DataFrame, method: str = "bca", convention: str = "standard", caption: str | None = None):
+    """CI table per α: the `method` interval and verdict at every level, and the other methods' verdicts."""
+    from .risk import to_convention
+    shown = to_convention(boot, convention)
+    main = shown[shown["method"] == method]
+    wide = main.pivot_table(index=["system", "alpha"], columns="level", values=["ci_low", "ci_high"], aggfunc="first")
+    wide.columns = [f"{'low' if name == 'ci_low' else 'high'} {level:g}" for name, level in wide.columns]
+    wide = wide[sorted(wide.columns, key=lambda c: (float(c.split()[1]), c.split()[0] != "low"))]
+    verdict = main.pivot_table(index=["system", "alpha"], columns="level", values="verdict", aggfunc="first")
+    verdict.columns = [f"verdict {level:g}" for level in verdict.columns]
+    first = shown["level"].min()
+    others = shown[(shown["method"] != method) & (shown["level"] == first)].pivot_table(
+        index=["system", "alpha"], columns="method", values="verdict", aggfunc="first")
+    others.columns = [f"{m} ({first:g})" for m in others.columns]
+    table = wide.join(verdict).join(others).reset_index().sort_values(["alpha", "system"])
+    style = styled(table, caption=caption)
+    marks = {"risk": "background-color: #fde0d2", "reward": "background-color: #d9f0e3"}
+    verdict_columns = [c for c in table.columns if c.startswith("verdict") or c.endswith(f"({first:g})")]
+    return style.map(lambda v: marks.get(v, ""), subset=verdict_columns)
+
+
+def tests_summary(tests: pd.DataFrame, sig_level: float, caption: str | None = None):
+    """Adjusted p-values per challenger, α and test; significant cells marked."""
+    wide = tests.pivot_table(index=["system", "alpha"], columns="test", values="p_adjusted", aggfunc="first")
+    wide = wide[[t for t in ("t", "sign", "wilcoxon", "randomisation") if t in wide.columns]].reset_index()
+    wide = wide.sort_values(["alpha", "system"])
+    tests_columns = [c for c in wide.columns if c not in ("system", "alpha")]
+    style = styled(wide.rename(columns={c: f"p_{c}" for c in tests_columns}), caption=caption)
+    return style.map(lambda v: "font-weight: bold; background-color: #fff3b0" if isinstance(v, float) and v < sig_level
+                     else "", subset=[f"p_{c}" for c in tests_columns])
+
+
+def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_level: float, n_challengers: int,
+                      n_topics: int, skewed: int, total: int) -> HTML:
+    """The "methods" paragraph: which test and correction the report used, and why (thesis Fig. 3.8 logic)."""
+    names = {"holm": "Holm's step-down method", "bonferroni": "the Bonferroni correction",
+             "bh": "the Benjamini–Hochberg false discovery rate procedure", "none": "no correction"}
+    widened = (f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
+               if correction == "bonferroni" else "")
+    text = (f"The comparisons are paired: every challenger and the baseline are scored on the same {n_topics} topics, "
+            f"so each analysis works on per-topic differences. After risk adjustment (losses weighted by 1 + α) these "
+            f"differences are asymmetric — {skewed} of {total} challenger–α combinations have |skewness| > 1 — so "
+            f"symmetric procedures (the t interval, and the Wilcoxon signed-rank test, which assumes a symmetric "
+            f"distribution of differences) can mislead as α grows. The verdicts of this report therefore rest on "
+            f"bias-corrected and accelerated (BCa) bootstrap intervals of URisk ({samples:,} resamples, seed {seed}, "
+            f"levels {', '.join(f'{lv:g}' for lv in levels)}), which adapt to skew; the t, sign, Wilcoxon and "
+            f"randomisation tests are reported alongside. p-values are adjusted across the {n_challengers} "
+            f"challengers with {names[correction]} at significance level {sig_level:g}.{widened} "
+            f"A verdict is 'risk' when the interval lies entirely below 0, 'reward' when entirely above, "
+            f"and 'inconclusive' otherwise.")
+    return HTML(f"<p>{html.escape(text)}</p>")

@@ -304,9 +304,11 @@ def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataF
     if convention == "standard":
         return table.copy()
     out = table.copy()
-    for column in ("urisk", "trisk", "zrisk", "georisk", "tr", "tj", "x"):
+    for column in ("urisk", "trisk", "zrisk", "georisk", "tr", "tj", "x", "effect"):
         if column in out:
             out[column] = -out[column]
+    if "ci_low" in out and "ci_high" in out:
+        out["ci_low"], out["ci_high"] = -table["ci_high"], -table["ci_low"]
     if "alpha" in out:
         out.insert(list(out.columns).index("alpha") + 1, "r", out["alpha"] + 1.0)
     return out

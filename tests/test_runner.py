@@ -28,12 +28,14 @@ def test_report_folder(report, tmp_path):
     assert (report.parent / "latest").resolve() == report
     assert sorted(p.name for p in report.iterdir()) == ["params.json", "report.html", "report.ipynb", "tables"]
     assert sorted(p.name for p in (report / "tables").iterdir()) == [
-        "effectiveness.csv", "georisk.csv", "risk.csv", "topics.csv", "tstar.csv"]
+        "bootstrap.csv", "effectiveness.csv", "georisk.csv", "mixed_systems.csv", "risk.csv", "tests.csv", "topics.csv",
+        "tstar.csv", "tukey.csv"]
     html = (report / "report.html").read_text()
     for heading in ("Risk report: Tiny test collection", "1. Collection", "2. Effectiveness",
                     "3. Per-topic differences", "4. Risk against the baseline: URisk and TRisk",
                     "5. Exploratory topic analysis", "6. Multiple baselines: ZRisk, GeoRisk and T*Risk",
-                    "7. Rank agreement across α"):
+                    "7. Rank agreement across α", "8. Is the risk real?", "9. Paired tests", "10. A closer look",
+                    "11. Shape diagnostics", "12. All systems at once", "13. Do the rankings agree?", "Methods"):
         assert heading in html
     assert "resolve_parameters(" not in html            # code hidden
     assert "Template notes" not in html                # authoring cell removed
@@ -66,6 +68,20 @@ def test_report_tables(report):
     tstar = pd.read_csv(report / "tables" / "tstar.csv")
     assert list(tstar.columns) == ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
     assert set(tstar["reference"]) == {"mean", "median", "max"}
+    boot = pd.read_csv(report / "tables" / "bootstrap.csv")
+    assert list(boot.columns) == ["system", "baseline", "measure", "alpha", "method", "level", "adjusted_level",
+                                  "ci_low", "ci_high", "verdict"]
+    assert set(boot["method"]) == {"student_t", "basic", "percentile", "bootstrap_t", "bca"}
+    assert set(boot["level"]) == {0.95, 0.999} and len(boot) == 2 * 3 * 5 * 2
+    assert (boot["ci_low"] <= boot["ci_high"]).all()
+    assert ((boot["verdict"] == "risk") == (boot["ci_high"] < 0)).all()
+    tests = pd.read_csv(report / "tables" / "tests.csv")
+    assert list(tests.columns) == ["system", "baseline", "measure", "alpha", "test", "statistic", "p_value",
+                                   "p_adjusted", "correction"]
+    assert set(tests["test"]) == {"t", "sign", "wilcoxon", "randomisation"} and set(tests["correction"]) == {"holm"}
+    mixed = pd.read_csv(report / "tables" / "mixed_systems.csv")
+    assert list(mixed.columns) == ["system", "measure", "alpha", "effect", "se", "ci_low", "ci_high", "p_value",
+                                   "p_adjusted"]
 
 
 def test_failing_cell_keeps_failed_report_and_latest(report, tmp_path, tiny_collection):
