@@ -34,14 +34,13 @@ MEMORY_BUDGET = 64_000_000   # floats held at once for bootstrap statistics (~51
 
 def resample_counts(n_topics: int, samples: int, rng: np.random.Generator) -> np.ndarray:
     """One set of bootstrap resamples as counts: row b says how often each topic was drawn (B x c)."""
-    counts = np.zeros((samples, n_topics), dtype=np.float64)
     draws = rng.integers(0, n_topics, size=(samples, n_topics))
-    np.add.at(counts, (np.repeat(np.arange(samples), n_topics), draws.reshape(-1)), 1.0)
-    return counts
+    cells = (np.arange(samples)[:, None] * n_topics + draws).reshape(-1)
+    return np.bincount(cells, minlength=samples * n_topics).reshape(samples, n_topics).astype(np.float64)
 
 
-def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = None):
-    """Bootstrap means and standard errors of x (..., c) for every resample: two arrays (..., B).
+def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = None, with_se: bool = True):
+    """Bootstrap means (and standard errors, if `with_se`) of x (..., c) for every resample: arrays (..., B).
 
     Computed as matrix products with the resample counts, in chunks over the leading rows so
     memory stays within `MEMORY_BUDGET` floats.
@@ -50,20 +49,42 @@ def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = Non
     flat = x.reshape(-1, x.shape[-1])
     samples, c = counts.shape
     rows = chunk or max(1, MEMORY_BUDGET // (2 * samples))
+    transposed = np.ascontiguousarray(counts.T) / c
     means = np.empty((flat.shape[0], samples))
-    ses = np.empty((flat.shape[0], samples))
+    ses = np.empty((flat.shape[0], samples)) if with_se else None
     for start in range(0, flat.shape[0], rows):
         block = flat[start:start + rows]
-        m = block @ counts.T / c
-        m2 = (block ** 2) @ counts.T / c
+        m = block @ transposed
         means[start:start + rows] = m
-        ses[start:start + rows] = np.sqrt(np.maximum(m2 - m ** 2, 0.0) * c / (c - 1)) / np.sqrt(c)
-    return means.reshape(lead + (samples,)), ses.reshape(lead + (samples,))
+        if with_se:
+            variance = (block ** 2) @ transposed
+            variance -= m ** 2
+            np.maximum(variance, 0.0, out=variance)
+            ses[start:start + rows] = np.sqrt(variance * (c / (c - 1) / c))
+    return means.reshape(lead + (samples,)), None if ses is None else ses.reshape(lead + (samples,))
 
 
-def _quantiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Linear-interpolated quantiles along the last axis, a different q per row; NaNs are ignored."""
-    ordered = np.sort(values, axis=-1)
+def _order_quantiles(values: np.ndarray, qs: list[np.ndarray]) -> list[np.ndarray]:
+    """Linear-interpolated quantiles (numpy's default) of each row of `values` (R, B), a different
+    q per row for each array in `qs`; one partial sort (np.partition) per row instead of a full sort."""
+    samples = values.shape[-1]
+    positions = [np.clip(q, 0, 1) * (samples - 1) for q in qs]
+    lows = [np.floor(p).astype(int) for p in positions]
+    highs = [np.minimum(low + 1, samples - 1) for low in lows]
+    kth = np.concatenate([np.stack(lows, axis=1), np.stack(highs, axis=1)], axis=1)        # (R, 2Q)
+    picked = np.empty(kth.shape)
+    for r in range(len(values)):
+        order = np.unique(kth[r])
+        part = np.partition(values[r], order)
+        picked[r] = part[kth[r]]
+    n = len(qs)
+    return [picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i])
+            for i in range(n)]
+
+
+def _quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear-interpolated quantiles of rows already sorted along the last axis (NaNs last, ignored),
+    a different q per row (as numpy's default percentile)."""
     valid = np.isfinite(ordered).sum(axis=-1)
     position = np.clip(q, 0, 1) * np.maximum(valid - 1, 0)
     low = np.floor(position).astype(int)
@@ -89,46 +110,62 @@ def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndar
 
     Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
     SPEC §4: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
-    are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂].
+    are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂]. Rows are processed
+    in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once.
     """
-    c = x.shape[-1]
+    lead, c = x.shape[:-1], x.shape[-1]
+    flat = x.reshape(-1, c)
     levels = np.asarray(levels, dtype=float)
-    theta = x.mean(axis=-1)
-    se = x.std(axis=-1, ddof=1) / np.sqrt(c)
-    means, ses = bootstrap_moments(x, counts)
-    lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2                       # (L,)
+    rows = max(1, MEMORY_BUDGET // (3 * counts.shape[0]))
+    parts = [_interval_chunk(flat[i:i + rows], levels, counts, methods) for i in range(0, len(flat), rows)]
+    return {m: np.concatenate([p[m] for p in parts]).reshape(lead + (len(levels), 2)) for m in parts[0]}
+
+
+def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, methods) -> dict[str, np.ndarray]:
+    c = x.shape[-1]
+    theta = x.mean(axis=-1)[:, None]                                            # (R, 1)
+    se = (x.std(axis=-1, ddof=1) / np.sqrt(c))[:, None]
+    lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2                      # (L,)
+    means, ses = bootstrap_moments(x, counts, with_se="bootstrap_t" in methods)
     out: dict[str, np.ndarray] = {}
-    expand = lambda q: np.broadcast_to(q, theta.shape + q.shape[-1:])  # noqa: E731
-    stack_levels = lambda fn: np.stack([fn(i) for i in range(len(levels))], axis=-1)  # noqa: E731
     if "student_t" in methods:
-        t = stats.t.ppf(upper_q, c - 1)
-        out["student_t"] = np.stack([theta[..., None] - t * se[..., None], theta[..., None] + t * se[..., None]], -1)
-    if "percentile" in methods or "basic" in methods:
-        lo = stack_levels(lambda i: _quantiles(means, expand(lower_q)[..., i]))
-        hi = stack_levels(lambda i: _quantiles(means, expand(upper_q)[..., i]))
-        if "percentile" in methods:
-            out["percentile"] = np.stack([lo, hi], -1)
-        if "basic" in methods:
-            out["basic"] = np.stack([2 * theta[..., None] - hi, 2 * theta[..., None] - lo], -1)
+        half = stats.t.ppf(upper_q, c - 1) * se
+        out["student_t"] = np.stack([theta - half, theta + half], -1)
     if "bootstrap_t" in methods:
         with np.errstate(divide="ignore", invalid="ignore"):
-            t_star = np.where(ses > 0, (means - theta[..., None]) / np.where(ses > 0, ses, 1), np.nan)
-        t_lo = stack_levels(lambda i: _quantiles(t_star, expand(lower_q)[..., i]))
-        t_hi = stack_levels(lambda i: _quantiles(t_star, expand(upper_q)[..., i]))
-        out["bootstrap_t"] = np.stack([theta[..., None] - t_hi * se[..., None], theta[..., None] - t_lo * se[..., None]], -1)
+            t_star = np.sort(np.where(ses > 0, (means - theta) / np.where(ses > 0, ses, 1), np.nan), axis=-1)
+        shape = (len(x), len(levels))
+        t_lo = np.stack([_quantiles(t_star, np.broadcast_to(lower_q, shape)[:, i]) for i in range(len(levels))], -1)
+        t_hi = np.stack([_quantiles(t_star, np.broadcast_to(upper_q, shape)[:, i]) for i in range(len(levels))], -1)
+        out["bootstrap_t"] = np.stack([theta - t_hi * se, theta - t_lo * se], -1)
+        del t_star, ses
+    wanted: dict[str, np.ndarray] = {}                                          # name -> q per row (R,)
+    for i in range(len(levels)):
+        if "percentile" in methods or "basic" in methods:
+            wanted[f"lo{i}"] = np.full(len(x), lower_q[i])
+            wanted[f"hi{i}"] = np.full(len(x), upper_q[i])
     if "bca" in methods:
         samples = means.shape[-1]
-        share = np.clip((means < theta[..., None]).sum(axis=-1) / samples, 0.5 / samples, 1 - 0.5 / samples)
-        z0 = special.ndtri(share)[..., None]
-        a = acceleration(x)[..., None]
-        tails = []
-        for q in (lower_q, upper_q):
-            z = z0 + special.ndtri(q)
-            adjusted = special.ndtr(z0 + z / (1 - a * z))
-            tails.append(stack_levels(lambda i: _quantiles(means, adjusted[..., i])))
-        out["bca"] = np.stack(tails, -1)
-    constant = (se == 0)[..., None, None]
-    return {m: np.where(constant, theta[..., None, None], v) for m, v in out.items() if m in methods}
+        share = np.clip((means < theta).sum(axis=-1) / samples, 0.5 / samples, 1 - 0.5 / samples)
+        z0 = special.ndtri(share)
+        a = acceleration(x)
+        for i in range(len(levels)):
+            for name, q in (("bca_lo", lower_q[i]), ("bca_hi", upper_q[i])):
+                z = z0 + special.ndtri(q)
+                wanted[f"{name}{i}"] = special.ndtr(z0 + z / (1 - a * z))
+    if wanted:
+        values = dict(zip(wanted, _order_quantiles(means, list(wanted.values()))))
+        level_stack = lambda prefix: np.stack([values[f"{prefix}{i}"] for i in range(len(levels))], -1)  # noqa: E731
+        if "percentile" in methods or "basic" in methods:
+            lo, hi = level_stack("lo"), level_stack("hi")
+            if "percentile" in methods:
+                out["percentile"] = np.stack([lo, hi], -1)
+            if "basic" in methods:
+                out["basic"] = np.stack([2 * theta - hi, 2 * theta - lo], -1)
+        if "bca" in methods:
+            out["bca"] = np.stack([level_stack("bca_lo"), level_stack("bca_hi")], -1)
+    constant = (se == 0)[..., None]
+    return {m: np.where(constant, theta[..., None], out[m]) for m in CI_METHODS if m in out and m in methods}
 
 
 def ci_verdict(low, high) -> np.ndarray:
