@@ -13,6 +13,9 @@ from . import inference, risk
 from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import TopicScores, evaluate, judged_fraction
 from .params import ReportParameters, resolve_parameters
+from . import instances, mixed  # non-deterministic systems (SPEC §5)
+from .instances import InstanceScores, evaluate_instances
+from .mixed import MixedFit, fit_pair, mixed_table
 from .risk import (deltas, georisk, georisk_table, rank_agreement, risk_adjusted, risk_adjusted_scores, risk_table,
                    smooth_value, to_convention, topic_risk, trisk, tstar_table, urisk, zrisk, zrisk_single)
 
@@ -26,3 +29,4 @@ __all__ = ["Collection", "load_collection", "evaluate", "judged_fraction", "Topi
            "trisk", "risk_table", "topic_risk", "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single",
            "risk_adjusted_scores", "smooth_value", "rank_agreement", "to_convention", "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError",
            "ReportExecutionError"]
+__all__ += ["instances", "mixed", "InstanceScores", "evaluate_instances", "MixedFit", "fit_pair", "mixed_table"]

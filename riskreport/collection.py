@@ -130,7 +130,7 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     config = _read_config(path / "collection.toml")
     qrels = _find_qrels(path, config.get("qrels"))
     runs = _find_runs(path / "runs")
-    instances = {d.name: _find_runs(d) for d in sorted((path / "instances").glob("*")) if d.is_dir()}
+    instances = {d.name: _find_runs(d, "instance") for d in sorted((path / "instances").glob("*")) if d.is_dir()}
     scores = path / "scores.csv" if (path / "scores.csv").is_file() else None
     if qrels is None and scores is None:
         raise RiskReportError(
@@ -160,7 +160,7 @@ def _is_run_file(path: Path) -> bool:
     return path.is_file() and any(name.endswith(s + c) for s in RUN_SUFFIXES for c in COMPRESSIONS)
 
 
-def _find_runs(folder: Path) -> dict[str, Path]:
+def _find_runs(folder: Path, kind: str = "system") -> dict[str, Path]:
     runs: dict[str, Path] = {}
     if not folder.is_dir():
         return runs
@@ -169,8 +169,8 @@ def _find_runs(folder: Path) -> dict[str, Path]:
             continue
         system = system_id(path)
         if system in runs:
-            raise InputFormatError(path, f"two run files name the system {system!r}: {runs[system].name} and {path.name}",
-                                   expected="one run file per system")
+            raise InputFormatError(path, f"two run files name the {kind} {system!r}: {runs[system].name} and {path.name}",
+                                   expected=f"one run file per {kind}")
         runs[system] = path
     return runs
 

@@ -1,0 +1,480 @@
+"""Non-deterministic systems: the mixed-effects model of Jayasinghe et al. (SIGIR 2014), SPEC §5.
+
+For an algorithm l (the challenger or the baseline), instance m (nested in l) and topic n:
+
+    y_lmn = γ + a_l + s_m + t_n + (at)_ln + ε_lmn
+
+with the algorithm a fixed and instance s, topic t, topic × algorithm (at) and residual ε
+random (variances σ²_instance, σ²_topic, σ²_topic_algorithm, σ²_residual). A deterministic
+algorithm has one instance and no instance effect (its instance variance is 0): its single run
+enters as one instance, and σ²_instance is estimated from the other algorithm's instances.
+Fitted by REML. The effect is a_challenger − a_baseline (standard convention: > 0 means the
+challenger is better); its p-value and intervals use Student t with n_topics − 1 df.
+
+Reference fit: statsmodels `MixedLM` with `vc_formula` for the crossed effects (`fit_mixedlm`).
+Fast path (`fit_balanced`) for complete designs, where every instance of both algorithms has a
+score on the same T topics (k_1 and k_2 instances, which may differ). Then the data split into
+orthogonal strata, the eigenspaces of the covariance V, and REML factorises:
+
+    instance x topic contrasts   (k_l − 1)(T − 1) dims   variance σ²_ε
+    instance contrasts           k_l − 1 dims            σ²_ε + T·σ²_s       (non-deterministic l)
+    topic contrasts              T − 1 pairs (w_1, w_2)  Σ = σ²_t·J + σ²_at·I + σ²_ε·diag(1/k_1, 1/k_2)
+    the two algorithm means      absorbed by the fixed effects
+
+so −2·ℓ_REML = df_E·log σ²_ε + SS_E/σ²_ε + df_I·log(σ²_ε + T·σ²_s) + SS_I/(σ²_ε + T·σ²_s)
++ (T − 1)·log|Σ| + tr(Σ⁻¹S) + const, a function of six sums of squares computed in one pass.
+With k_1 = k_2, Σ diagonalises along (1, 1) and (1, −1) and the REML estimates are the ANOVA
+closed forms when those are ≥ 0; otherwise the four variances are found by L-BFGS-B with the
+analytic gradient under the bounds ≥ 0. The GLS effect is the difference of the algorithm means
+(V leaves the column space of the design invariant), with
+Var = σ²_s·(δ_1/k_1 + δ_2/k_2) + 2σ²_at/T + σ²_ε·(1/k_1 + 1/k_2)/T, δ_l = 1 for non-deterministic l.
+Both paths give the same estimates and SEs (|difference| ≤ 1e-4, tests/test_mixed.py); an
+incomplete design is fitted with MixedLM and the `method`/`note` columns say so.
+
+>>> scores = riskreport.instances.evaluate_instances("demo", "nDCG@10")   # doctest: +SKIP
+>>> mixed_table(scores.scores, "bm25", "nDCG@10", delta0=0.01)            # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from .errors import ParameterError, RiskReportError
+from .risk import risk_table
+
+MIXED_COLUMNS = ["algorithm", "baseline", "measure", "estimate", "se", "df", "ci_low", "ci_high", "p_value",
+                 "var_topic", "var_instance", "var_topic_algorithm", "var_residual", "delta0", "verdict"]
+INSTANCE_COLUMNS = ["algorithm", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
+COMPONENTS = ("topic", "instance", "topic_algorithm", "residual")
+VERDICTS = ("equivalent", "not_worse", "worse", "better", "inconclusive")
+METHODS = ("auto", "balanced", "mixedlm")
+BALANCED = "balanced REML"
+MIXEDLM = "statsmodels MixedLM"
+SPARSE_ROWS = 3000               # MixedLM with sparse design matrices above this many scores (faster there)
+_BASELINE_ROW = "\x00baseline"   # row label of the baseline in per-instance matrices (never an instance name)
+
+
+@dataclass(frozen=True)
+class MixedFit:
+    """One algorithm against the baseline under the SPEC §5 model.
+
+    `variances` maps each of `COMPONENTS` to its REML estimate; `method` is `BALANCED` (the fast
+    path) or `MIXEDLM` (the reference); `note` explains a fallback or a degenerate design.
+    """
+
+    algorithm: str
+    baseline: str
+    estimate: float
+    se: float
+    n_topics: int
+    n_instances: tuple[int, int]
+    variances: dict[str, float]
+    method: str
+    note: str = ""
+
+    @property
+    def df(self) -> int:
+        return self.n_topics - 1
+
+    @property
+    def t(self) -> float:
+        return self.estimate / self.se if self.se > 0 else float("nan")
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided p of H0: no effect, Student t with n_topics − 1 df (SPEC §5)."""
+        return float(2 * stats.t.sf(abs(self.t), self.df)) if self.se > 0 else float("nan")
+
+    def interval(self, level: float) -> tuple[float, float]:
+        """Two-sided `level` confidence interval of the effect."""
+        half = stats.t.ppf(0.5 + level / 2, self.df) * self.se
+        return self.estimate - half, self.estimate + half
+
+    @property
+    def shares(self) -> dict[str, float]:
+        """Each variance component as a share of their sum."""
+        total = sum(v for v in self.variances.values() if np.isfinite(v))
+        return {k: (v / total if total > 0 and np.isfinite(v) else float("nan")) for k, v in self.variances.items()}
+
+
+@dataclass(frozen=True)
+class _Strata:
+    """Sufficient statistics of a complete design (module docstring)."""
+
+    n_topics: int
+    k: tuple[int, int]
+    means: tuple[float, float]
+    ss_residual: float
+    df_residual: int
+    ss_instance: float
+    df_instance: int
+    cross: np.ndarray = field(repr=False)   # S: 2 x 2 cross-products of the centred per-topic instance means
+
+
+def _strata(first: np.ndarray, second: np.ndarray) -> _Strata:
+    """Sums of squares of the orthogonal strata of two complete instances x topics matrices."""
+    ss_e = ss_i = 0.0
+    df_e = df_i = 0
+    topic_means, means = [], []
+    n_topics = first.shape[1]
+    for y in (first, second):
+        k = y.shape[0]
+        row, column, grand = y.mean(axis=1, keepdims=True), y.mean(axis=0), y.mean()
+        ss_e += float(((y - row - column + grand) ** 2).sum())
+        ss_i += float(n_topics * ((row - grand) ** 2).sum())
+        df_e += (k - 1) * (n_topics - 1)
+        df_i += k - 1
+        topic_means.append(column - grand)
+        means.append(float(grand))
+    centred = np.array(topic_means)
+    return _Strata(n_topics, (first.shape[0], second.shape[0]), (means[0], means[1]), ss_e, df_e, ss_i, df_i,
+                   centred @ centred.T)
+
+
+def _reml_objective(theta: np.ndarray, st: _Strata) -> tuple[float, np.ndarray]:
+    """−2·ℓ_REML (up to a constant) and its gradient in (σ²_topic, σ²_topic_algorithm, σ²_instance, σ²_residual)."""
+    a, b, s, e = theta
+    k1, k2 = st.k
+    value, grad = 0.0, np.zeros(4)
+    if st.df_residual > 0:
+        value += st.df_residual * np.log(e) + st.ss_residual / e
+        grad[3] += st.df_residual / e - st.ss_residual / e ** 2
+    if st.df_instance > 0:
+        phi = e + st.n_topics * s
+        value += st.df_instance * np.log(phi) + st.ss_instance / phi
+        d = st.df_instance / phi - st.ss_instance / phi ** 2
+        grad[2] += st.n_topics * d
+        grad[3] += d
+    s11, s22 = a + b + e / k1, a + b + e / k2
+    det = s11 * s22 - a * a
+    if not det > 0:
+        return np.inf, grad
+    inverse = np.array([[s22, -a], [-a, s11]]) / det
+    value += (st.n_topics - 1) * np.log(det) + float((inverse * st.cross).sum())
+    m = (st.n_topics - 1) * inverse - inverse @ st.cross @ inverse
+    grad += [m.sum(), np.trace(m), 0.0, m[0, 0] / k1 + m[1, 1] / k2]
+    return float(value), grad
+
+
+def _closed_form(st: _Strata) -> np.ndarray | None:
+    """ANOVA = REML estimates for k_1 = k_2 when all are ≥ 0, else None."""
+    if st.k[0] != st.k[1]:
+        return None
+    k, t1 = st.k[0], st.n_topics - 1
+    e = st.ss_residual / st.df_residual if st.df_residual else 0.0
+    s = (st.ss_instance / st.df_instance - e) / st.n_topics if st.df_instance else 0.0
+    ms_sum = (st.cross[0, 0] + st.cross[1, 1] + 2 * st.cross[0, 1]) / 2 / t1
+    ms_diff = (st.cross[0, 0] + st.cross[1, 1] - 2 * st.cross[0, 1]) / 2 / t1
+    theta = np.array([(ms_sum - ms_diff) / 2, ms_diff - e / k, s, e])
+    return theta if (theta >= 0).all() and (st.df_residual == 0 or e > 0) else None
+
+
+def _start(st: _Strata) -> np.ndarray:
+    """Moment estimates, clipped into the interior: the optimiser's starting point."""
+    k1, k2 = st.k
+    t1 = st.n_topics - 1
+    e = st.ss_residual / st.df_residual if st.df_residual else 0.0
+    s = (st.ss_instance / st.df_instance - e) / st.n_topics if st.df_instance else 0.0
+    sigma = st.cross / t1
+    a = sigma[0, 1]
+    b = (sigma[0, 0] - e / k1 + sigma[1, 1] - e / k2) / 2 - a
+    total = max(np.trace(sigma) / 2, 1e-300)
+    return np.maximum([a, b, s, e], 0.05 * total)
+
+
+def _reml_variances(st: _Strata, closed_form: bool = True) -> np.ndarray:
+    """REML estimates of (σ²_topic, σ²_topic_algorithm, σ²_instance, σ²_residual) of a complete design.
+
+    The ANOVA closed form where it applies (k_1 = k_2, estimates ≥ 0), else the bounded optimiser.
+    """
+    exact = _closed_form(st) if closed_form else None
+    if exact is not None:
+        return exact
+    scale = max(float(np.trace(st.cross)) / 2 / (st.n_topics - 1), st.ss_residual / max(st.df_residual, 1), 1e-300)
+    scaled = _Strata(st.n_topics, st.k, st.means, st.ss_residual / scale, st.df_residual, st.ss_instance / scale,
+                     st.df_instance, st.cross / scale)
+    tiny = 1e-12
+    bounds = [(0.0, None),
+              (tiny if st.df_residual == 0 else 0.0, None),             # Σ must stay positive definite
+              (0.0, None) if st.df_instance else (0.0, 0.0),
+              (tiny, None) if st.df_residual else (0.0, 0.0)]           # σ²_ε not identifiable: fixed at 0
+    lower, upper = zip(*[(lo, np.inf if hi is None else hi) for lo, hi in bounds])
+    start = np.clip(_start(st) / scale, lower, upper)
+    result = optimize.minimize(_reml_objective, start, args=(scaled,), jac=True, method="L-BFGS-B", bounds=bounds,
+                               options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 2000})
+    return np.where(result.x <= tiny * 10, 0.0, result.x) * scale
+
+
+def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, algorithm: str = "challenger",
+                 baseline_name: str = "baseline") -> MixedFit:
+    """The SPEC §5 model on a complete design: two instances x topics matrices over the same topics.
+
+    Exact REML through the orthogonal strata of the design (module docstring); O(N) time.
+    """
+    first, second = np.asarray(challenger, dtype=float), np.asarray(baseline, dtype=float)
+    if first.ndim != 2 or second.ndim != 2 or first.shape[1] != second.shape[1]:
+        raise RiskReportError("fit_balanced needs two instances x topics matrices over the same topics")
+    if not (np.isfinite(first).all() and np.isfinite(second).all()):
+        raise RiskReportError("fit_balanced needs a complete design (no missing score)")
+    n_topics = first.shape[1]
+    if n_topics < 2:
+        raise RiskReportError("the mixed-effects model needs at least 2 topics")
+    st = _strata(first, second)
+    if st.ss_residual + st.ss_instance + float(np.trace(st.cross)) == 0:
+        variances = np.zeros(4)
+    else:
+        variances = _reml_variances(st)
+    topic, interaction, instance, residual = variances
+    k1, k2 = st.k
+    var = (instance * (float(k1 > 1) / k1 + float(k2 > 1) / k2) + 2 * interaction / n_topics
+           + residual * (1 / k1 + 1 / k2) / n_topics)
+    note = ""
+    if st.df_residual == 0:
+        note = ("one instance per algorithm: the residual cannot be told apart from the topic × algorithm "
+                "interaction (both are in var_topic_algorithm) and the model reduces to the paired t-test")
+        residual = float("nan")
+    return MixedFit(algorithm, baseline_name, st.means[0] - st.means[1], float(np.sqrt(max(var, 0.0))), n_topics,
+                    st.k, {"topic": float(topic), "instance": float(instance), "topic_algorithm": float(interaction),
+                           "residual": float(residual)}, BALANCED, note)
+
+
+def fit_mixedlm(scores: pd.DataFrame, algorithm: str, baseline: str) -> MixedFit:
+    """The reference fit: statsmodels MixedLM (REML) with `vc_formula` for the crossed random effects.
+
+    `scores` is tidy (`system, instance, topic, score`) and may be incomplete. One group holds
+    every row; variance components: topic, topic × algorithm, and instance for the rows of
+    non-deterministic algorithms only (a deterministic algorithm has no instance effect).
+    """
+    import statsmodels.formula.api as smf
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
+
+    data = _pair(scores, algorithm, baseline).dropna(subset=["score"])
+    counts = data.groupby("system")["instance"].nunique()
+    data = data.assign(challenger=(data["system"] == algorithm).astype(float), group=0,
+                       nondeterministic=data["system"].map(lambda s: float(counts[s] > 1)),
+                       topic_code=pd.factorize(data["topic"])[0], algorithm_code=pd.factorize(data["system"])[0],
+                       instance_code=pd.factorize(data["system"] + "\x00" + data["instance"])[0])
+    vc = {"topic": "0 + C(topic_code)", "topic_algorithm": "0 + C(topic_code):C(algorithm_code)"}
+    if data["nondeterministic"].any():
+        vc["instance"] = "0 + C(instance_code):nondeterministic"
+    model = smf.mixedlm("score ~ challenger", data, groups="group", re_formula="0", vc_formula=vc,
+                        use_sparse=len(data) > SPARSE_ROWS)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = model.fit(reml=True)
+    components = dict(zip(model.exog_vc.names, np.asarray(result.vcomp, dtype=float)))
+    notes = [] if result.converged else ["MixedLM did not converge"]
+    notes += sorted({str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)
+                     and "boundary" not in str(w.message)})
+    return MixedFit(algorithm, baseline, float(result.fe_params["challenger"]), float(result.bse_fe["challenger"]),
+                    int(data["topic"].nunique()), (int(counts[algorithm]), int(counts[baseline])),
+                    {"topic": components["topic"], "instance": components.get("instance", 0.0),
+                     "topic_algorithm": components["topic_algorithm"], "residual": float(result.scale)},
+                    MIXEDLM, "; ".join(notes))
+
+
+def fit_pair(scores: pd.DataFrame, algorithm: str, baseline: str, method: str = "auto") -> MixedFit:
+    """Fit one algorithm against the baseline: the fast path when the design is complete, else MixedLM.
+
+    `method`: `auto` (fast path if complete, else MixedLM, noted), `balanced` (fast path; an
+    error on an incomplete design) or `mixedlm` (always the reference).
+    """
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}.")
+    if method == "mixedlm":
+        return fit_mixedlm(scores, algorithm, baseline)
+    matrices, problem = _complete_matrices(_pair(scores, algorithm, baseline), algorithm, baseline)
+    if problem is None:
+        return fit_balanced(matrices[0], matrices[1], algorithm, baseline)
+    if method == "balanced":
+        raise RiskReportError(f"{algorithm} vs {baseline}: the fast path needs a complete design, but {problem}.")
+    fit = fit_mixedlm(scores, algorithm, baseline)
+    note = f"incomplete design ({problem}): fitted with statsmodels MixedLM"
+    return replace(fit, note="; ".join(n for n in (note, fit.note) if n))
+
+
+def _pair(scores: pd.DataFrame, algorithm: str, baseline: str) -> pd.DataFrame:
+    for system in (algorithm, baseline):
+        if not (scores["system"] == system).any():
+            raise RiskReportError(f"no instance scores for system {system!r}")
+    if algorithm == baseline:
+        raise RiskReportError(f"cannot compare {algorithm!r} with itself")
+    return scores[scores["system"].isin([algorithm, baseline])]
+
+
+def _complete_matrices(pair: pd.DataFrame, algorithm: str, baseline: str):
+    """(challenger, baseline) instances x topics arrays of a complete design, or (None, what is missing)."""
+    if pair.duplicated(["system", "instance", "topic"]).any():
+        return None, "some instance scores a topic twice"
+    topics = pd.unique(pair["topic"])
+    matrices = []
+    for system in (algorithm, baseline):
+        rows = pair[pair["system"] == system]
+        matrix = rows.pivot(index="instance", columns="topic", values="score").reindex(columns=topics)
+        matrices.append(matrix.to_numpy(dtype=float))
+    cells = sum(m.size for m in matrices)
+    absent = cells - sum(int(np.isfinite(m).sum()) for m in matrices)
+    if absent:
+        return None, f"{absent} of {cells} instance–topic cells have no score"
+    return matrices, None
+
+
+def equivalence_verdicts(estimate, se, df, sig_level: float, delta0: float) -> np.ndarray:
+    """Verdict of each effect for the margin δ0 (SPEC §5; two one-sided tests at `sig_level`).
+
+    With the 100(1−2·sig)% interval [lo, hi] (TOST) and the 100(1−sig)% interval [l, h]:
+    `equivalent`: −δ0 < lo and hi < δ0; else `better`: l > 0 (significantly better, p < sig);
+    else `worse`: h < 0 (significantly worse); else `not_worse`: lo > −δ0 (non-inferior for
+    δ0); else `inconclusive`. An undefined SE (NaN) is `inconclusive`.
+    """
+    estimate, se, df = (np.asarray(x, dtype=float) for x in (estimate, se, df))
+    if not delta0 > 0:
+        raise ParameterError(f"delta0 must be a positive margin, got {delta0!r}.")
+    with np.errstate(invalid="ignore"):
+        one_sided = stats.t.ppf(1 - sig_level, df) * se
+        two_sided = stats.t.ppf(1 - sig_level / 2, df) * se
+        lo, hi = estimate - one_sided, estimate + one_sided
+        low, high = estimate - two_sided, estimate + two_sided
+        conditions = [np.isnan(se), (lo > -delta0) & (hi < delta0), low > 0, high < 0, lo > -delta0]
+    return np.select(conditions, ["inconclusive", "equivalent", "better", "worse", "not_worse"], "inconclusive")
+
+
+def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_level: float = 0.05,
+                delta0: float = 0.01, algorithms: Sequence[str] | None = None, method: str = "auto") -> pd.DataFrame:
+    """The SPEC §5 model for every algorithm against `baseline`, tidy: `MIXED_COLUMNS` + extras.
+
+    `estimate` = a_algorithm − a_baseline (> 0: better than the baseline), `ci_low`/`ci_high`
+    its 100(1−sig)% interval, `p_value` two-sided (t, `df` = n_topics − 1), `var_*` the REML
+    variance components, `verdict` from `equivalence_verdicts`. Extras: `tost_low`/`tost_high`
+    (the 100(1−2·sig)% interval the equivalence verdicts use), `share_*` (each component's share
+    of their sum), `n_instances`, `n_baseline_instances`, `n_topics`, `method`, `note`.
+    """
+    check_levels(sig_level, delta0)
+    names = list(dict.fromkeys(scores["system"]))
+    chosen = [a for a in (algorithms if algorithms is not None else names) if a != baseline]
+    rows = []
+    for algorithm in chosen:
+        fit = fit_pair(scores, algorithm, baseline, method)
+        low, high = fit.interval(1 - sig_level)
+        tost_low, tost_high = fit.interval(1 - 2 * sig_level)
+        rows.append({"algorithm": algorithm, "baseline": baseline, "measure": measure, "estimate": fit.estimate,
+                     "se": fit.se, "df": fit.df, "ci_low": low, "ci_high": high, "p_value": fit.p_value,
+                     **{f"var_{c}": fit.variances[c] for c in COMPONENTS}, "delta0": float(delta0),
+                     "tost_low": tost_low, "tost_high": tost_high,
+                     **{f"share_{c}": fit.shares[c] for c in COMPONENTS},
+                     "n_instances": fit.n_instances[0], "n_baseline_instances": fit.n_instances[1],
+                     "n_topics": fit.n_topics, "method": fit.method, "note": fit.note})
+    table = pd.DataFrame(rows, columns=MIXED_COLUMNS[:-1] + [
+        "tost_low", "tost_high", *[f"share_{c}" for c in COMPONENTS], "n_instances", "n_baseline_instances",
+        "n_topics", "method", "note"])
+    table.insert(MIXED_COLUMNS.index("verdict"), "verdict",
+                 equivalence_verdicts(table["estimate"], table["se"], table["df"], sig_level, delta0)
+                 if len(table) else pd.Series(dtype=str))
+    return table
+
+
+def check_levels(sig_level: float, delta0: float) -> None:
+    """A clear error unless 0 < sig_level < 0.5 and the margin δ0 > 0."""
+    if not (isinstance(sig_level, (int, float)) and 0 < sig_level < 0.5):
+        raise ParameterError(f"sig_level must be between 0 and 0.5 for the equivalence tests, got {sig_level!r}.")
+    if not (isinstance(delta0, (int, float)) and delta0 > 0):
+        raise ParameterError(f"delta0 must be a positive margin, got {delta0!r}.")
+
+
+def _instances_vs_baseline(scores: pd.DataFrame, algorithm: str, baseline: str) -> pd.DataFrame:
+    """Rows = the algorithm's instances, plus the baseline (its per-topic mean over instances) last."""
+    pivot = scores[scores["system"].isin([algorithm, baseline])].pivot_table(
+        index=["system", "instance"], columns="topic", values="score", sort=False)
+    topics = list(dict.fromkeys(scores["topic"]))
+    pivot = pivot.reindex(columns=topics)
+    if pivot.isna().any().any():
+        raise RiskReportError(f"{algorithm} vs {baseline}: per-instance comparisons need every instance "
+                              "scored on every topic")
+    matrix = pivot.loc[algorithm].copy()
+    matrix.loc[_BASELINE_ROW] = pivot.loc[baseline].mean(axis=0)
+    return matrix
+
+
+def single_instance_tests(scores: pd.DataFrame, baseline: str, levels: Sequence[float] = (0.05, 0.10),
+                          algorithms: Sequence[str] | None = None) -> pd.DataFrame:
+    """How often a single instance, t-tested against the baseline, is significant (Jayasinghe et al. 2014, Table 1).
+
+    Each instance of an algorithm is compared with the baseline over the topics (two-sided
+    paired t-test, c − 1 df); a non-deterministic baseline enters as its per-topic mean over
+    instances. Columns: `algorithm, baseline, instances, effect_min, effect_max` (range of the
+    instances' mean differences), per level `share_p<level>` and, at the first level,
+    `better_p<level>`/`worse_p<level>` (counts of significant wins and losses).
+    """
+    names = [a for a in (algorithms or dict.fromkeys(scores["system"])) if a != baseline]
+    rows = []
+    for algorithm in names:
+        matrix = _instances_vs_baseline(scores, algorithm, baseline)
+        result = risk_table(matrix, _BASELINE_ROW, [0.0])
+        effect, p = result["urisk"].to_numpy(), result["p_value"].to_numpy()
+        row = {"algorithm": algorithm, "baseline": baseline, "instances": len(result),
+               "effect_min": effect.min(), "effect_max": effect.max()}
+        for level in levels:
+            row[f"share_p{_label(level)}"] = float(np.mean(np.nan_to_num(p, nan=1.0) < level))
+        first = _label(levels[0])
+        row[f"better_p{first}"] = int(((p < levels[0]) & (effect > 0)).sum())
+        row[f"worse_p{first}"] = int(((p < levels[0]) & (effect < 0)).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _label(level: float) -> str:
+    """0.05 -> '05', 0.1 -> '10' (column names `share_p05`, `share_p10`)."""
+    return f"{round(level * 100):02d}"
+
+
+def instance_risk(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                  sig_level: float = 0.05, algorithms: Sequence[str] | None = None) -> pd.DataFrame:
+    """URisk and TRisk of every instance against the baseline at each α (Wang et al. 2012; Dinçer et al. 2014).
+
+    `riskreport.risk.risk_table` on a matrix whose rows are the algorithm's instances; a
+    non-deterministic baseline enters as its per-topic mean over instances. Columns
+    `INSTANCE_COLUMNS` (`significant`: p < sig_level) + `verdict` (risk, reward, inconclusive,
+    undefined; see `risk_agreement` for the pooled system).
+    """
+    names = [a for a in (algorithms or dict.fromkeys(scores["system"])) if a != baseline]
+    parts = []
+    for algorithm in names:
+        table = risk_table(_instances_vs_baseline(scores, algorithm, baseline), _BASELINE_ROW, alphas, measure,
+                           sig_level)
+        parts.append(table.rename(columns={"system": "instance"}).assign(algorithm=algorithm))
+    if not parts:
+        return pd.DataFrame(columns=INSTANCE_COLUMNS + ["verdict"])
+    table = pd.concat(parts, ignore_index=True)
+    table["significant"] = table["p_value"].fillna(1.0) < sig_level
+    return table[INSTANCE_COLUMNS + ["verdict"]].sort_values(["algorithm", "alpha"], kind="stable") \
+        .reset_index(drop=True)
+
+
+def risk_agreement(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                   sig_level: float = 0.05, algorithms: Sequence[str] | None = None) -> pd.DataFrame:
+    """How often the single-instance risk verdict differs from the pooled one, per algorithm and α.
+
+    The pooled system is the per-topic mean over the algorithm's instances; its URisk, TRisk and
+    verdict come from `risk_table` against the same baseline. Columns: `algorithm, alpha,
+    instances, pooled_urisk, pooled_trisk, pooled_verdict, risk, reward, inconclusive,
+    share_differs` (share of instances whose verdict is not the pooled verdict).
+    """
+    per_instance = instance_risk(scores, baseline, alphas, measure, sig_level, algorithms)
+    rows = []
+    for (algorithm, alpha), group in per_instance.groupby(["algorithm", "alpha"], sort=False):
+        matrix = _instances_vs_baseline(scores, algorithm, baseline)
+        pooled_matrix = pd.DataFrame([matrix.drop(index=_BASELINE_ROW).mean(axis=0), matrix.loc[_BASELINE_ROW]],
+                                     index=[algorithm, _BASELINE_ROW])
+        pooled = risk_table(pooled_matrix, _BASELINE_ROW, [alpha], measure, sig_level).iloc[0]
+        counts = group["verdict"].value_counts()
+        rows.append({"algorithm": algorithm, "alpha": alpha, "instances": len(group),
+                     "pooled_urisk": pooled["urisk"], "pooled_trisk": pooled["trisk"],
+                     "pooled_verdict": pooled["verdict"], **{v: int(counts.get(v, 0)) for v in
+                                                             ("risk", "reward", "inconclusive")},
+                     "share_differs": float((group["verdict"] != pooled["verdict"]).mean())})
+    return pd.DataFrame(rows)
