@@ -29,4 +29,4 @@ __all__ = ["Collection", "load_collection", "evaluate", "judged_fraction", "Topi
            "trisk", "risk_table", "topic_risk", "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single",
            "risk_adjusted_scores", "smooth_value", "rank_agreement", "to_convention", "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError",
            "ReportExecutionError"]
-__all__ += ["instances", "mixed", "InstanceScores", "evaluate_instances", "MixedFit", "fit_pair", "mixed_table"]
+__all__ += ["inference", "risk", "instances", "mixed", "InstanceScores", "evaluate_instances", "MixedFit", "fit_pair", "mixed_table"]

@@ -1,7 +1,8 @@
-"""The `riskreport` command line: run, templates, inspect, demo."""
+"""The `riskreport` command line: run, batch, templates, inspect, demo."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -12,6 +13,7 @@ EPILOG = """examples:
   riskreport run                                   # demo collection, its defaults
   riskreport run --collection path/to/trec-web-2012 --baseline indriCASP --measure ERR@20 --alpha 0 1 5 10
   riskreport run risk_report -p systems '["a","b"]' --out /tmp/report
+  riskreport batch examples/jobs.toml --jobs 2      # the jobs of a file; unchanged jobs are skipped
   riskreport templates                             # templates and their parameters
   riskreport inspect demo                          # what a collection holds
 """
@@ -47,6 +49,28 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress output")
 
+    batch = commands.add_parser(
+        "batch", help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
+        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code and any template "
+        "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
+        "versions are unchanged since its latest complete report is skipped. Reports go to "
+        "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/.",
+        epilog="exit codes: 0 every job ok or skipped, 1 a job failed or a clear error (e.g. in the jobs file), "
+        "2 usage, 3 the reports folder is locked by another batch, 130 interrupted")
+    batch.add_argument("jobs_file", metavar="JOBS.toml", help="the jobs file")
+    batch.add_argument("--reports", default="reports", metavar="DIR", help="reports folder (default: reports)")
+    batch.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                       help="jobs at a time (default: one per core; with dask: all)")
+    batch.add_argument("--force", action="store_true", help="run every job, even unchanged ones")
+    batch.add_argument("--dry-run", "-n", action="store_true", help="say what would run and why; write nothing")
+    batch.add_argument("--wait", nargs="?", type=float, const=math.inf, default=0.0, metavar="SECONDS",
+                       help="if another batch holds the reports folder, wait for it (forever, or SECONDS) "
+                            "instead of exiting with code 3")
+    batch.add_argument("--executor", choices=("local", "dask"), default="local",
+                       help="local: a pool of processes (default); dask: an existing Dask cluster")
+    batch.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    batch.add_argument("--quiet", "-q", action="store_true", help="no progress output (the summary is still printed)")
+
     commands.add_parser("templates", help="list templates and their parameters")
 
     inspect = commands.add_parser("inspect", help="summarise a collection: files, systems, topics, defaults")
@@ -64,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    if args.command == "batch" and (args.executor == "dask") != (args.scheduler is not None):
+        parser.error("--executor dask and --scheduler ADDRESS go together")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
@@ -89,6 +115,30 @@ def _run(args) -> int:
                         show_code=args.show_code, progress=None if args.quiet else _say)
     print(folder / "report.html")
     return 0
+
+
+def _batch(args) -> int:
+    from .batch import run_batch
+    from .lock import LockedError
+    try:
+        result = run_batch(args.jobs_file, reports_dir=args.reports, jobs=args.jobs, force=args.force,
+                           dry_run=args.dry_run, executor=args.executor, scheduler=args.scheduler, wait=args.wait,
+                           progress=None if args.quiet else _say)
+    except LockedError as error:
+        print(f"riskreport: error: {error}", file=sys.stderr)
+        return 3
+    print(result.table())
+    return 0 if result.ok else 1
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
+    return value
 
 
 def _templates(args) -> int:
@@ -143,4 +193,4 @@ def _version() -> str:
     return __version__
 
 
-COMMANDS = {"run": _run, "templates": _templates, "inspect": _inspect, "demo": _demo}
+COMMANDS = {"run": _run, "batch": _batch, "templates": _templates, "inspect": _inspect, "demo": _demo}

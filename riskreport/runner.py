@@ -1,11 +1,14 @@
 """Execute a template with papermill and export it to standalone HTML with nbconvert.
 
-A report is built in a temporary folder beside its destination and renamed into place
-only when it is complete: a failing run never overwrites a good report, and the
-`latest` link always points at a complete one.
+`plan_report` checks a report's parameters and hashes its inputs (the fingerprint a batch
+compares to skip unchanged jobs); `build_report` executes a plan. A report is built in a
+temporary folder beside its destination and renamed into place only when it is complete:
+a failing run never overwrites a good report, and the `latest` link always points at a
+complete one.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -20,7 +23,8 @@ from typing import Callable
 from .collection import PROJECT_ROOT
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import evaluate_runs, judged_measure
-from .params import resolve_parameters
+from .index import write_index
+from .params import ReportParameters, resolve_parameters
 from .report import file_hashes, package_versions
 
 KERNEL_NAME = "riskreport-python"
@@ -129,18 +133,37 @@ def _is_plain_data(value) -> bool:
     return False
 
 
-def run_report(template: str = "risk_report", *, collection: str | None = None, baseline: str | None = None,
-               alphas: list[float] | None = None, measure: str | None = None, parameters: dict | None = None,
-               out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
-               show_code: bool = False, progress: Progress | None = None) -> Path:
-    """Execute `template` on a collection and write a complete report folder; return its path.
+@dataclass(frozen=True)
+class ReportPlan:
+    """What a report will be built from, every default resolved and every input hashed.
 
-    The folder holds `report.html`, `report.ipynb`, `params.json` and `tables/*.csv`.
-    Without `out` it is `reports/<collection>/<template>/<UTC timestamp>/` and
-    `reports/<collection>/<template>/latest` points at it.
+    `record` holds what params.json stores about the inputs (template and file hashes,
+    parameters, package versions); `fingerprint` is their digest: equal fingerprints mean
+    the same report would be produced again.
     """
-    say = progress or (lambda message: None)
-    started = time.time()
+
+    template: Template
+    params: ReportParameters
+    effective: dict
+    record: dict
+    fingerprint: str
+
+
+def fingerprint(record: dict) -> str:
+    """SHA-256 of the template, effective parameters, input files and package versions of a report.
+
+    `record` is a params.json (or `ReportPlan.record`); a params.json written before `show_code`
+    was recorded yields a digest that matches no plan, so that report is built again.
+    """
+    inputs = {key: record.get(key) for key in ("template_sha256", "parameters", "versions", "show_code")}
+    inputs["files_sha256"] = (record.get("collection") or {}).get("files_sha256")
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def plan_report(template: str | os.PathLike = "risk_report", *, collection: str | None = None,
+                baseline: str | None = None, alphas: list[float] | None = None, measure: str | None = None,
+                parameters: dict | None = None, show_code: bool = False) -> ReportPlan:
+    """Check the parameters of a report against its template and collection; hash its inputs."""
     tpl = find_template(template)
     given = {name: coerce_parameter(tpl, name, value) for name, value in (parameters or {}).items()}
     for name, value in (("collection", collection), ("baseline", baseline), ("alphas", alphas), ("measure", measure)):
@@ -156,34 +179,85 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
     effective = {**defaults, **given, "collection": str(params.collection.location), "measure": params.measure,
                  "baseline": params.baseline, "alphas": params.alphas}
     effective = {k: v for k, v in effective.items() if k in tpl.parameters}
+    record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
+              "collection": {"name": params.collection.name, "path": str(params.collection.path),
+                             "files_sha256": file_hashes(params.collection.files())},
+              "template_sha256": file_hashes([tpl.path])[str(tpl.path)], "versions": package_versions(),
+              "show_code": bool(show_code)}
+    return ReportPlan(tpl, params, effective, record, fingerprint(record))
+
+
+def run_report(template: str = "risk_report", *, collection: str | None = None, baseline: str | None = None,
+               alphas: list[float] | None = None, measure: str | None = None, parameters: dict | None = None,
+               out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
+               show_code: bool = False, progress: Progress | None = None, job: str | None = None,
+               update_index: bool = True) -> Path:
+    """Execute `template` on a collection and write a complete report folder; return its path.
+
+    The folder holds `report.html`, `report.ipynb`, `params.json` and `tables/*.csv`.
+    Without `out` it is `reports/<collection>/<template>/<UTC timestamp>/` (for a batch job,
+    `reports/jobs/<job>/<UTC timestamp>/`), the `latest` link beside it points at it, and
+    `reports/index.html` is regenerated unless `update_index=False`.
+    """
+    started = time.time()
+    plan = plan_report(template, collection=collection, baseline=baseline, alphas=alphas, measure=measure,
+                       parameters=parameters, show_code=show_code)
+    return build_report(plan, out=out, reports_dir=reports_dir, progress=progress, job=job,
+                        update_index=update_index, started=started)
+
+
+def job_folder(reports_dir: str | os.PathLike, job: str) -> Path:
+    """Where a batch job's reports go: `<reports>/jobs/<job>/` (stamped folders and `latest`)."""
+    return (Path(reports_dir) / "jobs" / job).resolve()
+
+
+def report_parent(plan: ReportPlan, reports_dir: str | os.PathLike = "reports", job: str | None = None) -> Path:
+    """The folder that holds the stamped reports (and `latest`) of a plan or a batch job."""
+    if job is not None:
+        return job_folder(reports_dir, job)
+    return (Path(reports_dir) / plan.params.collection.name / plan.template.name).resolve()
+
+
+def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
+                 progress: Progress | None = None, job: str | None = None, update_index: bool = True,
+                 started: float | None = None) -> Path:
+    """Execute a planned report in a temporary folder and rename it into place when complete."""
+    say = progress or (lambda message: None)
+    started = time.time() if started is None else started
+    tpl, params = plan.template, plan.params
     say(f"template {tpl.name}, collection {params.collection.name}, measure {params.measure}, "
         f"baseline {params.baseline}, α {params.alphas}")
-    _prewarm(params, say, tpl.instances)
+    prewarm(params, say, tpl.instances)
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     if out is not None:
         final = Path(out).resolve()
         parent = final.parent
     else:
-        parent = (Path(reports_dir) / params.collection.name / tpl.name).resolve()
+        parent = report_parent(plan, reports_dir, job)
         final = _unique(parent / stamp)
     parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=parent))
     os.chmod(work, 0o777 & ~_umask())
+    index = update_index and out is None
     try:
-        _execute(tpl, effective, work, say, show_code)
+        _execute(tpl, plan.effective, work, say, plan.record["show_code"])
     except ReportExecutionError as error:
         failed = _unique(parent / f"failed-{final.name if out is not None else stamp}")
-        _write_params(work, tpl, effective, params, started, status="failed")
+        _write_params(work, plan, started, status="failed", job=job, error=str(error))
         os.replace(work, failed)
+        if index:
+            write_index(reports_dir)
         raise ReportExecutionError(str(error), kept=failed) from None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    _write_params(work, tpl, effective, params, started, status="ok")
+    _write_params(work, plan, started, status="ok", job=job)
     _move_into_place(work, final)
     if out is None:
         _point_latest(parent / "latest", final)
+    if index:
+        write_index(reports_dir)
     say(f"report written in {time.time() - started:.1f} s: {final / 'report.html'}")
     return final
 
@@ -196,7 +270,7 @@ def _literal(text: str, default=None):
         return default
 
 
-def _prewarm(params, say: Progress, instances: bool = False) -> None:
+def prewarm(params: ReportParameters, say: Progress, instances: bool = False) -> None:
     """Evaluate (or find cached) every run once, in parallel, with progress, before the kernel starts."""
     runs = {s: params.collection.runs[s] for s in params.systems if s in params.collection.runs}
     if instances:
@@ -263,7 +337,6 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False) -
 
 def _kernelspec() -> Path:
     """A private kernelspec that runs this very Python, whatever kernels the user has installed."""
-    import hashlib
     owner = os.getuid() if hasattr(os, "getuid") else 0
     interpreter = hashlib.sha256(sys.executable.encode()).hexdigest()[:12]   # one spec per environment
     home = Path(tempfile.gettempdir()) / f"riskreport-kernels-{owner}-{interpreter}"
@@ -280,13 +353,11 @@ def _kernelspec() -> Path:
     return home
 
 
-def _write_params(work: Path, tpl: Template, effective: dict, params, started: float, status: str) -> None:
-    record = {"template": tpl.name, "template_path": str(tpl.path), "status": status,
-              "parameters": effective, "collection": {"name": params.collection.name,
-                                                      "path": str(params.collection.path),
-                                                      "files_sha256": file_hashes(params.collection.files())},
-              "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
-              "versions": package_versions(), "duration_s": round(time.time() - started, 3),
+def _write_params(work: Path, plan: ReportPlan, started: float, status: str, job: str | None,
+                  error: str | None = None) -> None:
+    record = {**plan.record, "job": job, "status": status, **({"error": error} if error else {}),
+              "fingerprint": plan.fingerprint,
+              "duration_s": round(time.time() - started, 3),
               "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 

@@ -45,6 +45,9 @@ def test_report_folder(report, tmp_path):
     assert params["parameters"]["alphas"] == [0.0, 1.0, 5.0] and params["parameters"]["sig_level"] == 0.05
     assert set(params["versions"]) >= {"riskreport", "ir_measures", "papermill"}
     assert any(path.endswith("base.run") for path in params["collection"]["files_sha256"])
+    index = json.loads((tmp_path / "reports" / "index.json").read_text())   # a plain run updates the index too
+    assert [(e["path"], e["status"], e["latest"]) for e in index["reports"]] == [
+        (f"tiny/risk_report/{report.name}", "ok", True)]
 
 
 def test_report_tables(report):
