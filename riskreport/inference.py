@@ -11,6 +11,8 @@ entirely above 0 a significant reward.
 from __future__ import annotations
 
 import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import numpy as np
@@ -50,6 +52,8 @@ def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = Non
     samples, c = counts.shape
     rows = chunk or max(1, MEMORY_BUDGET // (2 * samples))
     transposed = np.ascontiguousarray(counts.T) / c
+    if flat.shape[0] <= rows and not with_se:                                  # one block: no copy
+        return (flat @ transposed).reshape(lead + (samples,)), None
     means = np.empty((flat.shape[0], samples))
     ses = np.empty((flat.shape[0], samples)) if with_se else None
     for start in range(0, flat.shape[0], rows):
@@ -73,10 +77,12 @@ def _order_quantiles(values: np.ndarray, qs: list[np.ndarray]) -> list[np.ndarra
     highs = [np.minimum(low + 1, samples - 1) for low in lows]
     kth = np.concatenate([np.stack(lows, axis=1), np.stack(highs, axis=1)], axis=1)        # (R, 2Q)
     picked = np.empty(kth.shape)
-    for r in range(len(values)):
-        order = np.unique(kth[r])
-        part = np.partition(values[r], order)
-        picked[r] = part[kth[r]]
+
+    def select(rows: range) -> None:
+        for r in rows:
+            picked[r] = np.partition(values[r], np.unique(kth[r]))[kth[r]]
+
+    select(range(len(values)))
     n = len(qs)
     return [picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i])
             for i in range(n)]
@@ -116,8 +122,12 @@ def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndar
     lead, c = x.shape[:-1], x.shape[-1]
     flat = x.reshape(-1, c)
     levels = np.asarray(levels, dtype=float)
-    rows = max(1, MEMORY_BUDGET // (3 * counts.shape[0]))
-    parts = [_interval_chunk(flat[i:i + rows], levels, counts, methods) for i in range(0, len(flat), rows)]
+    samples = counts.shape[0]
+    workers = os.cpu_count() or 1
+    rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))   # ~8 MB blocks
+    chunks = [flat[i:i + rows] for i in range(0, len(flat), rows)]
+    with ThreadPoolExecutor(min(workers, len(chunks))) as pool:                 # numpy releases the GIL
+        parts = list(pool.map(lambda chunk: _interval_chunk(chunk, levels, counts, methods), chunks))
     return {m: np.concatenate([p[m] for p in parts]).reshape(lead + (len(levels), 2)) for m in parts[0]}
 
 
