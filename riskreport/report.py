@@ -71,14 +71,28 @@ class HTML:
         return self.markup
 
 
-def header(params: ReportParameters, title: str | None = None) -> HTML:
-    """Title block: collection, parameters and provenance of the report."""
+GUIDE = {
+    "standard": "Δ is the per-topic difference challenger − baseline. Every risk measure is in the standard "
+                "convention: higher is better, and a negative URisk, TRisk or ZRisk means the challenger loses "
+                "to the baseline once each loss weighs 1 + α.",
+    "minus": "Δ is the per-topic difference challenger − baseline. The risk measures are shown in the minus "
+             "convention of Benham's thesis: positive values are risk (the challenger loses once each loss weighs "
+             "r = 1 + α), lower is better. The CSV tables keep the standard convention.",
+}
+_figures = {"count": 0}
+
+
+def header(params: ReportParameters, title: str | None = None, convention: str = "standard",
+           guide: str | None = None) -> HTML:
+    """Title block: collection and parameters, a "how to read this report" box and the table of contents slot."""
     prov = provenance(params)
     col = params.collection
+    _figures["count"] = 0
     title = title or f"Risk report: {col.title}"
+    shown = ", ".join(params.systems[:20]) + (f", … ({len(params.systems) - 20} more)" if len(params.systems) > 20 else "")
     rows = [("Collection", f"{col.title} ({col.path})"), ("Measure", params.measure),
             ("Baseline", params.baseline), ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
-            ("Systems", f"{len(params.systems)}: " + ", ".join(params.systems)),
+            ("Systems", f"{len(params.systems)}: {shown}"),
             ("Significance level", f"{params.sig_level:g}"),
             ("Inputs (SHA-256 of all files)", prov["inputs_sha256"][:16] + "…"),
             ("Versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items() if k in
@@ -87,7 +101,40 @@ def header(params: ReportParameters, title: str | None = None) -> HTML:
     body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
                    f"{html.escape(str(v))}</td></tr>" for k, v in rows)
     description = f"<p>{html.escape(col.description)}</p>" if col.description else ""
-    return HTML(f"<h1>{html.escape(title)}</h1>{description}<table>{body}</table>")
+    points = [guide or GUIDE.get(convention, GUIDE["standard"]),
+              "▲ and ▼ mark a challenger significantly better or worse than the baseline after the "
+              "multiple-comparison correction; green cells are rewards, orange cells risks, unmarked cells "
+              "inconclusive; the best value of a column is in bold.",
+              "Each section opens with a “How to read this” line; figures are numbered, with a caption "
+              "beneath, and their axes say which direction is a loss.",
+              "Tables on this page are rounded and may be summarised; every number is in the report's "
+              "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
+              "is at the end of the page."]
+    guide_html = ("<div class='rr-howto'><h3>How to read this report</h3><ul>"
+                  + "".join(f"<li>{html.escape(point)}</li>" for point in points) + "</ul></div>")
+    return HTML(f"<h1>{html.escape(title)}</h1>{description}<table>{body}</table>{guide_html}"
+                f'<div class="rr-toc-slot"></div>')
+
+
+def caption(text: str) -> HTML:
+    """A numbered figure caption (numbering restarts with each `header`)."""
+    _figures["count"] += 1
+    return HTML(f"<p class='rr-caption'><strong>Figure {_figures['count']}.</strong> {html.escape(text)}</p>")
+
+
+def figure_systems(risk: pd.DataFrame, limit: int) -> list[str]:
+    """The challengers drawn in figures: all of them, or the `limit` with the lowest URisk at the largest α."""
+    at_max = risk[risk["alpha"] == risk["alpha"].max()].sort_values(["urisk", "system"])
+    systems = at_max["system"].tolist()
+    return systems if len(systems) <= limit else systems[:limit]
+
+
+def figure_note(shown: list[str], total: int) -> HTML:
+    """Says when figures show only some systems."""
+    if len(shown) >= total:
+        return HTML("")
+    return note(f"Figures show the {len(shown)} riskiest of the {total} challengers (lowest URisk at the largest α); "
+                "tables and CSVs cover all of them.")
 
 
 def note(text: str) -> HTML:

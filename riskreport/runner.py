@@ -23,6 +23,7 @@ from typing import Callable
 from .collection import PROJECT_ROOT
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import evaluate_runs, judged_measure
+from .export import export_html
 from .index import write_index
 from .params import ReportParameters, resolve_parameters
 from .report import file_hashes, package_versions
@@ -241,10 +242,11 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
     os.chmod(work, 0o777 & ~_umask())
     index = update_index and out is None
     try:
-        _execute(tpl, plan.effective, work, say, plan.record["show_code"])
+        _execute(tpl, plan.effective, work, say)
     except ReportExecutionError as error:
         failed = _unique(parent / f"failed-{final.name if out is not None else stamp}")
-        _write_params(work, plan, started, status="failed", job=job, error=str(error))
+        record = _write_params(work, plan, started, status="failed", job=job, error=str(error))
+        _export(work, True, record)        # a failed report shows its code, so the failing cell can be found
         os.replace(work, failed)
         if index:
             write_index(reports_dir)
@@ -252,7 +254,12 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    _write_params(work, plan, started, status="ok", job=job)
+    try:
+        record = _write_params(work, plan, started, status="ok", job=job)
+        _export(work, plan.record["show_code"], record)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     _move_into_place(work, final)
     if out is None:
         _point_latest(parent / "latest", final)
@@ -280,7 +287,7 @@ def prewarm(params: ReportParameters, say: Progress, instances: bool = False) ->
                       progress=say)
 
 
-def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, show_code: bool) -> None:
+def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None:
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -306,8 +313,6 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, show_co
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    if output.exists():  # a failed report shows its code, so the failing cell can be found
-        export_html(output, work / "report.html", show_code=show_code or failure is not None)
     if failure is not None:
         if isinstance(failure, PapermillExecutionError):
             message = (f"Cell {failure.exec_count} of template {tpl.name!r} failed: "
@@ -315,24 +320,6 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, show_co
         else:
             message = f"Template {tpl.name!r} could not be executed: {type(failure).__name__}: {failure}"
         raise ReportExecutionError(message)
-
-
-def export_html(notebook_path: Path, html_path: Path, show_code: bool = False) -> Path:
-    """Standalone HTML: images embedded, input cells hidden unless `show_code`."""
-    import nbformat
-    from nbconvert import HTMLExporter
-
-    from traitlets.config import Config
-
-    notebook = nbformat.read(notebook_path, as_version=4)
-    config = Config()
-    config.TagRemovePreprocessor.enabled = True
-    config.TagRemovePreprocessor.remove_cell_tags = {"remove_cell"}
-    exporter = HTMLExporter(config=config, template_name="lab", embed_images=True, exclude_input=not show_code,
-                            exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _ = exporter.from_notebook_node(notebook)
-    html_path.write_text(body, encoding="utf-8")
-    return html_path
 
 
 def _kernelspec() -> Path:
@@ -354,12 +341,19 @@ def _kernelspec() -> Path:
 
 
 def _write_params(work: Path, plan: ReportPlan, started: float, status: str, job: str | None,
-                  error: str | None = None) -> None:
+                  error: str | None = None) -> dict:
     record = {**plan.record, "job": job, "status": status, **({"error": error} if error else {}),
               "fingerprint": plan.fingerprint,
               "duration_s": round(time.time() - started, 3),
               "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return record
+
+
+def _export(work: Path, show_code: bool, record: dict) -> None:
+    notebook = work / "report.ipynb"
+    if notebook.exists():
+        export_html(notebook, work / "report.html", show_code=show_code, provenance=record)
 
 
 def _umask() -> int:
