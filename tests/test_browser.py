@@ -1,0 +1,86 @@
+"""A report as a reader's browser renders it: headless Chromium, network traffic logged.
+
+Asserts the section headings from the rendered DOM and that the page requests nothing from the
+network. `.ci/run` installs Chromium with the system package manager; the test skips only when
+no browser is available.
+"""
+import json
+import shutil
+import subprocess
+import warnings
+from html.parser import HTMLParser
+
+import pytest
+
+from riskreport.export import external_references
+from riskreport.runner import run_report
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+class Headings(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.current, self.found, self.scripts = None, [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("h1", "h2"):
+            self.current = [tag, ""]
+        if tag == "script":
+            self.scripts.append(dict(attrs))
+
+    def handle_data(self, data):
+        if self.current is not None:
+            self.current[1] += data
+
+    def handle_endtag(self, tag):
+        if self.current is not None and tag == self.current[0]:
+            self.found.append((tag, self.current[1].replace("¶", "").strip()))
+            self.current = None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if path is None:
+        pytest.skip("no Chromium/Chrome browser is installed")
+    return path
+
+
+def test_report_renders_offline(browser, tiny_collection, tmp_path, cache_dir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        folder = run_report("risk_report", collection=str(tiny_collection), alphas=[0, 1], out=tmp_path / "report",
+                            parameters={"bootstrap_samples": 500})
+    page = folder / "report.html"
+    assert external_references(page.read_text()) == []
+    dom, requests = render(browser, page, tmp_path / "page")
+    parser = Headings()
+    parser.feed(dom)
+    h2 = [text for tag, text in parser.found if tag == "h2"]
+    assert ("h1", "Risk report: Tiny test collection") in parser.found
+    for heading in ("1. Collection", "2. Effectiveness", "4. Risk against the baseline: URisk and TRisk",
+                    "8. Is the risk real? Bootstrap confidence intervals of URisk", "Methods", "Provenance"):
+        assert heading in h2
+    assert "Contents" in dom and "How to read this report" in dom
+    assert not any(s.get("src", "").startswith(("http:", "https:", "//")) for s in parser.scripts)
+    assert requests == []
+    # control: the same check sees a page that does fetch from the network
+    control = tmp_path / "control.html"
+    control.write_text('<html><body><h1>x</h1><script src="https://cdn.example.invalid/lib.js"></script></body></html>')
+    assert render(browser, control, tmp_path / "control")[1] == ["https://cdn.example.invalid/lib.js"]
+
+
+def render(browser: str, page, work) -> tuple[str, list[str]]:
+    """The DOM after rendering, and the http(s) URLs the page itself requested (from Chromium's net log)."""
+    work.mkdir()
+    netlog = work / "net.json"
+    dom = subprocess.run([browser, *FLAGS, f"--user-data-dir={work / 'profile'}", f"--log-net-log={netlog}",
+                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True).stdout
+    log = json.loads(netlog.read_text())
+    start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    return dom, sorted({e["params"]["url"] for e in log["events"] if e["type"] == start
+                        and "file://" in e["params"].get("network_isolation_key", "")
+                        and e["params"]["url"].startswith(("http:", "https:"))})
