@@ -1,4 +1,4 @@
-"""The `riskreport` command line: run, batch, templates, inspect, demo."""
+"""The `riskreport` command line: run, batch, templates (list, check, new), new-template, inspect, demo."""
 from __future__ import annotations
 
 import argparse
@@ -15,6 +15,8 @@ EPILOG = """examples:
   riskreport run risk_report -p systems '["a","b"]' --out /tmp/report
   riskreport batch examples/jobs.toml --jobs 2      # the jobs of a file; unchanged jobs are skipped
   riskreport templates                             # templates and their parameters
+  riskreport new-template my_report                # scaffold templates/my_report.ipynb
+  riskreport templates check templates/my_report.ipynb   # validate it (and run it on the demo)
   riskreport inspect demo                          # what a collection holds
 """
 
@@ -71,7 +73,29 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     batch.add_argument("--quiet", "-q", action="store_true", help="no progress output (the summary is still printed)")
 
-    commands.add_parser("templates", help="list templates and their parameters")
+    templates = commands.add_parser(
+        "templates", help="list templates and their parameters; check or scaffold templates",
+        description="Without ACTION: list the templates riskreport finds and their parameters.",
+        epilog="exit codes of `templates check`: 0 every template passed, 1 a template failed, 2 usage")
+    actions = templates.add_subparsers(dest="action", metavar="ACTION")
+    check = actions.add_parser(
+        "check", help="validate templates: parameters, no inline statistics, a run on the demo collection",
+        description="Validate templates: one cell tagged `parameters`; every parameter on one line that papermill "
+        "reads, with a supported type and a help comment; no statistics computed in the notebook (numpy beyond "
+        "grids, scipy, statsmodels, .mean(), .std(), ...); and the template runs on the demo collection. "
+        "Each problem names the file, the cell (counted from the top, markdown included), the line and a fix.",
+        epilog="exit codes: 0 every template passed, 1 a template failed, 2 usage")
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="a template .ipynb, a folder of them, or a template name (default: every template found)")
+    check.add_argument("--no-execute", action="store_true", help="static checks only (fast): do not run the template")
+    check.add_argument("--collection", "-c", default="demo",
+                       help="collection to run the templates on (default: demo)")
+    check.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    _new_template_arguments(actions.add_parser("new", help="scaffold a minimal template (same as new-template)"))
+    _new_template_arguments(commands.add_parser(
+        "new-template", help="scaffold a minimal template: templates/NAME.ipynb",
+        description="Write a minimal template that passes `riskreport templates check`: authoring notes, a "
+        "parameters cell, a header and one URisk section (table, plot, CSV). Edit it in Jupyter."))
 
     inspect = commands.add_parser("inspect", help="summarise a collection: files, systems, topics, defaults")
     inspect.add_argument("collection", nargs="?", default="demo", help="collection name or path (default: demo)")
@@ -141,7 +165,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _new_template_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME", help="template name: letters, digits and _, starting with a letter")
+    parser.add_argument("--dir", default="templates", help="folder to write NAME.ipynb into (default: ./templates)")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing NAME.ipynb")
+
+
 def _templates(args) -> int:
+    if args.action == "check":
+        return _check_templates(args)
+    if args.action == "new":
+        return _new_template(args)
     from .runner import list_templates
     for template in list_templates():
         print(f"{template.name}  ({template.path})")
@@ -150,6 +184,30 @@ def _templates(args) -> int:
         for name, spec in template.parameters.items():
             print(f"    {name:<12} = {spec['default']:<12} {spec['help']}")
         print()
+    return 0
+
+
+def _check_templates(args) -> int:
+    from .authoring import check_template, template_files
+    files = template_files(args.paths)
+    if not files:
+        raise RiskReportError("No templates to check: give a .ipynb file or a folder of templates.")
+    results = []
+    for path in files:
+        result = check_template(path, execute=not args.no_execute, collection=args.collection,
+                                progress=None if args.quiet else _say)
+        print(result.report(), flush=True)
+        results.append(result)
+    failed = sum(not r.ok for r in results)
+    print(f"{len(results)} template(s) checked: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def _new_template(args) -> int:
+    from .authoring import new_template
+    path = new_template(args.name, args.dir, force=args.force)
+    print(path)
+    _say(f"edit it in Jupyter, then: riskreport templates check {path} && riskreport run {path}")
     return 0
 
 
@@ -193,4 +251,5 @@ def _version() -> str:
     return __version__
 
 
-COMMANDS = {"run": _run, "batch": _batch, "templates": _templates, "inspect": _inspect, "demo": _demo}
+COMMANDS = {"run": _run, "batch": _batch, "templates": _templates, "new-template": _new_template,
+            "inspect": _inspect, "demo": _demo}

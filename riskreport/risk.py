@@ -24,6 +24,7 @@ GEORISK_COLUMNS = ["system", "measure", "alpha", "mean", "zrisk", "georisk"]
 TSTAR_COLUMNS = ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
 CONVENTIONS = ("standard", "minus")
 SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is undefined"
+ONE_TOPIC_NOTE = "one topic only: the SE needs at least 2 topics, so TRisk is undefined"
 
 
 def deltas(matrix: pd.DataFrame, baseline: str | pd.Series) -> pd.DataFrame:
@@ -74,6 +75,8 @@ def jackknife_se(x: np.ndarray) -> np.ndarray:
     Equals sd(x)/√c exactly for a mean; reports show both as a validity check.
     """
     c = x.shape[-1]
+    if c < 2:
+        return np.full(x.shape[:-1], np.nan)
     loo = leave_one_out_means(x)
     return np.sqrt((c - 1) / c * ((loo - loo.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1))
 
@@ -91,6 +94,9 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
     """
     c = x.shape[-1]
     mean = x.mean(axis=-1)
+    if c < 2:                                   # one topic: no spread to estimate
+        undefined = np.full(mean.shape, np.nan)
+        return {"urisk": mean, "se": undefined, "se_jackknife": undefined, "trisk": undefined, "p_value": undefined}
     se = x.std(axis=-1, ddof=1) / np.sqrt(c)
     defined = se > 1e-15 * np.maximum(1.0, np.abs(mean))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -134,7 +140,7 @@ def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
         "freward": tile(freward), "loss20": tile(loss20), "risk_reward": tile(ratio),
     })
     table["verdict"] = verdicts(table["trisk"], t_critical(sig_level, delta.shape[1]))
-    table["note"] = np.where(table["verdict"] == "undefined", SE_ZERO_NOTE, "")
+    table["note"] = np.where(table["verdict"] == "undefined", ONE_TOPIC_NOTE if delta.shape[1] < 2 else SE_ZERO_NOTE, "")
     return table
 
 
@@ -144,17 +150,19 @@ def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
 
     ψ_i = c·x̄ − (c−1)·x̄_(i) are the jackknife pseudo-values (SPEC §2 erratum: not the paper's
     Eq. 23). `flag` is `loss` when TR_i or TJ_i < −t_crit, `gain` when > t_crit, else ''.
-    Columns `TOPIC_COLUMNS` + `flag`; NaN where s_x = 0.
+    Columns `TOPIC_COLUMNS` + `flag`; NaN where s_x = 0 (up to float noise) or there is one topic.
     """
     challengers = [s for s in matrix.index if s != baseline]
     delta = deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float)
     alphas = [float(a) for a in alphas]
     x = risk_adjusted(delta, alphas)                                             # (A, S, T)
     c = x.shape[-1]
-    pseudo = c * x.mean(axis=-1, keepdims=True) - (c - 1) * leave_one_out_means(x)
+    spread = _spread(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tr = x / _positive(x.std(axis=-1, ddof=1, keepdims=True))
-        tj = (pseudo - pseudo.mean(axis=-1, keepdims=True)) / _positive(pseudo.std(axis=-1, ddof=1, keepdims=True))
+        pseudo = c * x.mean(axis=-1, keepdims=True) - (c - 1) * leave_one_out_means(x)
+        tr = x / spread
+        pseudo_sd = np.where(np.isnan(spread), np.nan, pseudo.std(axis=-1, ddof=1, keepdims=True) if c > 1 else np.nan)
+        tj = (pseudo - pseudo.mean(axis=-1, keepdims=True)) / pseudo_sd
     n_alpha, n_sys = len(alphas), len(challengers)
     topics = list(matrix.columns)
     table = pd.DataFrame({
@@ -169,8 +177,15 @@ def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
     return table
 
 
-def _positive(sd: np.ndarray) -> np.ndarray:
-    return np.where(sd > 0, sd, np.nan)
+def _spread(x: np.ndarray) -> np.ndarray:
+    """sd of x along topics (keepdims); NaN for one topic, or where x is constant up to float noise
+    (the tolerance of `trisk`: SE ≤ 1e-15 · max(1, |mean|))."""
+    c = x.shape[-1]
+    if c < 2:
+        return np.full(x.shape[:-1] + (1,), np.nan)
+    sd = x.std(axis=-1, ddof=1, keepdims=True)
+    noise = 1e-15 * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1, keepdims=True)))
+    return np.where(sd > noise, sd, np.nan)
 
 
 def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = "",
@@ -312,3 +327,10 @@ def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataF
     if "alpha" in out:
         out.insert(list(out.columns).index("alpha") + 1, "r", out["alpha"] + 1.0)
     return out
+
+
+def smooth_table(matrix: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Mean smooth value mean_j s(Δ_j) of every challenger (thesis Eq. 3.6): `system, smooth_urisk`."""
+    challengers = [s for s in matrix.index if s != baseline]
+    values = smooth_value(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float)).mean(axis=1)
+    return pd.DataFrame({"system": challengers, "smooth_urisk": values})
