@@ -13,6 +13,7 @@ score table (`*.csv`, same columns as scores.csv) is a collection of its own.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -30,6 +31,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RUN_SUFFIXES = (".run", ".txt")
 COMPRESSIONS = ("", ".gz", ".bz2")
 CONFIG_KEYS = {"title", "description", "measure", "baseline", "alphas", "qrels"}
+COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -94,24 +96,41 @@ def data_dirs() -> list[Path]:
 
 
 def available_collections() -> list[str]:
-    names = {p.name for d in data_dirs() for p in d.iterdir() if p.is_dir() and _looks_like_collection(p)}
+    names = {p.name for d in data_dirs() for p in d.iterdir()
+             if p.is_dir() and _looks_like_collection(p) and _inside(p, d) and COLLECTION_NAME.fullmatch(p.name)}
     return sorted(names)
 
 
 def resolve_collection_path(spec: str | os.PathLike) -> Path:
-    """A collection folder from a name under a data directory, or from a path."""
+    """A collection folder from a name under a data directory, or from a path.
+
+    A name (letters, digits, '.', '_', '-'; no '/', not starting with '.') is only ever looked
+    up as a direct entry of a data directory, and a symbolic link there that leads outside
+    that directory is refused: a name cannot reach outside data/. Anything else is a path,
+    relative to the current directory, and means exactly that path.
+    """
     text = str(spec)
     candidate = Path(text).expanduser()
     if candidate.is_dir() and (os.sep in text or "/" in text or text.startswith(".") or
                                 _looks_like_collection(candidate)):
         return candidate.resolve()
-    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
+    if COLLECTION_NAME.fullmatch(text):
         for root in data_dirs():
-            folder = (root / text).resolve()
-            if folder.is_dir() and folder.parent == root.resolve():
-                return folder
+            entry = root / text
+            if entry.is_dir() and not _inside(entry, root):
+                raise RiskReportError(
+                    f"{entry} is a symbolic link to {entry.resolve()}, outside {root}: a collection given by name "
+                    f"must live in a data directory. Give its path instead (--collection {entry.resolve()}) or "
+                    "add its parent folder to RISKREPORT_DATA.")
+            if entry.is_dir():
+                return entry.resolve()
     raise UnknownNameError("collection", text, available_collections(),
                            hint="Give a collection by name (a folder under data/) or by path to its folder.")
+
+
+def _inside(entry: Path, root: Path) -> bool:
+    """Whether `entry` (a direct entry of `root`), links followed, is still a direct entry of `root`."""
+    return entry.resolve().parent == root.resolve()
 
 
 def load_collection(spec: str | os.PathLike) -> Collection:
@@ -177,6 +196,10 @@ def _find_runs(folder: Path, kind: str = "system") -> dict[str, Path]:
 
 def _find_qrels(path: Path, configured: str | None) -> Path | None:
     if configured:
+        relative = Path(configured)
+        if relative.is_absolute() or ".." in relative.parts or configured.startswith("~"):
+            raise InputFormatError(path / "collection.toml", f"qrels = {configured!r} points outside the collection",
+                                   expected="the name of a qrels file inside the collection folder")
         chosen = (path / configured)
         if not chosen.is_file():
             raise InputFormatError(path / "collection.toml", f"qrels = {configured!r} does not exist in {path}")
@@ -205,9 +228,9 @@ def _read_config(path: Path) -> dict:
         raise InputFormatError(path, f"unknown key(s) {', '.join(unknown)}",
                                expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}")
     alphas = config.get("alphas")
-    if alphas is not None and not (isinstance(alphas, list) and all(
-            isinstance(a, (int, float)) and not isinstance(a, bool) and a >= 0 for a in alphas)):
-        raise InputFormatError(path, f"alphas = {alphas!r}", expected="a list of non-negative numbers")
+    if alphas is not None and not (isinstance(alphas, list) and alphas and all(
+            isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a) and a >= 0 for a in alphas)):
+        raise InputFormatError(path, f"alphas = {alphas!r}", expected="a non-empty list of finite non-negative numbers")
     for key in ("title", "description", "measure", "baseline", "qrels"):
         if key in config and not isinstance(config[key], str):
             raise InputFormatError(path, f"{key} = {config[key]!r}", expected="a string")

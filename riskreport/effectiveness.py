@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from statsmodels.stats.multitest import multipletests
+
+from .risk import trisk
 
 CORRECTIONS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
 
@@ -32,10 +33,8 @@ def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
     values = matrix.to_numpy(dtype=float)
     base = matrix.loc[baseline].to_numpy(dtype=float)
     delta = values - base
-    with np.errstate(invalid="ignore", divide="ignore"):
-        test = stats.ttest_rel(values, np.broadcast_to(base, values.shape), axis=1)
-    t = np.where(delta.std(axis=1) > 0, test.statistic, np.nan)
-    p = np.where(np.isfinite(t), test.pvalue, np.nan)
+    test = trisk(delta)        # the paired t-test is TRisk at α = 0; undefined (NaN) where Δ does not vary
+    t, p = test["trisk"].copy(), test["p_value"].copy()
     is_baseline = matrix.index == baseline
     t[is_baseline] = p[is_baseline] = np.nan
     table = pd.DataFrame({

@@ -9,12 +9,14 @@ measure string and the ir_measures version, so a changed file is always re-evalu
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import tempfile
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -84,6 +86,61 @@ def topic_set(qrels: pd.DataFrame) -> list[str]:
     return natural_sort(qrels.loc[qrels["relevance"] > 0, "query_id"].unique())
 
 
+def qrels_topics(path: str | Path) -> tuple[list[str], set[str]]:
+    """(topic set, judged topics) of a qrels file; parsed once per content in a process."""
+    topics, judged = _qrels_topics(str(path), file_digest(Path(path)))
+    return list(topics), set(judged)
+
+
+@functools.lru_cache(maxsize=16)
+def _qrels_topics(path: str, digest: str) -> tuple[tuple[str, ...], frozenset]:
+    qrels = read_qrels(path)
+    return tuple(topic_set(qrels)), frozenset(qrels["query_id"])
+
+
+def collection_topics(collection: Collection, measure: str | None = None) -> list[str]:
+    """The topic set of a collection (SPEC §1): qrels topics with a relevant document or, without
+    qrels, the topics of scores.csv (rows of `measure` when given). An error when it is empty."""
+    if collection.qrels is not None:
+        topics = qrels_topics(collection.qrels)[0]
+    else:
+        table = _score_table(collection)
+        if measure is not None:
+            table = table[table["measure"].isin(_measure_labels(collection, canonical_measure(measure)))]
+        topics = natural_sort(table["topic"].unique())
+    if not topics and collection.qrels is not None:
+        raise no_relevant_documents(collection.qrels)
+    return topics
+
+
+def empty_instances_folder(collection: Collection, system: str) -> InputFormatError:
+    return InputFormatError(collection.path / "instances" / system, "the folder holds no run files",
+                            expected="one run file per instance, e.g. instances/<system>/1.run.gz")
+
+
+def no_relevant_documents(qrels: Path) -> InputFormatError:
+    return InputFormatError(qrels, "no topic has a relevant document (relevance > 0), so there is nothing to evaluate",
+                            expected="at least one judgment with relevance ≥ 1")
+
+
+def require_common_topics(path: Path, found: Iterable[str], topics: Iterable[str], qrels: Path | None,
+                          system: str | None = None) -> None:
+    """A run (or scores of a system) sharing no topic with the topic set is an error, not all zeros:
+    it is almost always a run of another collection, or the wrong qrels file."""
+    found, topics = set(map(str, found)), set(topics)
+    if found and topics and not found & topics:
+        whose = f"the {len(found)} topic(s) of system {system!r}" if system else f"its {len(found)} topic(s)"
+        raise RiskReportError(
+            f"{path}: none of {whose} ({_preview(found)}) is among the {len(topics)} topics of "
+            f"{qrels.name if qrels else 'the collection'} with a relevant document ({_preview(topics)}). Is it a run "
+            "of another collection, or the wrong qrels file? Remove it, or use the qrels it was made for.")
+
+
+def _preview(values: Iterable[str], limit: int = 5) -> str:
+    values = natural_sort(values)
+    return ", ".join(values[:limit]) + (", …" if len(values) > limit else "")
+
+
 def natural_sort(values: Iterable[str]) -> list[str]:
     values = list(values)
     if all(str(v).isdigit() for v in values):
@@ -118,7 +175,7 @@ def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None
     """
     measure = canonical_measure(measure)
     known = available_systems(collection, measure)
-    wanted = list(known) if systems is None else list(systems)
+    wanted = list(known) if systems is None else list(dict.fromkeys(systems))   # a name given twice counts once
     for system in wanted:
         if system not in known:
             raise UnknownNameError("system", system, list(known))
@@ -148,6 +205,8 @@ def available_systems(collection: Collection, measure: str | None = None,
                 raise InputFormatError(collection.path / "instances" / system,
                                        f"system {system!r} has both runs/{system} and instances/{system}/",
                                        expected="a system either in runs/ or in instances/")
+            if not collection.instances[system]:
+                raise empty_instances_folder(collection, system)
             systems[system] = "instances"
     if collection.scores is not None:
         table = _score_table(collection)
@@ -181,12 +240,20 @@ def evaluate_runs(qrels_path: Path, runs: dict[str, Path], measures: list[str], 
             todo[system] = (path, run_digest)
     if progress:
         progress(f"{len(runs)} run(s): {len(runs) - len(todo)} cached, {len(todo)} to evaluate")
+    topics = list(_qrels_topics(str(qrels_path), qrels_digest)[0])
+    if not topics:
+        raise no_relevant_documents(qrels_path)
     if todo:
         qrels = read_qrels(qrels_path)
+        # Only topic-set topics are scored (SPEC §1); topics judged all non-relevant are left out, which also
+        # avoids a pytrec_eval segfault on topics whose only judgments are negative (e.g. spam -2).
+        qrels = qrels[qrels["query_id"].isin(topics)]
         for system, result in _evaluate_files(qrels, {s: p for s, (p, _) in todo.items()}, measures, jobs, progress):
             results[system] = result
             if cache:
                 cache.put_all(qrels_digest, todo[system][1], result)
+    for system, path in runs.items():
+        require_common_topics(path, results[system]["run_topics"], topics, qrels_path)
     return {m: RunScores.from_results(m, {s: results[s] for s in runs}) for m in measures}
 
 
@@ -225,9 +292,12 @@ def _evaluate_files(qrels: pd.DataFrame, runs: dict[str, Path], measures: list[s
             system = futures[future]
             try:
                 result = future.result()
-            except BaseException:
+            except BaseException as error:
                 for other in futures:
                     other.cancel()
+                if isinstance(error, BrokenProcessPool):   # a worker died (e.g. a crash inside pytrec_eval)
+                    raise RiskReportError(f"an evaluation process died while evaluating {runs[system]} "
+                                          f"({error}); evaluate it alone to see why.") from None
                 raise
             if progress:
                 progress(f"evaluated {done}/{len(runs)}: {system}")
@@ -329,15 +399,15 @@ def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]
     values = pd.concat([p.values for p in parts], ignore_index=True)
     present = pd.concat([p.run_topics for p in parts], ignore_index=True)
     if collection.qrels is not None:
-        qrels = read_qrels(collection.qrels)
-        topics = topic_set(qrels)
-        judged_topics = set(qrels["query_id"])
+        topics, judged_topics = qrels_topics(collection.qrels)
     else:
         topics = natural_sort(present["topic"].unique())
         judged_topics = set(topics)
     if not topics:
-        raise RiskReportError(f"{collection.qrels}: no topic has a relevant document (relevance > 0), "
-                              "so there is nothing to evaluate.")
+        raise no_relevant_documents(collection.qrels)
+    for system, found in present.groupby("system")["topic"]:
+        require_common_topics(collection.runs.get(system, collection.scores), found, topics, collection.qrels,
+                              None if system in collection.runs else system)
     extra = present[~present["topic"].isin(judged_topics)].drop_duplicates().reset_index(drop=True)
     if not extra.empty:
         warnings.warn(f"{len(extra)} run topic(s) absent from the qrels were dropped "

@@ -20,7 +20,7 @@ import pandas as pd
 from scipy import special, stats
 
 from .effectiveness import adjust_pvalues, CORRECTIONS
-from .risk import deltas, risk_adjusted, risk_adjusted_scores
+from .risk import deltas, risk_adjusted, risk_adjusted_scores, trisk
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
@@ -64,7 +64,7 @@ def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = Non
             variance = (block ** 2) @ transposed
             variance -= m ** 2
             np.maximum(variance, 0.0, out=variance)
-            ses[start:start + rows] = np.sqrt(variance * (c / (c - 1) / c))
+            ses[start:start + rows] = np.sqrt(variance * (c / (c - 1) / c)) if c > 1 else np.nan
     return means.reshape(lead + (samples,)), None if ses is None else ses.reshape(lead + (samples,))
 
 
@@ -133,6 +133,8 @@ def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndar
 
 def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, methods) -> dict[str, np.ndarray]:
     c = x.shape[-1]
+    if c < 2:                                       # one topic: no interval (NaN, verdict inconclusive)
+        return {m: np.full((len(x), len(levels), 2), np.nan) for m in CI_METHODS if m in methods}
     theta = x.mean(axis=-1)[:, None]                                            # (R, 1)
     se = (x.std(axis=-1, ddof=1) / np.sqrt(c))[:, None]
     lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2                      # (L,)
@@ -289,11 +291,8 @@ def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], me
     challengers = [s for s in matrix.index if s != baseline]
     alphas = [float(a) for a in alphas]
     x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)
-    c = x.shape[-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se = x.std(axis=-1, ddof=1) / np.sqrt(c)
-        t = np.where(se > 0, x.mean(axis=-1) / np.where(se > 0, se, 1), np.nan)
-    results = {"t": (t, np.where(np.isfinite(t), 2 * stats.t.sf(np.abs(np.nan_to_num(t)), c - 1), np.nan)),
+    paired_t = trisk(x)                          # t = TRisk, undefined (NaN) where SE = 0 or one topic
+    results = {"t": (paired_t["trisk"], paired_t["p_value"]),
                "sign": sign_test(x), "wilcoxon": wilcoxon_test(x),
                "randomisation": (x.mean(axis=-1), randomisation_test(x, samples, seed))}
     parts = []
@@ -315,12 +314,14 @@ def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[floa
     challengers = [s for s in matrix.index if s != baseline]
     alphas = [float(a) for a in alphas]
     x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)
-    sd = x.std(axis=-1, ddof=1)
-    varies = sd > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        skew = np.where(varies, stats.skew(x, axis=-1, bias=False), np.nan)
-        kurt = np.where(varies, stats.kurtosis(x, axis=-1, bias=False), np.nan)
-        d_z = np.where(varies, x.mean(axis=-1) / np.where(varies, sd, 1), np.nan)
+    c = x.shape[-1]
+    sd = x.std(axis=-1, ddof=1) if c > 1 else np.full(x.shape[:-1], np.nan)
+    varies = sd > 1e-15 * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1)))   # as TRisk: not float noise
+    skew, kurt = np.full(varies.shape, np.nan), np.full(varies.shape, np.nan)
+    if varies.any():
+        skew[varies] = stats.skew(x[varies], axis=-1, bias=False)
+        kurt[varies] = stats.kurtosis(x[varies], axis=-1, bias=False)
+    d_z = np.where(varies, x.mean(axis=-1) / np.where(varies, sd, 1), np.nan)
     shapiro = np.full(x.shape[:-1] + (2,), np.nan)
     for idx in zip(*np.nonzero(varies)):
         if x.shape[-1] >= 3:
@@ -357,21 +358,21 @@ def tukey_hsd(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], sig_
     scores = risk_adjusted_scores(matrix, baseline, alphas)
     systems = list(matrix.index)
     k, c = matrix.shape
-    df = (k - 1) * (c - 1)
-    critical = stats.studentized_range.ppf(1 - sig_level, k, df)
+    df = (k - 1) * (c - 1)                          # 0 for one topic: no error term, NaN intervals
+    critical = stats.studentized_range.ppf(1 - sig_level, k, df) if df > 0 else np.nan
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     ia, ib = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
     parts = []
     for alpha, frame in scores.groupby("alpha", sort=True):
         x = frame["score"].to_numpy().reshape(k, c)
         resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
-        mse = (resid ** 2).sum() / df
+        mse = (resid ** 2).sum() / df if df > 0 else np.nan
         means = x.mean(axis=1)
         diff = means[ia] - means[ib]
         half = critical * np.sqrt(mse / c)
         with np.errstate(divide="ignore", invalid="ignore"):
             q = np.abs(diff) / np.sqrt(mse / c) if mse > 0 else np.where(diff != 0, np.inf, 0.0)
-        p = _studentized_range_sf(q, k, df)
+        p = _studentized_range_sf(q, k, df) if df > 0 else np.full(len(diff), np.nan)
         parts.append(pd.DataFrame({"alpha": alpha, "system_a": np.asarray(systems)[ia], "system_b": np.asarray(systems)[ib],
                                    "diff": diff, "ci_low": diff - half, "ci_high": diff + half, "p_value": p}))
     table = pd.concat(parts, ignore_index=True)
@@ -474,6 +475,8 @@ def _balanced_effects(x: np.ndarray, systems: list, baseline: str, challengers: 
     # REML = ANOVA estimates inside the parameter space; on the boundary (topic variance 0) the
     # topic and error sums of squares pool.
     sigma2 = ms_error if ms_topic >= ms_error else (ss_error + ss_topic) / (df_error + df_topic)
+    if df_error == 0:                                # one topic: the residual variance cannot be estimated
+        sigma2 = np.nan
     means = x.mean(axis=1)
     index = {s: i for i, s in enumerate(systems)}
     effect = np.array([means[index[s]] - means[index[baseline]] for s in challengers])

@@ -28,9 +28,10 @@ import pandas as pd
 from .collection import Collection, load_collection
 from .errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from .evaluation import (CollectionWarning, Progress, _measure_labels, available_systems, canonical_measure,
-                         evaluate_runs, natural_sort, topic_set)
+                         collection_topics, empty_instances_folder, evaluate_runs, natural_sort, no_relevant_documents,
+                         qrels_topics, require_common_topics)
 from .params import ReportParameters, resolve_parameters
-from .trec import read_qrels, read_scores
+from .trec import read_scores
 
 SINGLE_RUN = "run"   # instance name of a deterministic system given by runs/<system>.run
 SCORE_COLUMNS = ["system", "instance", "topic", "score"]
@@ -141,8 +142,7 @@ def evaluate_instances(collection: Collection | str, measure: str, systems: Iter
         elif known[system] == "instances":
             files = collection.instances[system]
             if not files:
-                raise InputFormatError(collection.path / "instances" / system, "the folder holds no run files",
-                                       expected="one run file per instance, e.g. instances/<system>/1.run.gz")
+                raise empty_instances_folder(collection, system)
             if len(files) == 1:
                 notes.append(f"instances/{system}/ holds a single run ({next(iter(files.values())).name}): "
                              f"{system} is treated as deterministic (one instance, instance variance 0).")
@@ -185,15 +185,16 @@ def _assemble(collection: Collection, measure: str, systems: list[str], parts: l
     values = pd.concat(parts, ignore_index=True)
     present_cells = pd.concat(present, ignore_index=True).drop_duplicates()
     if collection.qrels is not None:
-        qrels = read_qrels(collection.qrels)
-        topics = topic_set(qrels)
-        judged = set(qrels["query_id"])
+        topics, judged = qrels_topics(collection.qrels)
     else:
         topics = natural_sort(present_cells["topic"].unique())
         judged = set(topics)
     if not topics:
-        raise RiskReportError(f"{collection.qrels}: no topic has a relevant document (relevance > 0), "
-                              "so there is nothing to evaluate.")
+        raise no_relevant_documents(collection.qrels)
+    if collection.scores is not None:
+        for (system, instance), found in present_cells.groupby(["system", "instance"])["topic"]:
+            if system not in collection.runs and system not in collection.instances:    # from scores.csv
+                require_common_topics(collection.scores, found, topics, collection.qrels, f"{system}/{instance}")
     extra = present_cells[~present_cells["topic"].isin(judged)].reset_index(drop=True)
     if not extra.empty:
         warnings.warn(f"{len(extra)} instance topic(s) absent from the qrels were dropped "
@@ -239,6 +240,10 @@ def resolve_instance_parameters(collection: str | Collection, *, measure: str | 
     """
     p = resolve_parameters(collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems,
                            sig_level=sig_level, instances=True)
+    topics = collection_topics(p.collection, p.measure)
+    if len(topics) < 2:
+        raise ParameterError(f"Collection {p.collection.name!r} has {len(topics)} topic ({', '.join(topics)}): the "
+                             "mixed-effects model of non-deterministic systems needs at least 2 topics.")
     if systems is not None:
         return p
     chosen = [s for s in nondeterministic_systems(p.collection, p.measure) if s != p.baseline]

@@ -6,7 +6,7 @@ from typing import Iterable, Sequence
 
 from .collection import Collection, load_collection
 from .errors import ParameterError, UnknownNameError
-from .evaluation import available_systems, canonical_measure
+from .evaluation import available_systems, canonical_measure, collection_topics
 
 DEFAULT_MEASURE = "nDCG@10"
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
@@ -36,6 +36,8 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
 
     With `instances=True` the non-deterministic systems (instances/, or scores.csv rows with
     several instances) count as systems too (templates on non-deterministic systems).
+    A system named twice in `systems` counts once; a collection whose qrels have no relevant
+    document is an error here, before any run is evaluated.
 
     >>> p = resolve_parameters("demo")            # doctest: +SKIP
     >>> p.baseline, p.measure, p.alphas            # doctest: +SKIP
@@ -54,6 +56,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
                                hint=f"(systems of collection {collection.name!r} with {measure} scores)")
     alphas = check_alphas(DEFAULT_ALPHAS if alphas is None and not collection.default_alphas
                           else alphas if alphas is not None else collection.default_alphas)
+    collection_topics(collection, measure)               # a clear error now, not in a template cell
     chosen = known if systems is None else _as_list(systems)
     for system in chosen:
         if system not in known:
@@ -68,9 +71,11 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
 
 
 def check_alphas(alphas) -> list[float]:
-    """The α grid as sorted unique floats ≥ 0."""
+    """The α grid as sorted unique finite floats ≥ 0."""
     if isinstance(alphas, (int, float)) and not isinstance(alphas, bool):
         alphas = [alphas]
+    if isinstance(alphas, (str, bytes, dict)) or not hasattr(alphas, "__iter__"):
+        raise ParameterError(f"alphas must be a list of non-negative numbers, got {alphas!r}.")
     try:
         values = [float(a) for a in alphas if not isinstance(a, bool)]
     except (TypeError, ValueError):
@@ -83,6 +88,64 @@ def check_alphas(alphas) -> list[float]:
 def _as_list(systems) -> list[str]:
     if isinstance(systems, str):
         return [s.strip() for s in systems.split(",") if s.strip()]
-    if not all(isinstance(s, str) for s in systems):
+    if not isinstance(systems, (list, tuple)) or not all(isinstance(s, str) for s in systems):
         raise ParameterError(f"systems must be a list of system ids, got {systems!r}.")
     return list(systems)
+
+
+MAX_BOOTSTRAP_SAMPLES = 1_000_000     # B x topics resample counts are held in memory
+
+
+def check_report_options(parameters: dict) -> dict:
+    """Check the values of the report options templates share, before a kernel starts.
+
+    Types are checked against the template's declaration (`runner.coerce_parameter`); this checks
+    ranges: `seed` ≥ 0, 1 ≤ `bootstrap_samples` ≤ 1,000,000, `ci_levels` in (0, 1), `topic_alphas`
+    like `alphas`, `convention`, `correction`, `max_figure_systems` ≥ 1 and `delta0` > 0. Other
+    names pass unchanged; a bad value raises `ParameterError` naming the parameter.
+    """
+    from .effectiveness import CORRECTIONS
+    from .risk import CONVENTIONS
+
+    def whole(name, low, high=None):
+        value = parameters[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high and value > high):
+            bound = f"between {low:,} and {high:,}" if high else f"≥ {low}"
+            raise ParameterError(f"{name} must be a whole number {bound}, got {value!r}.")
+
+    def choice(name, allowed):
+        if parameters[name] not in allowed:
+            raise ParameterError(f"{name} must be one of {', '.join(allowed)}, got {parameters[name]!r}.")
+
+    checks = {
+        "seed": lambda: whole("seed", 0),
+        "bootstrap_samples": lambda: whole("bootstrap_samples", 1, MAX_BOOTSTRAP_SAMPLES),
+        "max_figure_systems": lambda: whole("max_figure_systems", 1),
+        "convention": lambda: choice("convention", CONVENTIONS),
+        "correction": lambda: choice("correction", CORRECTIONS),
+        "ci_levels": lambda: _check_levels(parameters["ci_levels"]),
+        "topic_alphas": lambda: parameters["topic_alphas"] is None or _check_topic_alphas(parameters["topic_alphas"]),
+        "delta0": lambda: _check_positive("delta0", parameters["delta0"]),
+    }
+    for name in parameters:
+        if name in checks:
+            checks[name]()
+    return parameters
+
+
+def _check_levels(levels) -> None:
+    if not (isinstance(levels, (list, tuple)) and levels and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1 for v in levels)):
+        raise ParameterError(f"ci_levels must be a non-empty list of levels between 0 and 1, got {levels!r}.")
+
+
+def _check_positive(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ParameterError(f"{name} must be a positive finite number, got {value!r}.")
+
+
+def _check_topic_alphas(values) -> None:
+    try:
+        check_alphas(values)
+    except ParameterError as error:
+        raise ParameterError(f"topic_{error}") from None

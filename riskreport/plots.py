@@ -177,6 +177,10 @@ def bootstrap_density(means: np.ndarray, intervals: pd.DataFrame, theta: float, 
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
+    if np.std(means) == 0:      # one topic, or no variation: nothing to draw but the value
+        ax.text(0.5, 0.5, "the bootstrap distribution is a single value", transform=ax.transAxes, ha="center")
+        ax.set_title(title)
+        return ax
     sns.histplot(means, bins=60, stat="density", color="#c6dbef", edgecolor="white", ax=ax)
     sns.kdeplot(means, color="#08519c", ax=ax)
     top = ax.get_ylim()[1]
@@ -200,6 +204,9 @@ def bootstrap_qq(means: np.ndarray, n_topics: int, ax=None):
     from scipy import stats
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5))
+    if np.std(means) == 0 or n_topics < 2:
+        ax.text(0.5, 0.5, "no spread to compare", transform=ax.transAxes, ha="center")
+        return ax
     standardised = np.sort((means - means.mean()) / means.std(ddof=1))
     probabilities = (np.arange(1, len(standardised) + 1) - 0.5) / len(standardised)
     theoretical = stats.t.ppf(probabilities, n_topics - 1)

@@ -148,7 +148,8 @@ def styled(table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | 
 
     `highlight` maps a column to "max" or "min".
     """
-    style = table.style.format(precision=precision, escape="html", na_rep="–").hide(axis="index")
+    style = (table.style.format(precision=precision, escape="html", na_rep="–")
+             .format_index(escape="html", axis=1).hide(axis="index"))
     grid_columns = [c for c in table.columns if c in ("alpha", "r")]
     if grid_columns:
         style = style.format("{:g}", subset=grid_columns)

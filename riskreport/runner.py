@@ -25,7 +25,7 @@ from .errors import ParameterError, ReportExecutionError, RiskReportError, Unkno
 from .evaluation import evaluate_runs, judged_measure
 from .export import export_html
 from .index import write_index
-from .params import ReportParameters, resolve_parameters
+from .params import check_report_options, ReportParameters, resolve_parameters
 from .report import file_hashes, package_versions
 
 KERNEL_NAME = "riskreport-python"
@@ -170,6 +170,7 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
     for name, value in (("collection", collection), ("baseline", baseline), ("alphas", alphas), ("measure", measure)):
         if value is not None:
             given[name] = coerce_parameter(tpl, name, value)
+    check_report_options(given)
     if "collection" not in given:
         default = tpl.parameters.get("collection", {}).get("default", "None")
         given["collection"] = _literal(default) or "demo"

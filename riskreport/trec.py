@@ -3,12 +3,18 @@
 Each reader returns a tidy DataFrame and checks the file as it goes: a malformed file
 raises `InputFormatError` naming the file, the line and what was expected, never a
 traceback from deep inside pandas. Compressed files (`.gz`, `.bz2`) are read transparently.
+A file is read into memory once, so that NUL bytes, invalid UTF-8 and wrong column counts
+are located by line wherever they are.
 """
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
+import io
 import re
+import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +24,13 @@ from .errors import InputFormatError
 
 RUN_COLUMNS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
 QRELS_COLUMNS = ["query_id", "iteration", "doc_id", "relevance"]
+SCORE_COLUMNS = ["system", "topic", "score", "measure", "instance"]
 RUN_FORMAT = "6 whitespace-separated columns: topic Q0 docno rank score tag"
 QRELS_FORMAT = "4 whitespace-separated columns: topic iteration docno relevance"
+SCORES_FORMAT = "a CSV header system,topic,score[,measure][,instance]"
+LINE_BREAK = re.compile(rb"\r\n|\n|\r")          # what pandas' C parser ends a line on
+FIELD_GAP = re.compile(rb"[ \t]+")
+MAX_DIGITS = 18                                  # integers that fit int64
 
 
 def read_run(path: str | Path) -> pd.DataFrame:
@@ -48,33 +59,66 @@ def read_scores(path: str | Path) -> pd.DataFrame:
     """Read a per-topic score table (CSV with header `system,topic,score[,measure][,instance]`).
 
     Returns columns `system, topic, score, measure, instance`; `measure` and `instance`
-    are empty strings where the file has no such column.
+    are empty strings where the file has no such column. Scores must be finite and ≥ 0
+    (every ir_measures measure is): a negative score is most likely a difference from a
+    baseline, which riskreport computes itself.
     """
     path = Path(path)
-    _sniff(path)
+    text = _decode(path, _read_bytes(path), SCORES_FORMAT)
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
     try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=True,
-                            encoding="utf-8")
-    except pd.errors.EmptyDataError:
-        raise InputFormatError(path, "the file is empty", expected="a CSV header system,topic,score") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, EOFError, OSError) as error:
-        raise _parser_failure(path, error, "CSV with columns system,topic,score[,measure][,instance]") from None
-    table.columns = [str(c).strip() for c in table.columns]
-    missing = [c for c in ("system", "topic", "score") if c not in table.columns]
-    if missing:
-        raise InputFormatError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(table.columns)}",
-                               line=1, expected="a header with system,topic,score[,measure][,instance]")
-    table["line"] = table.index + 2
+        header = [c.strip() for c in next(reader, [])]
+        if not any(header):
+            raise InputFormatError(path, "the file is empty", expected=SCORES_FORMAT)
+        _check_header(path, header)
+        rows, lines = [], []
+        for row in reader:
+            if not any(field.strip() for field in row):
+                continue                                          # blank line
+            if len(row) != len(header):
+                raise InputFormatError(path, f"{len(row)} field(s) instead of {len(header)}", line=reader.line_num,
+                                       expected=f"one value per column of the header {','.join(header)}")
+            rows.append(row)
+            lines.append(reader.line_num)
+    except csv.Error as error:
+        raise InputFormatError(path, f"cannot parse the CSV ({error})", line=reader.line_num,
+                               expected=SCORES_FORMAT) from None
+    if not rows:
+        raise InputFormatError(path, "the file has a header but no data rows", expected="one row per system and topic")
+    table = pd.DataFrame(rows, columns=header)
+    table["line"] = lines
     for column in ("system", "topic", "measure", "instance"):
         table[column] = table[column].str.strip() if column in table.columns else ""
     for column in ("system", "topic"):
         empty = table[column] == ""
         if empty.any():
             raise InputFormatError(path, f"empty {column}", line=int(table.loc[empty, "line"].iloc[0]))
-    _require_numeric(table, path, "score", "a number in column 'score'")
+    table["score"] = table["score"].str.strip()
+    _require_numeric(table, path, "score", "a finite number ≥ 0 in column 'score'")
+    negative = table["score"] < 0
+    if negative.any():
+        row = table[negative].iloc[0]
+        raise InputFormatError(path, f"score {row['score']:g} is negative", line=int(row["line"]),
+                               expected="a score ≥ 0, as every ir_measures measure is; give each system's own "
+                                        "score, not its difference from the baseline")
     _reject_duplicates(table, path, ["system", "instance", "measure", "topic"],
                        "system {system} has two scores for topic {topic}")
-    return table[["system", "topic", "score", "measure", "instance"]].reset_index(drop=True)
+    return table[SCORE_COLUMNS].reset_index(drop=True)
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    duplicated = sorted({c for c in header if header.count(c) > 1})
+    if duplicated:
+        raise InputFormatError(path, f"column(s) {', '.join(map(repr, duplicated))} appear twice in the header",
+                               line=1, expected=SCORES_FORMAT)
+    missing = [c for c in ("system", "topic", "score") if c not in header]
+    if missing:
+        raise InputFormatError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(map(repr, header))}",
+                               line=1, expected=SCORES_FORMAT + ", comma-separated")
+    unknown = [c for c in header if c not in SCORE_COLUMNS]
+    if unknown:
+        raise InputFormatError(path, f"unknown column(s) {', '.join(map(repr, unknown))}", line=1,
+                               expected=f"columns among {', '.join(SCORE_COLUMNS)}")
 
 
 def _read_whitespace_table(path: str | Path, names: list[str], expected: str, text: tuple[str, ...]) -> pd.DataFrame:
@@ -85,15 +129,21 @@ def _read_whitespace_table(path: str | Path, names: list[str], expected: str, te
     checks below find and report the first bad line.
     """
     path = Path(path)
-    _sniff(path)
+    data = _read_bytes(path)
+    _check_text(path, data, expected)
     try:
-        table = pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype={c: str for c in text},
-                            skip_blank_lines=False, keep_default_na=False, na_values=[""],
-                            encoding="utf-8", comment=None, quoting=3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)   # a line with extra columns, not data lost
+            table = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=names, index_col=False,
+                                dtype={c: str for c in text}, skip_blank_lines=False, keep_default_na=False,
+                                na_values=[""], encoding="utf-8", comment=None, quoting=3)
     except pd.errors.EmptyDataError:
         raise InputFormatError(path, "the file is empty", expected=expected) from None
-    except (pd.errors.ParserError, UnicodeDecodeError, EOFError, OSError, ValueError) as error:
-        raise _parser_failure(path, error, expected) from None
+    except UnicodeDecodeError:
+        raise _not_utf8(path, data) from None
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, OverflowError) as error:
+        raise _column_count_error(path, data, len(names), expected) or InputFormatError(
+            path, f"cannot parse the file ({error})", expected=expected) from None
     table["line"] = table.index + 1
     if table[names[0]].isna().any():                          # blank lines
         table = table[table[names].notna().any(axis=1)]
@@ -108,17 +158,15 @@ def _read_whitespace_table(path: str | Path, names: list[str], expected: str, te
     return table
 
 
-def _sniff(path: Path) -> None:
-    """Fail early, with a clear message, on missing, binary or corrupt compressed files."""
+def _read_bytes(path: Path) -> bytes:
+    """The (decompressed) content of a file, or a clear error for a missing, truncated or corrupt one."""
     if not path.is_file():
         raise InputFormatError(path, "no such file")
     try:
         with _open_binary(path) as handle:
-            head = handle.read(8192)
-    except (EOFError, OSError) as error:
+            return handle.read()
+    except (EOFError, OSError, zlib.error, ValueError) as error:
         raise InputFormatError(path, f"cannot read the file ({error}); is it truncated or corrupt?") from None
-    if b"\x00" in head:
-        raise InputFormatError(path, "binary content (NUL bytes)", expected="a text file")
 
 
 def _open_binary(path: Path):
@@ -130,26 +178,48 @@ def _open_binary(path: Path):
     return open(path, "rb")
 
 
-def _parser_failure(path: Path, error: Exception, expected: str) -> InputFormatError:
-    if isinstance(error, UnicodeDecodeError):
-        return InputFormatError(path, "not UTF-8 text", line=_first_undecodable_line(path), expected="UTF-8 text")
-    if isinstance(error, (EOFError, OSError)):
-        return InputFormatError(path, f"cannot read the file ({error}); is it truncated or corrupt?")
-    match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error))
-    if match:
-        return InputFormatError(path, f"{match.group(3)} columns instead of {match.group(1)}",
-                                line=int(match.group(2)), expected=expected)
-    return InputFormatError(path, f"cannot parse the file ({error})", expected=expected)
+def _check_text(path: Path, data: bytes, expected: str) -> None:
+    """Binary content (a NUL byte anywhere) is an error naming its line."""
+    if not data:
+        raise InputFormatError(path, "the file is empty", expected=expected)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputFormatError(path, "binary content (NUL bytes)", line=_line_of(data, nul), expected="a text file")
 
 
-def _first_undecodable_line(path: Path) -> int | None:
-    with _open_binary(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError:
-                return number
+def _decode(path: Path, data: bytes, expected: str) -> str:
+    _check_text(path, data, expected)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _not_utf8(path, data) from None
+
+
+def _not_utf8(path: Path, data: bytes) -> InputFormatError:
+    try:
+        data.decode("utf-8")
+        line = None
+    except UnicodeDecodeError as error:
+        line = _line_of(data, error.start)
+    return InputFormatError(path, "not UTF-8 text", line=line, expected="UTF-8 text")
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return len(LINE_BREAK.findall(data, 0, offset)) + 1
+
+
+def _column_count_error(path: Path, data: bytes, columns: int, expected: str) -> InputFormatError | None:
+    """The first line whose number of fields is not `columns` (blank lines aside), if any."""
+    for number, line in enumerate(LINE_BREAK.split(data), start=1):
+        fields = [f for f in FIELD_GAP.split(line) if f]
+        if fields and len(fields) != columns:
+            found = f"{len(fields)} columns" if len(fields) > columns else f"{len(fields)} column(s)"
+            return InputFormatError(path, f"{found} instead of {columns}", line=number, expected=expected)
     return None
+
+
+def _shown(value) -> str:
+    return repr(str(value))
 
 
 def _require_numeric(table: pd.DataFrame, path, column: str, expected: str) -> None:
@@ -159,23 +229,29 @@ def _require_numeric(table: pd.DataFrame, path, column: str, expected: str) -> N
     bad = ~np.isfinite(values.to_numpy(dtype=float))
     if bad.any():
         row = table[bad].iloc[0]
-        raise InputFormatError(path, f"{row[column]!r} is not a finite number", line=int(row["line"]),
+        raise InputFormatError(path, f"{_shown(row[column])} is not a finite number", line=int(row["line"]),
                                expected=expected)
     table[column] = values.astype(float)
 
 
 def _require_integer(table: pd.DataFrame, path, column: str, expected: str, signed: bool = False) -> None:
     values = table[column]
-    if pd.api.types.is_integer_dtype(values):
+    if pd.api.types.is_signed_integer_dtype(values):
         bad = values < 0 if not signed else pd.Series(False, index=values.index)
-    else:
-        pattern = r"-?\d+" if signed else r"\d+"
-        bad = ~values.astype(str).str.fullmatch(pattern)
+    elif pd.api.types.is_float_dtype(values):      # the C parser read every value as a number: whole ones pass
+        number = values.to_numpy()
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.isfinite(number) & (number == np.round(number)) & (np.abs(number) < 2.0 ** 62))
+        if not signed:
+            bad |= number < 0
+    else:                                          # text or uint64: check the digits
+        values = values.astype(str)
+        bad = ~values.str.fullmatch((r"[+-]?" if signed else r"\+?") + rf"\d{{1,{MAX_DIGITS}}}")
     if bad.any():
         row = table[bad].iloc[0]
-        raise InputFormatError(path, f"{row[column]!r} is not {'an integer' if signed else 'a non-negative integer'}",
+        raise InputFormatError(path, f"{_shown(row[column])} is not {'an integer' if signed else 'a non-negative integer'}",
                                line=int(row["line"]), expected=expected)
-    table[column] = table[column].astype(int)
+    table[column] = values.astype(np.int64)
 
 
 def _reject_duplicates(table: pd.DataFrame, path, key: list[str], what: str) -> None:
