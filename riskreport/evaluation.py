@@ -36,8 +36,22 @@ class CollectionWarning(UserWarning):
     """Input was accepted with a documented repair (e.g. run topics absent from the qrels dropped)."""
 
 
+class TidyScores:
+    """Systems and topics, in input order, of a tidy `scores` table (`system, ..., topic, score`)."""
+
+    scores: pd.DataFrame
+
+    @property
+    def systems(self) -> list[str]:
+        return list(dict.fromkeys(self.scores["system"]))
+
+    @property
+    def topics(self) -> list[str]:
+        return list(dict.fromkeys(self.scores["topic"]))
+
+
 @dataclass(frozen=True)
-class TopicScores:
+class TopicScores(TidyScores):
     """Per-topic scores of every system for one measure.
 
     `scores` is tidy (`system, topic, score`) over the complete topic set; `missing` lists
@@ -49,14 +63,6 @@ class TopicScores:
     scores: pd.DataFrame
     missing: pd.DataFrame
     extra: pd.DataFrame
-
-    @property
-    def systems(self) -> list[str]:
-        return list(dict.fromkeys(self.scores["system"]))
-
-    @property
-    def topics(self) -> list[str]:
-        return list(dict.fromkeys(self.scores["topic"]))
 
     def matrix(self) -> pd.DataFrame:
         """Systems x topics matrix X (rows in system order, columns in topic order)."""

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .collection import Collection, load_collection
 from .errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from .evaluation import (CollectionWarning, Progress, _measure_labels, available_systems, canonical_measure,
+from .evaluation import (CollectionWarning, Progress, TidyScores, _measure_labels, available_systems, canonical_measure,
                          collection_topics, empty_instances_folder, evaluate_runs, natural_sort, no_relevant_documents,
                          qrels_topics, require_common_topics)
 from .params import ReportParameters, resolve_parameters
@@ -39,7 +39,7 @@ NONDETERMINISTIC_SOURCES = ("instances", "scores-instances")
 
 
 @dataclass(frozen=True)
-class InstanceScores:
+class InstanceScores(TidyScores):
     """Per-topic scores of the instances of systems, for one measure.
 
     `scores` is tidy (`system, instance, topic, score`) over the complete grid of each
@@ -53,14 +53,6 @@ class InstanceScores:
     missing: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["system", "instance", "topic"]))
     extra: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["system", "instance", "topic"]))
     notes: tuple[str, ...] = ()
-
-    @property
-    def systems(self) -> list[str]:
-        return list(dict.fromkeys(self.scores["system"]))
-
-    @property
-    def topics(self) -> list[str]:
-        return list(dict.fromkeys(self.scores["topic"]))
 
     def instances(self, system: str) -> list[str]:
         return list(dict.fromkeys(self.scores.loc[self.scores["system"] == system, "instance"]))
