@@ -399,18 +399,24 @@ def _scores_from_table(collection: Collection, measure: str, systems: list[str])
     return RunScores(measure, values, values[["system", "topic"]])
 
 
+def collection_topic_set(collection: Collection, present: Iterable[str]) -> tuple[list[str], set[str]]:
+    """The topic set (SPEC §1) and the judged topics: from the qrels, or, without qrels, the topics scored."""
+    if collection.qrels is not None:
+        topics, judged = qrels_topics(collection.qrels)
+    else:
+        topics = natural_sort(pd.unique(pd.Series(list(present), dtype=object)))
+        judged = set(topics)
+    if not topics:
+        raise no_relevant_documents(collection.qrels)
+    return topics, judged
+
+
 def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]) -> TopicScores:
     """Apply the topic set: fill topics missing from a system with 0, drop topics outside the qrels."""
     measure = parts[0].measure if parts else ""
     values = pd.concat([p.values for p in parts], ignore_index=True)
     present = pd.concat([p.run_topics for p in parts], ignore_index=True)
-    if collection.qrels is not None:
-        topics, judged_topics = qrels_topics(collection.qrels)
-    else:
-        topics = natural_sort(present["topic"].unique())
-        judged_topics = set(topics)
-    if not topics:
-        raise no_relevant_documents(collection.qrels)
+    topics, judged_topics = collection_topic_set(collection, present["topic"])
     for system, found in present.groupby("system")["topic"]:
         require_common_topics(collection.runs.get(system, collection.scores), found, topics, collection.qrels,
                               None if system in collection.runs else system)

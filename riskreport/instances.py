@@ -27,9 +27,9 @@ import pandas as pd
 
 from .collection import Collection, load_collection
 from .errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from .evaluation import (CollectionWarning, Progress, TidyScores, _measure_labels, available_systems, canonical_measure,
-                         collection_topics, empty_instances_folder, evaluate_runs, natural_sort, no_relevant_documents,
-                         qrels_topics, require_common_topics)
+from .evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, _measure_labels, available_systems, canonical_measure,
+                         collection_topics, empty_instances_folder, evaluate_runs, natural_sort,
+                         require_common_topics)
 from .params import ReportParameters, resolve_parameters
 from .trec import read_scores
 
@@ -176,13 +176,7 @@ def _assemble(collection: Collection, measure: str, systems: list[str], parts: l
     """The topic set (SPEC §1) on every instance: absent cells score 0, topics outside the qrels are dropped."""
     values = pd.concat(parts, ignore_index=True)
     present_cells = pd.concat(present, ignore_index=True).drop_duplicates()
-    if collection.qrels is not None:
-        topics, judged = qrels_topics(collection.qrels)
-    else:
-        topics = natural_sort(present_cells["topic"].unique())
-        judged = set(topics)
-    if not topics:
-        raise no_relevant_documents(collection.qrels)
+    topics, judged = collection_topic_set(collection, present_cells["topic"])
     if collection.scores is not None:
         for (system, instance), found in present_cells.groupby(["system", "instance"])["topic"]:
             if system not in collection.runs and system not in collection.instances:    # from scores.csv
