@@ -136,7 +136,7 @@ def template_files(paths: list[str] | None = None) -> list[Path]:
     from .runner import find_template, template_dirs
     if not paths:
         found: dict[str, Path] = {}
-        for folder in template_dirs():
+        for folder, _ in template_dirs():
             for notebook in sorted(folder.glob("*.ipynb")):
                 found.setdefault(notebook.stem, notebook)
         return list(found.values())

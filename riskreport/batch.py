@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from .files import ensure_folder, write_atomic
 from .index import LOGS, write_index
+from .processes import exit_with_parent
 from .lock import locked
 from .runner import ReportPlan, coerce_parameter, find_template, job_folder, plan_report, prewarm, run_report
 
@@ -261,6 +263,7 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         raise RiskReportError(f"Unknown executor {executor!r}; expected local or dask.")
     if dry_run:
         return BatchResult([_decide(job, reports, force, say)[0] for job in job_list], dry_run=True)
+    ensure_folder(reports, "--reports")
     with locked(reports / BATCH_LOCK, wait=wait, owner={"jobs": str(Path(jobs_file).resolve())}, on_wait=say,
                 what=f"The reports folder {reports}",
                 hint="Another batch is writing there; pass --wait [SECONDS] to wait for it."):
@@ -274,6 +277,7 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         for job in job_list:
             if results[job.name].status == "skipped":
                 _prune_job(reports, job_list, job.name, tell)
+        _write_summary(log, [results[job.name] for job in job_list])
         batch = BatchResult([results[job.name] for job in job_list], log=log, index=write_index(reports))
         _Log(log, None)("summary\n" + batch.table())
         return batch
@@ -373,7 +377,7 @@ def _processes(jobs: int | None, todo: int) -> int:
 
 def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Iterator[JobResult]:
     """Jobs in a pool of worker processes (each sets its own environment for papermill)."""
-    with ProcessPoolExecutor(max_workers=_processes(jobs, len(todo))) as pool:
+    with ProcessPoolExecutor(max_workers=_processes(jobs, len(todo)), initializer=exit_with_parent) as pool:
         futures = {pool.submit(execute_job, spec): job.name for job, spec in todo}
         try:
             for future in as_completed(futures):
@@ -512,6 +516,13 @@ def _clear_leftovers(folder: Path) -> None:
                 shutil.rmtree(leftover, ignore_errors=True)
             else:
                 leftover.unlink(missing_ok=True)
+
+
+def _write_summary(log: Path, results: list[JobResult]) -> None:
+    """`logs/batch-<stamp>.json` beside the log: every job of the batch with its status, for the index."""
+    summary = {"log": log.name, "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+               "jobs": [asdict(r) for r in results]}
+    write_atomic(log.with_suffix(".json"), json.dumps(summary, indent=2) + "\n")
 
 
 def _log_file(reports: Path) -> Path:

@@ -36,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Execute a template with papermill and export it to standalone HTML. "
                               "Unset options take the collection's defaults (collection.toml).")
     run.add_argument("template", nargs="?", default="risk_report",
-                     help="template name (templates/<name>.ipynb) or path to a .ipynb (default: risk_report)")
+                     help="template name (an installed template or one in $RISKREPORT_TEMPLATES) or path to an "
+                     ".ipynb (default: risk_report). A template is code: it runs as you. ./templates is not "
+                     "searched for bare names; give such a template as a path (templates/NAME.ipynb)")
     run.add_argument("--collection", "-c", help="collection name (folder under data/) or path (default: demo)")
     run.add_argument("--baseline", "-b", help="baseline system id (default: the collection's)")
     run.add_argument("--alpha", "-a", nargs="+", type=float, metavar="ALPHA",
@@ -45,8 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="any template parameter; VALUE is a Python literal (e.g. 0.01, '[\"a\",\"b\"]', None) "
                           "or plain text")
-    run.add_argument("--out", "-o", help="write the report into this folder (default: "
+    run.add_argument("--out", "-o", help="write the report into this folder: a new or empty one, or a previous "
+                     "report (its files are replaced, other files kept) (default: "
                      "reports/<collection>/<template>/<UTC timestamp>/ and update 'latest')")
+    run.add_argument("--force", action="store_true", help="with --out: also write into a non-empty folder that is "
+                     "not a report; only riskreport's own files are written, nothing else is touched")
     run.add_argument("--reports", default="reports", help="reports folder used without --out (default: reports)")
     run.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress output")
@@ -56,7 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code and any template "
         "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
         "versions are unchanged since its latest complete report is skipped. Reports go to "
-        "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/.",
+        "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/. "
+        "Templates are code: every template a jobs file names (by name or by path) is executed as the user "
+        "who runs the batch, so a jobs file, and the templates it names, must be writable only by people you "
+        "would let run programs as that user (cron often runs as a service user).",
         epilog="exit codes: 0 every job ok or skipped, 1 a job failed or a clear error (e.g. in the jobs file), "
         "2 usage, 3 the reports folder is locked by another batch, 130 interrupted")
     batch.add_argument("jobs_file", metavar="JOBS.toml", help="the jobs file")
@@ -112,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    if args.command == "run" and args.force and args.out is None:
+        parser.error("--force goes with --out (reports under --reports always go into a new folder)")
     if args.command == "batch" and (args.executor == "dask") != (args.scheduler is not None):
         parser.error("--executor dask and --scheduler ADDRESS go together")
     try:
@@ -125,6 +135,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("riskreport: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:   # `riskreport inspect | head`: the reader left; say nothing more
+        _silence_stdout()
+        return 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that flushing it at exit raises no second BrokenPipeError."""
+    import os
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -136,7 +157,7 @@ def _run(args) -> int:
     parameters = dict(args.parameter)
     folder = run_report(args.template, collection=args.collection, baseline=args.baseline, alphas=args.alpha,
                         measure=args.measure, parameters=parameters, out=args.out, reports_dir=args.reports,
-                        show_code=args.show_code, progress=None if args.quiet else _say)
+                        show_code=args.show_code, progress=None if args.quiet else _say, force=args.force)
     print(folder / "report.html")
     return 0
 

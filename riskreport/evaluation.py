@@ -5,7 +5,9 @@ document; a run lacking such a topic scores 0 on it (as `trec_eval -c` / `gdeval
 and is reported; run topics absent from the qrels are dropped with a warning.
 
 The cache is keyed by the *content* of the qrels and the run (SHA-256), the canonical
-measure string and the ir_measures version, so a changed file is always re-evaluated.
+measure string and the ir_measures version, so a changed file is always re-evaluated. Each
+entry carries its key and a checksum of its content: a truncated, edited or misplaced entry
+is a miss (recomputed and rewritten, with a warning naming the file), never served.
 """
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -26,9 +27,11 @@ import pandas as pd
 
 from .collection import Collection
 from .errors import InputFormatError, RiskReportError, UnknownNameError
+from .files import write_atomic
+from .processes import exit_with_parent
 from .trec import read_qrels, read_run, read_scores
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 Progress = Callable[[str], None]
 
 
@@ -286,7 +289,7 @@ def _evaluate_files(qrels: pd.DataFrame, runs: dict[str, Path], measures: list[s
     """Yield (system, result) for each run, in worker processes when there is more than one run."""
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
     if jobs == 1:
-        _init_worker(qrels, measures)
+        _init_worker(qrels, measures, worker=False)
         for done, (system, path) in enumerate(runs.items(), start=1):
             yield system, _evaluate_file(path)
             if progress:
@@ -313,7 +316,9 @@ def _evaluate_files(qrels: pd.DataFrame, runs: dict[str, Path], measures: list[s
 _WORKER: dict = {}
 
 
-def _init_worker(qrels: pd.DataFrame, measures: list[str]) -> None:
+def _init_worker(qrels: pd.DataFrame, measures: list[str], worker: bool = True) -> None:
+    if worker:   # a pool process ends with the process that started it (e.g. a batch killed with -9)
+        exit_with_parent()
     parsed = [ir_measures.parse_measure(m) for m in measures]
     _WORKER["measures"] = dict(zip(parsed, measures))
     _WORKER["evaluator"] = ir_measures.evaluator(parsed, qrels)
@@ -341,42 +346,70 @@ def _evaluate_file(path: Path) -> dict:
 
 
 class ScoreCache:
-    """Per-topic values on disk, one small JSON file per (qrels, run, measure) content key."""
+    """Per-topic values on disk, one small JSON file per (qrels, run, measure) content key.
+
+    An entry is `{"key", "sha256", "measure", "topics", "values", "run_topics"}`; `sha256` is
+    the digest of the others. Entries are written to a temporary file and renamed into place,
+    so concurrent writers (two batches sharing the cache) never leave a mixed file.
+    """
 
     def __init__(self, root: Path):
         self.root = root
 
-    def _file(self, qrels_digest: str, run_digest: str, measure: str) -> Path:
-        key = hashlib.sha256(
+    def _key(self, qrels_digest: str, run_digest: str, measure: str) -> str:
+        return hashlib.sha256(
             f"{CACHE_FORMAT}|{ir_measures.__version__}|{qrels_digest}|{run_digest}|{measure}".encode()).hexdigest()
+
+    def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
     def get_all(self, qrels_digest: str, run_digest: str, measures: list[str]) -> dict | None:
         result: dict = {}
         for measure in measures:
+            key = self._key(qrels_digest, run_digest, measure)
+            path = self._file(key)
             try:
-                entry = json.loads(self._file(qrels_digest, run_digest, measure).read_text())
-            except (OSError, ValueError):
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+            entry = _checked_entry(text, key, measure)
+            if entry is None:
+                warnings.warn(f"ignored a damaged score cache entry {path} (it fails its checksum); "
+                              "the run is evaluated again and the entry rewritten", CollectionWarning)
                 return None
             result[measure] = (entry["topics"], entry["values"])
             result["run_topics"] = entry["run_topics"]
         return result
 
     def put_all(self, qrels_digest: str, run_digest: str, result: dict) -> None:
-        for measure, entry in result.items():
-            if measure == "run_topics":
-                continue
-            topics, values = entry
-            target = self._file(qrels_digest, run_digest, measure)
-            entry = {"measure": measure, "topics": topics, "values": values, "run_topics": result["run_topics"]}
+        for measure, (topics, values) in ((m, e) for m, e in result.items() if m != "run_topics"):
+            key = self._key(qrels_digest, run_digest, measure)
+            target = self._file(key)
+            body = {"key": key, "measure": measure, "topics": list(topics), "values": [float(v) for v in values],
+                    "run_topics": list(result["run_topics"])}
+            entry = {**body, "sha256": _entry_digest(body)}
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, suffix=".tmp") as handle:
-                    json.dump(entry, handle)
-                os.replace(handle.name, target)
-            except OSError as error:  # a read-only cache must not stop a report
+                write_atomic(target, json.dumps(entry))
+            except OSError as error:  # a read-only or full cache must not stop a report
                 warnings.warn(f"cannot write the score cache at {self.root}: {error}", CollectionWarning)
                 return
+
+
+def _entry_digest(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _checked_entry(text: str, key: str, measure: str) -> dict | None:
+    """The cache entry in `text` if it is whole, is the entry for `key` and matches its checksum; else None."""
+    try:
+        entry = json.loads(text)
+        body = {k: entry[k] for k in ("key", "measure", "topics", "values", "run_topics")}
+        ok = (entry["sha256"] == _entry_digest(body) and body["key"] == key and body["measure"] == measure
+              and len(body["topics"]) == len(body["values"]))
+    except (ValueError, TypeError, KeyError):
+        return None
+    return body if ok else None
 
 
 def _score_table(collection: Collection) -> pd.DataFrame:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import html
 import json
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
 
+from .files import write_atomic
 from .lock import locked
 
 INDEX_LOCK = ".index.lock"
@@ -53,6 +53,39 @@ def _entry(record: dict, folder: Path, relative: Path) -> dict:
             "fingerprint": record.get("fingerprint")}
 
 
+def last_batch(root: Path) -> dict | None:
+    """Every job of the newest batch with its status there, and the job's latest complete report.
+
+    A job that failed (even before its template started) shows as failed, its error beside it,
+    while its last good report stays linked and is marked as older than that run.
+    """
+    summaries = sorted((root / LOGS).glob("batch-*.json"))
+    try:
+        summary = json.loads(summaries[-1].read_text(encoding="utf-8")) if summaries else None
+        jobs = summary["jobs"] if summary else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(jobs, list):
+        return None
+    entries = []
+    for job in jobs:
+        if not isinstance(job, dict) or not isinstance(job.get("name"), str):
+            continue
+        latest = root / "jobs" / job["name"] / "latest"
+        good = None
+        if latest.is_symlink() and (latest.resolve() / "params.json").is_file():
+            try:
+                record = json.loads((latest.resolve() / "params.json").read_text(encoding="utf-8"))
+                good = {"path": latest.resolve().relative_to(root.resolve()).as_posix(),
+                        "finished_utc": record.get("finished_utc")}
+            except (OSError, ValueError, AttributeError):
+                good = None
+        entries.append({"job": job["name"], "status": job.get("status"), "message": job.get("message") or "",
+                        "duration_s": job.get("duration_s"), "latest_ok": good,
+                        "older": job.get("status") not in ("ok", "skipped")})
+    return {"finished_utc": summary.get("finished_utc"), "log": f"{LOGS}/{summary.get('log')}", "jobs": entries}
+
+
 def write_index(reports_dir: str | os.PathLike) -> Path:
     """Rebuild `index.json` and `index.html` of a reports folder atomically; return the HTML path."""
     root = Path(reports_dir)
@@ -62,27 +95,10 @@ def write_index(reports_dir: str | os.PathLike) -> Path:
                  "reports": collect_reports(root)}
         logs = sorted((root / LOGS).glob("batch-*.log"))
         index["last_batch_log"] = logs[-1].relative_to(root).as_posix() if logs else None
-        _write_atomic(root / "index.json", json.dumps(index, indent=2) + "\n")
-        _write_atomic(root / "index.html", render_html(index))
+        index["last_batch"] = last_batch(root)
+        write_atomic(root / "index.json", json.dumps(index, indent=2) + "\n")
+        write_atomic(root / "index.html", render_html(index))
     return root / "index.html"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 STYLE = """
@@ -91,7 +107,7 @@ table { border-collapse: collapse; font-size: 14px; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
 th { background: #f3f3f3; }
 td.num { text-align: right; }
-.ok { color: #1a7f37; font-weight: 600; } .failed { color: #c62828; font-weight: 600; }
+.ok, .skipped { color: #1a7f37; font-weight: 600; } .failed { color: #c62828; font-weight: 600; }
 .latest { background: #e8f4ea; border-radius: 3px; padding: 0 4px; font-size: 12px; }
 .muted { color: #777; }
 .error { color: #c62828; font-weight: normal; font-size: 12px; white-space: normal; max-width: 28em; }
@@ -119,6 +135,7 @@ def render_html(index: dict) -> str:
     for r in index["reports"]:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     summary = ", ".join(f"{n} {e(status)}" for status, n in sorted(counts.items())) or "no reports yet"
+    batch = _render_batch(index.get("last_batch"), e)
     log = (f" Last batch log: <a href='{e(quote(index['last_batch_log']))}'>{e(index['last_batch_log'])}</a>."
            if index.get("last_batch_log") else "")
     head = ("<tr><th>finished (UTC)</th><th>job</th><th>collection</th><th>template</th><th>baseline</th>"
@@ -126,8 +143,30 @@ def render_html(index: dict) -> str:
     return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>riskreport: reports</title>"
             f"<style>{STYLE}</style></head><body><h1>Reports</h1>"
             f"<p>{len(index['reports'])} report(s): {summary}. "
-            f"Generated {e(_when(index['generated_utc']))} UTC.{log}</p>"
-            f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></body></html>\n")
+            f"Generated {e(_when(index['generated_utc']))} UTC.{log}</p>{batch}"
+            f"<h2>All reports</h2><table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></body></html>\n")
+
+
+def _render_batch(batch: dict | None, e) -> str:
+    """The 'Last batch' table: one row per job of the newest batch, its status and its latest good report."""
+    if not batch or not batch.get("jobs"):
+        return ""
+    rows = []
+    for job in batch["jobs"]:
+        good = job.get("latest_ok")
+        if good:
+            link = f"<a href='{e(quote(good['path'] + '/report.html'))}'>report</a> {e(_when(good['finished_utc']))}"
+            if job["older"]:
+                link += " <span class='muted'>(older: the last run did not produce a report)</span>"
+        else:
+            link = "<span class='muted'>no complete report</span>"
+        status = "failed" if job["status"] in ("failed", "error") else job["status"]
+        message = f"<div class='error'>{e(_shorten(job['message']))}</div>" if job["older"] and job["message"] else ""
+        rows.append(f"<tr><td>{e(job['job'])}</td><td class='{e(status)}'>{e(status)}{message}</td>"
+                    f"<td class='num'>{e(_duration(job.get('duration_s')))}</td><td>{link}</td></tr>")
+    return (f"<h2>Last batch</h2><p>Finished {e(_when(batch.get('finished_utc')))} UTC "
+            f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><table><thead><tr><th>job</th><th>status</th>"
+            f"<th>duration</th><th>latest complete report</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def _when(iso: str | None) -> str:

@@ -3,6 +3,10 @@
 The kernel releases an `flock` when its holder exits, however it exits (even SIGKILL), so a
 lock is never stale. The lock file stays in place and holds a note on its current owner,
 which a waiting or refused process shows.
+
+A lock belongs to the process that took it alone: a forked child (a worker of a process pool)
+would otherwise share the lock's open file and keep it held after its parent died, so every
+child drops the locks it inherited as soon as it is forked.
 """
 from __future__ import annotations
 
@@ -22,6 +26,26 @@ from .errors import RiskReportError
 
 class LockedError(RiskReportError):
     """Another process holds the lock (after waiting, when asked to wait)."""
+
+
+_HELD: set[int] = set()   # descriptors of the locks this process holds
+
+
+def _drop_inherited_locks() -> None:
+    """In a forked child: point the inherited lock descriptors at /dev/null (the parent keeps its locks)."""
+    if not _HELD:
+        return
+    null = os.open(os.devnull, os.O_RDONLY)
+    for fd in _HELD:
+        try:
+            os.dup2(null, fd)
+        except OSError:
+            pass
+    os.close(null)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_drop_inherited_locks)
 
 
 @contextmanager
@@ -60,8 +84,10 @@ def locked(path: str | os.PathLike, *, wait: float = math.inf, owner: dict | Non
             handle.write(json.dumps({**owner, "pid": os.getpid(), "host": socket.gethostname(),
                                      "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}))
             handle.flush()
+        _HELD.add(handle.fileno())
         yield path
     finally:
+        _HELD.discard(handle.fileno())
         handle.close()   # closing the descriptor releases the lock
 
 

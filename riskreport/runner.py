@@ -24,6 +24,8 @@ from .collection import PROJECT_ROOT
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import evaluate_runs, judged_measure
 from .export import export_html
+from .files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder,
+                    list_files, merge_into, plan_destination, umask)
 from .index import write_index
 from .params import check_report_options, ReportParameters, resolve_parameters
 from .report import file_hashes, package_versions
@@ -39,39 +41,58 @@ class Template:
     parameters: dict  # name -> {"default": str, "type": str, "help": str}
     description: str
     instances: bool = False  # notebook metadata riskreport.instances: the template reads non-deterministic systems
+    origin: str = "given as a path"  # where it was found: "installed", "$RISKREPORT_TEMPLATES", "given as a path"
 
 
-def template_dirs() -> list[Path]:
-    dirs = [Path(p) for p in os.environ.get("RISKREPORT_TEMPLATES", "").split(os.pathsep) if p]
-    dirs += [Path.cwd() / "templates", PROJECT_ROOT / "templates"]
-    out: list[Path] = []
-    for d in dirs:
-        if d.is_dir() and d.resolve() not in [o.resolve() for o in out]:
-            out.append(d)
+def template_dirs() -> list[tuple[Path, str]]:
+    """Folders a bare template name is looked up in, first match wins: `$RISKREPORT_TEMPLATES`, then
+    the installed templates.
+
+    The working directory is deliberately not searched: a `templates/` folder that anyone could
+    write to must not replace the installed templates (templates are code). A template there
+    runs when given as a path (`riskreport run templates/my.ipynb`).
+    """
+    dirs = [(Path(p), "$RISKREPORT_TEMPLATES") for p in os.environ.get("RISKREPORT_TEMPLATES", "").split(os.pathsep)
+            if p]
+    dirs.append((PROJECT_ROOT / "templates", "installed"))
+    out: list[tuple[Path, str]] = []
+    for folder, origin in dirs:
+        if folder.is_dir() and folder.resolve() not in [o.resolve() for o, _ in out]:
+            out.append((folder, origin))
     return out
 
 
 def list_templates() -> list[Template]:
     seen: dict[str, Template] = {}
-    for folder in template_dirs():
+    for folder, origin in template_dirs():
         for path in sorted(folder.glob("*.ipynb")):
             if path.stem not in seen:
-                seen[path.stem] = load_template(path)
+                seen[path.stem] = load_template(path, origin)
     return list(seen.values())
 
 
 def find_template(spec: str | os.PathLike) -> Template:
-    path = Path(spec)
-    if path.suffix == ".ipynb" and path.is_file():
+    """A template by name (see `template_dirs`) or by path (anything ending in .ipynb or holding a '/')."""
+    text = str(spec)
+    path = Path(text).expanduser()
+    if path.suffix == ".ipynb" or os.sep in text or "/" in text:
+        if not path.is_file():
+            raise RiskReportError(f"Template file {path} does not exist (give a template name, or the path of "
+                                  "an .ipynb file).")
         return load_template(path)
     for template in list_templates():
-        if template.name == str(spec):
+        if template.name == text:
             return template
-    raise UnknownNameError("template", str(spec), [t.name for t in list_templates()],
-                           hint="Give a template by name (templates/<name>.ipynb) or by path to an .ipynb file.")
+    local = Path.cwd() / "templates" / f"{text}.ipynb"
+    hint = ("Give a template by name (an installed template or one in $RISKREPORT_TEMPLATES) or by path to an "
+            ".ipynb file.")
+    if local.is_file():
+        hint += (f" {local} is not used for a bare name, since templates are code and the working directory "
+                 f"may be shared: run it as templates/{text}.ipynb, or add its folder to $RISKREPORT_TEMPLATES.")
+    raise UnknownNameError("template", text, [t.name for t in list_templates()], hint=hint)
 
 
-def load_template(path: Path) -> Template:
+def load_template(path: Path, origin: str = "given as a path") -> Template:
     import nbformat
     import papermill
 
@@ -85,7 +106,7 @@ def load_template(path: Path) -> Template:
     description = next((c.source.strip().splitlines()[0].lstrip("# ").strip() for c in notebook.cells
                         if c.cell_type == "markdown" and c.source.strip()), "")
     instances = bool(notebook.metadata.get("riskreport", {}).get("instances", False))
-    return Template(path.stem, path.resolve(), params, description, instances)
+    return Template(path.stem, path.resolve(), params, description, instances, origin)
 
 
 def coerce_parameter(template: Template, name: str, value):
@@ -193,19 +214,21 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
                alphas: list[float] | None = None, measure: str | None = None, parameters: dict | None = None,
                out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
                show_code: bool = False, progress: Progress | None = None, job: str | None = None,
-               update_index: bool = True) -> Path:
+               update_index: bool = True, force: bool = False) -> Path:
     """Execute `template` on a collection and write a complete report folder; return its path.
 
     The folder holds `report.html`, `report.ipynb`, `params.json` and `tables/*.csv`.
     Without `out` it is `reports/<collection>/<template>/<UTC timestamp>/` (for a batch job,
     `reports/jobs/<job>/<UTC timestamp>/`), the `latest` link beside it points at it, and
-    `reports/index.html` is regenerated unless `update_index=False`.
+    `reports/index.html` is regenerated unless `update_index=False`. An existing `out` folder
+    that is neither empty nor a previous report is refused unless `force` (which still replaces
+    only riskreport's own files).
     """
     started = time.time()
     plan = plan_report(template, collection=collection, baseline=baseline, alphas=alphas, measure=measure,
                        parameters=parameters, show_code=show_code)
     return build_report(plan, out=out, reports_dir=reports_dir, progress=progress, job=job,
-                        update_index=update_index, started=started)
+                        update_index=update_index, started=started, force=force)
 
 
 def job_folder(reports_dir: str | os.PathLike, job: str) -> Path:
@@ -222,52 +245,93 @@ def report_parent(plan: ReportPlan, reports_dir: str | os.PathLike = "reports", 
 
 def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
                  progress: Progress | None = None, job: str | None = None, update_index: bool = True,
-                 started: float | None = None) -> Path:
-    """Execute a planned report in a temporary folder and rename it into place when complete."""
+                 started: float | None = None, force: bool = False) -> Path:
+    """Execute a planned report in a temporary folder and move it into place when complete.
+
+    With `out`, the report goes into that folder: a new or empty one, a previous report, or,
+    with `force`, any folder, where only riskreport's own files are replaced (`files.plan_destination`).
+    Destinations are checked before anything runs; a full disk removes the temporary folder and
+    raises `DiskFullError`, leaving the previous report and `latest` as they were.
+    """
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
     tpl, params = plan.template, plan.params
-    say(f"template {tpl.name}, collection {params.collection.name}, measure {params.measure}, "
-        f"baseline {params.baseline}, α {params.alphas}")
+    if out is not None:
+        destination = plan_destination(out, force=force)
+    else:
+        ensure_folder(Path(reports_dir), "--reports")
+        parent = ensure_folder(report_parent(plan, reports_dir, job), "--reports")
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        destination = Destination(_unique(parent / stamp), "new", parent)
+    final = destination.final
+    say(f"template {tpl.name}: {tpl.path} ({tpl.origin}); collection {params.collection.name}, "
+        f"measure {params.measure}, baseline {params.baseline}, α {params.alphas}")
+    if destination.kept:
+        say(f"--out {final}: keeping {len(destination.kept)} file(s) riskreport did not write")
     prewarm(params, say, tpl.instances)
 
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    if out is not None:
-        final = Path(out).resolve()
-        parent = final.parent
-    else:
-        parent = report_parent(plan, reports_dir, job)
-        final = _unique(parent / stamp)
-    parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=parent))
-    os.chmod(work, 0o777 & ~_umask())
+    work = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=destination.build_in))
     index = update_index and out is None
     try:
-        _execute(tpl, plan.effective, work, say)
-    except ReportExecutionError as error:
-        failed = _unique(parent / f"failed-{final.name if out is not None else stamp}")
-        record = _write_params(work, plan, started, status="failed", job=job, error=str(error))
-        _export(work, True, record)        # a failed report shows its code, so the failing cell can be found
-        os.replace(work, failed)
-        if index:
-            write_index(reports_dir)
-        raise ReportExecutionError(str(error), kept=failed) from None
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    try:
+        os.chmod(work, 0o777 & ~umask())
+        try:
+            _execute(tpl, plan.effective, work, say)
+        except ReportExecutionError as error:
+            if disk_problem(error) is None:
+                failed = _keep_failed(work, plan, error, final, destination, out is not None, started, job)
+                if index:
+                    _index(reports_dir, say)
+                raise ReportExecutionError(error.reason, kept=failed) from None
+            raise
         record = _write_params(work, plan, started, status="ok", job=job)
         _export(work, plan.record["show_code"], record)
-    except BaseException:
+        _write_params(work, plan, started, status="ok", job=job, files=list_files(work) + ["params.json"])
+        clash = collisions(work, destination)
+        if clash:
+            raise DestinationError(f"--out {final}: the report would overwrite {', '.join(clash[:5])}, which "
+                                   "riskreport did not write; --force never replaces files it did not write. "
+                                   "Move them away or choose another folder.")
+        _move_into_place(work, destination)
+    except BaseException as error:
         shutil.rmtree(work, ignore_errors=True)
+        problem = disk_problem(error) if isinstance(error, Exception) else None
+        if problem is not None:
+            raise DiskFullError(f"{problem} while writing the report for {final} (the build folder {work} was "
+                                "removed). The previous report and 'latest' are untouched; free some space "
+                                "and run again.") from None
         raise
-    _move_into_place(work, final)
     if out is None:
-        _point_latest(parent / "latest", final)
+        _point_latest(final.parent / "latest", final)
     if index:
-        write_index(reports_dir)
+        _index(reports_dir, say)
     say(f"report written in {time.time() - started:.1f} s: {final / 'report.html'}")
     return final
+
+
+def _keep_failed(work: Path, plan: ReportPlan, error: ReportExecutionError, final: Path, destination: Destination,
+                 explicit: bool, started: float, job: str | None) -> Path:
+    """Keep a failed build as `failed-<name>` beside the report (its code shown, to find the failing cell)."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    folder = final.parent if destination.build_in == final else destination.build_in
+    failed = _unique(folder / f"failed-{final.name if explicit else stamp}")
+    record = _write_params(work, plan, started, status="failed", job=job, error=error.reason)
+    try:
+        _export(work, True, record)
+    except Exception as export_error:  # noqa: BLE001 - the notebook is kept even if it cannot be exported
+        if disk_problem(export_error):
+            raise
+    _write_params(work, plan, started, status="failed", job=job, error=error.reason,
+                  files=list_files(work) + ["params.json"])
+    os.replace(work, failed)
+    return failed
+
+
+def _index(reports_dir: str | os.PathLike, say: Progress) -> None:
+    """Rebuild the reports index; a failure to do so is said, not raised (the report itself is complete)."""
+    try:
+        write_index(reports_dir)
+    except OSError as error:
+        say(f"warning: the reports index in {reports_dir} was not updated: {error}")
 
 
 def _literal(text: str, default=None):
@@ -294,9 +358,12 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None
     from papermill.exceptions import PapermillExecutionError
 
     output = work / "report.ipynb"
-    env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "RISKREPORT_TABLES", "MPLBACKEND")}
-    kernel_home = _kernelspec()
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(kernel_home), env_backup["JUPYTER_PATH"]) if p)
+    jupyter = work / ".jupyter"       # kernelspec and connection files of this run, removed with it
+    env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "JUPYTER_RUNTIME_DIR", "RISKREPORT_TABLES",
+                                                 "MPLBACKEND")}
+    _kernelspec(jupyter)
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(jupyter), env_backup["JUPYTER_PATH"]) if p)
+    os.environ["JUPYTER_RUNTIME_DIR"] = str(jupyter / "runtime")
     os.environ["RISKREPORT_TABLES"] = str(work / "tables")
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     say(f"executing {tpl.path.name} ({len(nbformat.read(tpl.path, as_version=4).cells)} cells)")
@@ -306,9 +373,10 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None
                                    cwd=str(work), progress_bar=False, log_output=False, report_mode=False)
     except PapermillExecutionError as error:
         failure = error
-    except Exception as error:  # kernel died, could not start, ...
+    except Exception as error:  # kernel died, could not start, the notebook could not be written, ...
         failure = error
     finally:
+        shutil.rmtree(jupyter, ignore_errors=True)
         for key, value in env_backup.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -320,33 +388,31 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None
                        f"{failure.ename}: {failure.evalue}")
         else:
             message = f"Template {tpl.name!r} could not be executed: {type(failure).__name__}: {failure}"
-        raise ReportExecutionError(message)
+        raise ReportExecutionError(message) from failure
 
 
-def _kernelspec() -> Path:
-    """A private kernelspec that runs this very Python, whatever kernels the user has installed."""
-    owner = os.getuid() if hasattr(os, "getuid") else 0
-    interpreter = hashlib.sha256(sys.executable.encode()).hexdigest()[:12]   # one spec per environment
-    home = Path(tempfile.gettempdir()) / f"riskreport-kernels-{owner}-{interpreter}"
+def _kernelspec(home: Path) -> None:
+    """A private kernelspec under `home` that runs this very Python, whatever kernels the user has installed.
+
+    The kernel is started through `riskreport.kernel`, which ends the kernel when the process
+    that started it dies (however it dies), so no kernel outlives a killed run.
+    """
     spec_dir = home / "kernels" / KERNEL_NAME
-    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+    spec = {"argv": [sys.executable, "-m", "riskreport.kernel", "-f", "{connection_file}",
                      "--IPKernelApp.log_level=CRITICAL"],
             "display_name": "riskreport (Python)", "language": "python"}
-    spec_file = spec_dir / "kernel.json"
-    if not spec_file.is_file() or json.loads(spec_file.read_text()) != spec:
-        spec_dir.mkdir(parents=True, exist_ok=True)
-        tmp = spec_dir / f"kernel.json.{os.getpid()}"
-        tmp.write_text(json.dumps(spec))
-        os.replace(tmp, spec_file)
-    return home
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    (spec_dir / "kernel.json").write_text(json.dumps(spec))
 
 
 def _write_params(work: Path, plan: ReportPlan, started: float, status: str, job: str | None,
-                  error: str | None = None) -> dict:
+                  error: str | None = None, files: list[str] | None = None) -> dict:
+    """Write params.json; `files` lists what the report folder holds (what riskreport may replace later)."""
     record = {**plan.record, "job": job, "status": status, **({"error": error} if error else {}),
               "fingerprint": plan.fingerprint,
               "duration_s": round(time.time() - started, 3),
-              "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              **({"files": sorted(set(files))} if files is not None else {})}
     (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
 
@@ -357,12 +423,6 @@ def _export(work: Path, show_code: bool, record: dict) -> None:
         export_html(notebook, work / "report.html", show_code=show_code, provenance=record)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _unique(path: Path) -> Path:
     candidate, n = path, 1
     while candidate.exists():
@@ -371,13 +431,16 @@ def _unique(path: Path) -> Path:
     return candidate
 
 
-def _move_into_place(work: Path, final: Path) -> None:
-    if final.exists():
+def _move_into_place(work: Path, destination: Destination) -> None:
+    final = destination.final
+    if destination.mode == "merge":
+        merge_into(work, final)
+    elif final.exists() and any(final.iterdir()):   # a previous report holding only its own files
         old = Path(tempfile.mkdtemp(prefix=f".old-{final.name}-", dir=final.parent))
         os.replace(final, old / final.name)
         os.replace(work, final)
         shutil.rmtree(old, ignore_errors=True)
-    else:
+    else:                                            # new, or an empty folder (rename replaces it)
         os.replace(work, final)
 
 
