@@ -369,10 +369,10 @@ class ScoreCache:
             key = self._key(qrels_digest, run_digest, measure)
             path = self._file(key)
             try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                data = path.read_bytes()
+            except OSError:
                 return None
-            entry = _checked_entry(text, key, measure)
+            entry = _checked_entry(data, key, measure)
             if entry is None:
                 warnings.warn(f"ignored a damaged score cache entry {path} (it fails its checksum); "
                               "the run is evaluated again and the entry rewritten", CollectionWarning)
@@ -400,10 +400,10 @@ def _entry_digest(body: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def _checked_entry(text: str, key: str, measure: str) -> dict | None:
-    """The cache entry in `text` if it is whole, is the entry for `key` and matches its checksum; else None."""
+def _checked_entry(data: bytes, key: str, measure: str) -> dict | None:
+    """The cache entry in `data` if it is whole, is the entry for `key` and matches its checksum; else None."""
     try:
-        entry = json.loads(text)
+        entry = json.loads(data.decode("utf-8"))
         body = {k: entry[k] for k in ("key", "measure", "topics", "values", "run_topics")}
         ok = (entry["sha256"] == _entry_digest(body) and body["key"] == key and body["measure"] == measure
               and len(body["topics"]) == len(body["values"]))

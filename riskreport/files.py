@@ -26,6 +26,7 @@ LEGACY_REPORT_FILES = ("report.html", "report.ipynb", "params.json")
 DISK_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EFBIG: "file too large (the file-size limit, "
                "see `ulimit -f`)", getattr(errno, "EDQUOT", 122): "disk quota exceeded"}
 _ERRNO_TEXT = re.compile(r"\[Errno (\d+)\]")
+_NAMED_FILE = re.compile(r"\[Errno \d+\][^:]*: '([^']+)'")
 
 
 class DestinationError(RiskReportError):
@@ -113,6 +114,20 @@ def disk_problem(error: BaseException) -> str | None:
         for number in _ERRNO_TEXT.findall(str(error)):
             if int(number) in DISK_ERRNOS:
                 return DISK_ERRNOS[int(number)]
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def failed_file(error: BaseException) -> str | None:
+    """The file an OSError (or a kernel's error text, "...: '/path'") names, if any."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.filename:
+            return str(error.filename)
+        named = _NAMED_FILE.search(str(error))
+        if named:
+            return named.group(1)
         error = error.__cause__ or error.__context__
     return None
 

@@ -24,7 +24,7 @@ from .collection import PROJECT_ROOT
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import evaluate_runs, judged_measure
 from .export import export_html
-from .files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder,
+from .files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder, failed_file,
                     list_files, merge_into, plan_destination, umask)
 from .index import write_index
 from .params import check_report_options, ReportParameters, resolve_parameters
@@ -272,6 +272,7 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
 
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=destination.build_in))
     index = update_index and out is None
+    writing = work / "report.ipynb"     # what a full disk interrupts, for the error message
     try:
         os.chmod(work, 0o777 & ~umask())
         try:
@@ -283,9 +284,13 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
                     _index(reports_dir, say)
                 raise ReportExecutionError(error.reason, kept=failed) from None
             raise
+        writing = work / "params.json"
         record = _write_params(work, plan, started, status="ok", job=job)
+        writing = work / "report.html"
         _export(work, plan.record["show_code"], record)
+        writing = work / "params.json"
         _write_params(work, plan, started, status="ok", job=job, files=list_files(work) + ["params.json"])
+        writing = final
         clash = collisions(work, destination)
         if clash:
             raise DestinationError(f"--out {final}: the report would overwrite {', '.join(clash[:5])}, which "
@@ -296,8 +301,9 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
         shutil.rmtree(work, ignore_errors=True)
         problem = disk_problem(error) if isinstance(error, Exception) else None
         if problem is not None:
-            raise DiskFullError(f"{problem} while writing the report for {final} (the build folder {work} was "
-                                "removed). The previous report and 'latest' are untouched; free some space "
+            raise DiskFullError(f"{problem} while writing {failed_file(error) or writing} (the report's build "
+                                f"folder, now removed). Nothing of {final} was written: the previous report "
+                                "and 'latest' are untouched; free some space (or raise the file-size limit) "
                                 "and run again.") from None
         raise
     if out is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import nbformat
 import pytest
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -70,3 +71,33 @@ def web2012() -> Path:
     if not WEB2012.is_dir():
         pytest.skip("../shared/data/trec-web-2012 is not present")
     return WEB2012
+
+
+MINI_SOURCE = '''\
+collection: str = "demo"  # collection
+baseline: Optional[str] = None  # baseline
+alphas: Optional[list[float]] = None  # α grid
+measure: Optional[str] = None  # measure
+fail: bool = False  # raise in a cell
+pause: float = 0.0  # seconds to sleep in a cell
+'''
+
+
+@pytest.fixture
+def mini_template(tmp_path) -> Path:
+    """A small template: resolves the parameters, writes a table, can fail or pause."""
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                 "language": "python"}})
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# Mini report"),
+        nbformat.v4.new_code_cell("from typing import Optional\n" + MINI_SOURCE, metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("import time\nimport riskreport as rr\nfrom riskreport import report\n"
+                                  "p = rr.resolve_parameters(collection, measure=measure, baseline=baseline, "
+                                  "alphas=alphas)\nscores = rr.evaluate(p.collection, p.measure)\n"
+                                  "report.save_table(scores.matrix().reset_index(), 'scores')\ntime.sleep(pause)\n"
+                                  "assert not fail, 'failing as asked'\np.baseline"),
+    ]
+    path = tmp_path / "templates" / "mini.ipynb"
+    path.parent.mkdir()
+    nbformat.write(notebook, path)
+    return path
