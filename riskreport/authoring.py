@@ -538,7 +538,8 @@ NOTES = """\
 
 *Template notes (removed from the HTML, because this cell is tagged `remove_cell`):* an ordinary
 notebook, scaffolded by `riskreport new-template {name}`. Run it by hand in Jupyter, or with
-`riskreport run {name}`, which injects the parameters below with papermill. The first line of this
+`riskreport run templates/{name}.ipynb` (by name from the project root, or with its folder in
+`$RISKREPORT_TEMPLATES`), which injects the parameters below with papermill. The first line of this
 cell is the description `riskreport templates` shows.
 
 - The cell tagged `parameters` holds one `name: type = default  # help` line per parameter (no `=`
