@@ -61,13 +61,15 @@ def write_atomic(path: Path, text: str) -> None:
 def check_writable(folder: Path, what: str) -> None:
     """Raise `DestinationError` unless a file can be created in the existing `folder`.
 
+    `what` names the destination in the message, e.g. "--out /path/report".
+
     Tried for real (a probe file), since permission bits do not tell for root, read-only
     mounts or immutable folders.
     """
     try:
         handle, probe = tempfile.mkstemp(prefix=".riskreport-probe-", dir=folder)
     except OSError as error:
-        raise DestinationError(f"{what} {folder}: cannot write there ({_reason(error)}). "
+        raise DestinationError(f"{what}: cannot write in {folder} ({_reason(error)}). "
                                "Choose a folder you can write to.") from None
     os.close(handle)
     os.unlink(probe)
@@ -86,12 +88,12 @@ def ensure_folder(folder: Path, what: str) -> Path:
     if not existing.is_dir():
         raise DestinationError(f"{what} {folder}: {existing} is a file, not a folder.")
     if existing != folder:
-        check_writable(existing, what)
+        check_writable(existing, f"{what} {folder}")
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise DestinationError(f"{what} {folder}: cannot create it ({_reason(error)}).") from None
-    check_writable(folder, what)
+    check_writable(folder, f"{what} {folder}")
     return folder
 
 
@@ -199,7 +201,7 @@ def plan_destination(out: str | os.PathLike, *, force: bool = False) -> Destinat
         if not parent.is_dir():
             raise DestinationError(f"--out {final}: its parent folder {parent} does not exist. "
                                    "Create it first, or choose another --out.")
-        check_writable(parent, "--out")
+        check_writable(parent, f"--out {final}")
         return Destination(final, "new", parent)
     entries = list(final.iterdir())
     record = read_record(final)
@@ -216,9 +218,9 @@ def plan_destination(out: str | os.PathLike, *, force: bool = False) -> Destinat
     parent_ok = _writable(parent)
     if not entries or (record is not None and not foreign and not _extra_folders(final, owned)):
         if parent_ok:
-            check_writable(final, "--out")
+            check_writable(final, f"--out {final}")
             return Destination(final, "swap", parent)
-    check_writable(final, "--out")
+    check_writable(final, f"--out {final}")
     return Destination(final, "merge", parent if parent_ok else final, tuple(foreign))
 
 
