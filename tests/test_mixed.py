@@ -131,7 +131,7 @@ def test_fast_path_beats_a_mixedlm_fit_that_fails_to_converge():
     strata = mixed._strata(challenger, baseline)
     scores = tidy(challenger, baseline)
     fast, reference = mixed.fit_pair(scores, "new", "old"), mixed.fit_mixedlm(scores, "new", "old")
-    assert "did not converge" in reference.note          # the reference says so ...
+    assert "converge" in reference.note   # the reference says so ("did not / failed to converge", by version) ...
     assert _objective(fast, strata) < _objective(reference, strata) - 0.1   # ... and the exact fit is the REML optimum
 
 
