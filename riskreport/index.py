@@ -160,13 +160,23 @@ def _render_batch(batch: dict | None, e) -> str:
                 link += " <span class='muted'>(older: the last run did not produce a report)</span>"
         else:
             link = "<span class='muted'>no complete report</span>"
-        status = "failed" if job["status"] in ("failed", "error") else job["status"]
+        status = _job_status(job)
         message = f"<div class='error'>{e(_shorten(job['message']))}</div>" if job["older"] and job["message"] else ""
         rows.append(f"<tr><td>{e(job['job'])}</td><td class='{e(status)}'>{e(status)}{message}</td>"
                     f"<td class='num'>{e(_duration(job.get('duration_s')))}</td><td>{link}</td></tr>")
-    return (f"<h2>Last batch</h2><p>Finished {e(_when(batch.get('finished_utc')))} UTC "
+    counts: dict[str, int] = {}
+    for job in batch["jobs"]:
+        counts[_job_status(job)] = counts.get(_job_status(job), 0) + 1
+    tally = ", ".join(f"{n} {e(status)}" for status, n in sorted(counts.items()))
+    return (f"<h2>Last batch</h2><p>{len(batch['jobs'])} job(s): {tally}. "
+            f"Finished {e(_when(batch.get('finished_utc')))} UTC "
             f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><table><thead><tr><th>job</th><th>status</th>"
             f"<th>duration</th><th>latest complete report</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def _job_status(job: dict) -> str:
+    """A job's status as the index shows it: an error before the template started is a failure too."""
+    return "failed" if job["status"] in ("failed", "error") else str(job["status"])
 
 
 def _when(iso: str | None) -> str:
