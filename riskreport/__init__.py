@@ -8,11 +8,12 @@
 from importlib import metadata as _metadata
 
 from .collection import Collection, load_collection
-from .effectiveness import adjust_pvalues, effectiveness_table
+from .corrections import adjust_pvalues
+from .effectiveness import effectiveness_table
 from . import inference, risk
 from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import TopicScores, evaluate, judged_fraction
-from .params import ReportParameters, resolve_parameters
+from .params import ReportParameters, check_report_options, resolve_parameters
 from . import instances, mixed  # non-deterministic systems (SPEC §5)
 from .instances import InstanceScores, evaluate_instances
 from .mixed import MixedFit, fit_pair, mixed_table
@@ -25,7 +26,7 @@ except _metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0.1.0"
 
 __all__ = ["Collection", "load_collection", "evaluate", "judged_fraction", "TopicScores", "resolve_parameters",
-           "ReportParameters", "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk",
+           "ReportParameters", "check_report_options", "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk",
            "trisk", "risk_table", "topic_risk", "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single",
            "risk_adjusted_scores", "smooth_value", "rank_agreement", "to_convention", "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError",
            "ReportExecutionError"]

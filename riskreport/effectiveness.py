@@ -3,23 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
+from .corrections import adjust_pvalues
 from .risk import trisk
-
-CORRECTIONS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
-
-
-def adjust_pvalues(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
-    """p-values adjusted for multiple comparisons (statsmodels `multipletests`); NaN stays NaN."""
-    if method not in CORRECTIONS:
-        raise ValueError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")
-    p_values = np.asarray(p_values, dtype=float)
-    adjusted = p_values.copy()
-    finite = np.isfinite(p_values)
-    if CORRECTIONS[method] and finite.any():
-        adjusted[finite] = multipletests(p_values[finite], method=CORRECTIONS[method])[1]
-    return adjusted
 
 
 def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",

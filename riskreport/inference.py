@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .effectiveness import adjust_pvalues, CORRECTIONS
+from .corrections import adjust_pvalues, adjusted_levels
 from .risk import deltas, risk_adjusted, risk_adjusted_scores, trisk
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
@@ -186,12 +186,6 @@ def ci_verdict(low, high) -> np.ndarray:
     return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
 
 
-def adjusted_levels(levels: Sequence[float], correction: str, k: int) -> np.ndarray:
-    """CI levels after the correction: 1 − (1 − level)/k under Bonferroni, unchanged otherwise."""
-    levels = np.asarray(levels, dtype=float)
-    return 1 - (1 - levels) / max(k, 1) if correction == "bonferroni" else levels
-
-
 def bootstrap_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
                     levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
                     correction: str = "holm", methods: Sequence[str] = CI_METHODS) -> pd.DataFrame:
@@ -286,8 +280,6 @@ def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], me
     t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
     adjusted across the challengers for each α and test with `correction`.
     """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     challengers = [s for s in matrix.index if s != baseline]
     alphas = [float(a) for a in alphas]
     x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)
@@ -498,10 +490,3 @@ def _mixedlm_effects(frame: pd.DataFrame, baseline: str, challengers: list):
     names = [f"C(system)[T.{s}]" for s in challengers]
     return fit.fe_params[names].to_numpy(), fit.bse_fe[names].to_numpy()
 
-
-def check_correction(correction: str) -> str:
-    """The multiple-comparison correction, checked: holm, bonferroni, bh or none."""
-    from .errors import ParameterError
-    if correction not in CORRECTIONS:
-        raise ParameterError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}.")
-    return correction

@@ -45,6 +45,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .errors import ParameterError, RiskReportError
+from .params import check_report_options
 from .risk import risk_table
 
 MIXED_COLUMNS = ["algorithm", "baseline", "measure", "estimate", "se", "df", "ci_low", "ci_high", "p_value",
@@ -332,9 +333,8 @@ def equivalence_verdicts(estimate, se, df, sig_level: float, delta0: float) -> n
     else `worse`: h < 0 (significantly worse); else `not_worse`: lo > −δ0 (non-inferior for
     δ0); else `inconclusive`. An undefined SE (NaN) is `inconclusive`.
     """
+    check_report_options({"sig_level": sig_level, "delta0": delta0})
     estimate, se, df = (np.asarray(x, dtype=float) for x in (estimate, se, df))
-    if not delta0 > 0:
-        raise ParameterError(f"delta0 must be a positive margin, got {delta0!r}.")
     with np.errstate(invalid="ignore"):
         one_sided = stats.t.ppf(1 - sig_level, df) * se
         two_sided = stats.t.ppf(1 - sig_level / 2, df) * se
@@ -354,7 +354,7 @@ def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_leve
     (the 100(1−2·sig)% interval the equivalence verdicts use), `share_*` (each component's share
     of their sum), `n_instances`, `n_baseline_instances`, `n_topics`, `method`, `note`.
     """
-    check_levels(sig_level, delta0)
+    check_report_options({"sig_level": sig_level, "delta0": delta0})
     names = list(dict.fromkeys(scores["system"]))
     chosen = [a for a in (algorithms if algorithms is not None else names) if a != baseline]
     rows = []
@@ -376,14 +376,6 @@ def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_leve
                  equivalence_verdicts(table["estimate"], table["se"], table["df"], sig_level, delta0)
                  if len(table) else pd.Series(dtype=str))
     return table
-
-
-def check_levels(sig_level: float, delta0: float) -> None:
-    """A clear error unless 0 < sig_level < 0.5 and the margin δ0 > 0."""
-    if not (isinstance(sig_level, (int, float)) and 0 < sig_level < 0.5):
-        raise ParameterError(f"sig_level must be between 0 and 0.5 for the equivalence tests, got {sig_level!r}.")
-    if not (isinstance(delta0, (int, float)) and delta0 > 0):
-        raise ParameterError(f"delta0 must be a positive margin, got {delta0!r}.")
 
 
 def _instances_vs_baseline(scores: pd.DataFrame, algorithm: str, baseline: str) -> pd.DataFrame:

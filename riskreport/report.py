@@ -235,15 +235,6 @@ def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
 
 
-def check_convention(convention: str) -> str:
-    """The report's sign convention, checked: `standard` or `minus`."""
-    from .errors import ParameterError
-    from .risk import CONVENTIONS
-    if convention not in CONVENTIONS:
-        raise ParameterError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}.")
-    return convention
-
-
 def riskiest(risk: pd.DataFrame) -> str:
     """The challenger with the lowest URisk at the largest α (the default focus system)."""
     at_max = risk[risk["alpha"] == risk["alpha"].max()]

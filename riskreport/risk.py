@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .params import check_report_options
+
 RISK_COLUMNS = ["system", "baseline", "measure", "alpha", "urisk", "trisk", "p_value", "se", "se_jackknife",
                 "wins", "losses", "ties", "frisk", "freward", "loss20"]
 TOPIC_COLUMNS = ["system", "baseline", "measure", "topic", "alpha", "delta", "x", "tr", "tj"]
@@ -314,8 +316,7 @@ def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataF
     Minus family (thesis): URisk⁻_r = −URisk_{r−1}, TRisk⁻ = −TRisk, ZRisk⁻ = −ZRisk,
     GeoRisk⁻ = −GeoRisk, with r = 1 + α: positive = risk, lower is better.
     """
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
+    check_report_options({"convention": convention})
     if convention == "standard":
         return table.copy()
     out = table.copy()

@@ -170,7 +170,6 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
     for name, value in (("collection", collection), ("baseline", baseline), ("alphas", alphas), ("measure", measure)):
         if value is not None:
             given[name] = coerce_parameter(tpl, name, value)
-    check_report_options(given)
     if "collection" not in given:
         default = tpl.parameters.get("collection", {}).get("default", "None")
         given["collection"] = _literal(default) or "demo"
@@ -181,6 +180,7 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
     effective = {**defaults, **given, "collection": str(params.collection.location), "measure": params.measure,
                  "baseline": params.baseline, "alphas": params.alphas}
     effective = {k: v for k, v in effective.items() if k in tpl.parameters}
+    check_report_options(effective, params)
     record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
               "collection": {"name": params.collection.name, "path": str(params.collection.path),
                              "files_sha256": file_hashes(params.collection.files())},
