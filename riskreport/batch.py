@@ -351,7 +351,8 @@ def execute_job(spec: dict) -> dict:
     try:
         with _logged_warnings(log):
             folder = run_report(spec["template"], parameters=spec["parameters"], reports_dir=spec["reports_dir"],
-                                show_code=spec["show_code"], progress=log, job=spec["name"], update_index=False)
+                                show_code=spec["show_code"], progress=log, job=spec["name"], update_index=False,
+                                workers=spec.get("workers", 1))
         result = JobResult(spec["name"], "ok", report=str(folder))
     except KeyboardInterrupt:   # the report was removed; nbclient's orphaned tasks would only add noise
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
@@ -372,9 +373,11 @@ def _processes(jobs: int | None, todo: int) -> int:
 
 
 def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Iterator[JobResult]:
-    """Jobs in a pool of worker processes (each sets its own environment for papermill)."""
-    with ProcessPoolExecutor(max_workers=_processes(jobs, len(todo))) as pool:
-        futures = {pool.submit(execute_job, spec): job.name for job, spec in todo}
+    """Jobs in a pool of worker processes; the cores are shared out, so threads do not multiply with processes."""
+    processes = _processes(jobs, len(todo))
+    workers = max(1, (os.cpu_count() or 1) // processes)
+    with ProcessPoolExecutor(max_workers=processes) as pool:
+        futures = {pool.submit(execute_job, {**spec, "workers": workers}): job.name for job, spec in todo}
         try:
             for future in as_completed(futures):
                 yield _collect(futures[future], future.result)

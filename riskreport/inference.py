@@ -11,7 +11,6 @@ entirely above 0 a significant reward.
 from __future__ import annotations
 
 import functools
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
@@ -111,19 +110,20 @@ def acceleration(x: np.ndarray) -> np.ndarray:
 
 
 def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndarray,
-                         methods: Sequence[str] = CI_METHODS) -> dict[str, np.ndarray]:
+                         methods: Sequence[str] = CI_METHODS, workers: int = 1) -> dict[str, np.ndarray]:
     """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
 
     Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
     SPEC §4: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
     are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂]. Rows are processed
-    in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once.
+    in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once; `workers` threads
+    process the chunks (numpy releases the GIL). The caller decides how many: one by default.
     """
     lead, c = x.shape[:-1], x.shape[-1]
     flat = x.reshape(-1, c)
     levels = np.asarray(levels, dtype=float)
     samples = counts.shape[0]
-    workers = os.cpu_count() or 1
+    workers = max(1, int(workers))
     rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))   # ~8 MB blocks
     chunks = [flat[i:i + rows] for i in range(0, len(flat), rows)]
     with ThreadPoolExecutor(min(workers, len(chunks))) as pool:                 # numpy releases the GIL
@@ -188,18 +188,18 @@ def ci_verdict(low, high) -> np.ndarray:
 
 def bootstrap_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
                     levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
-                    correction: str = "holm", methods: Sequence[str] = CI_METHODS) -> pd.DataFrame:
+                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1) -> pd.DataFrame:
     """Tidy CIs of URisk (the mean risk-adjusted difference) per challenger, α, method and level.
 
     Columns `BOOTSTRAP_COLUMNS`; `adjusted_level` is the level actually used (Bonferroni
-    widens it to 1 − (1 − level)/k for k challengers).
+    widens it to 1 − (1 − level)/k for k challengers). `workers`: threads of `confidence_intervals`.
     """
     challengers = [s for s in matrix.index if s != baseline]
     alphas = [float(a) for a in alphas]
     x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)   # (A, S, T)
     used = adjusted_levels(levels, correction, len(challengers))
     counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
-    intervals = confidence_intervals(x, used, counts, methods)
+    intervals = confidence_intervals(x, used, counts, methods, workers)
     parts = []
     for method, ci in intervals.items():                                        # ci: (A, S, L, 2)
         a_idx, s_idx, l_idx = np.meshgrid(range(len(alphas)), range(len(challengers)), range(len(used)), indexing="ij")

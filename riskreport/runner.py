@@ -26,9 +26,10 @@ from .evaluation import evaluate_runs, judged_measure
 from .export import export_html
 from .index import write_index
 from .params import check_report_options, ReportParameters, resolve_parameters
-from .report import file_hashes, package_versions
+from .provenance import file_hashes, inputs_digest, package_versions
 
 KERNEL_NAME = "riskreport-python"
+CONTEXT = "context"   # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
 Progress = Callable[[str], None]
 
 
@@ -166,6 +167,9 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
                 parameters: dict | None = None, show_code: bool = False) -> ReportPlan:
     """Check the parameters of a report against its template and collection; hash its inputs."""
     tpl = find_template(template)
+    if CONTEXT in (parameters or {}):
+        raise ParameterError(f"Parameter {CONTEXT!r} is set by riskreport run (the report's tables folder, input "
+                             "hashes and threads); give it only when running the notebook by hand.")
     given = {name: coerce_parameter(tpl, name, value) for name, value in (parameters or {}).items()}
     for name, value in (("collection", collection), ("baseline", baseline), ("alphas", alphas), ("measure", measure)):
         if value is not None:
@@ -179,7 +183,7 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
     defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
     effective = {**defaults, **given, "collection": str(params.collection.location), "measure": params.measure,
                  "baseline": params.baseline, "alphas": params.alphas}
-    effective = {k: v for k, v in effective.items() if k in tpl.parameters}
+    effective = {k: v for k, v in effective.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective, params)
     record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
               "collection": {"name": params.collection.name, "path": str(params.collection.path),
@@ -193,19 +197,20 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
                alphas: list[float] | None = None, measure: str | None = None, parameters: dict | None = None,
                out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
                show_code: bool = False, progress: Progress | None = None, job: str | None = None,
-               update_index: bool = True) -> Path:
+               update_index: bool = True, workers: int | None = None) -> Path:
     """Execute `template` on a collection and write a complete report folder; return its path.
 
     The folder holds `report.html`, `report.ipynb`, `params.json` and `tables/*.csv`.
     Without `out` it is `reports/<collection>/<template>/<UTC timestamp>/` (for a batch job,
     `reports/jobs/<job>/<UTC timestamp>/`), the `latest` link beside it points at it, and
-    `reports/index.html` is regenerated unless `update_index=False`.
+    `reports/index.html` is regenerated unless `update_index=False`. `workers` is the number of
+    threads the template may use (its bootstrap); None: one per core.
     """
     started = time.time()
     plan = plan_report(template, collection=collection, baseline=baseline, alphas=alphas, measure=measure,
                        parameters=parameters, show_code=show_code)
     return build_report(plan, out=out, reports_dir=reports_dir, progress=progress, job=job,
-                        update_index=update_index, started=started)
+                        update_index=update_index, started=started, workers=workers)
 
 
 def job_folder(reports_dir: str | os.PathLike, job: str) -> Path:
@@ -222,7 +227,7 @@ def report_parent(plan: ReportPlan, reports_dir: str | os.PathLike = "reports", 
 
 def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
                  progress: Progress | None = None, job: str | None = None, update_index: bool = True,
-                 started: float | None = None) -> Path:
+                 started: float | None = None, workers: int | None = None) -> Path:
     """Execute a planned report in a temporary folder and rename it into place when complete."""
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
@@ -243,7 +248,7 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
     os.chmod(work, 0o777 & ~_umask())
     index = update_index and out is None
     try:
-        _execute(tpl, plan.effective, work, say)
+        _execute(tpl, {**plan.effective, **_context(plan, work, workers)}, work, say)
     except ReportExecutionError as error:
         failed = _unique(parent / f"failed-{final.name if out is not None else stamp}")
         record = _write_params(work, plan, started, status="failed", job=job, error=str(error))
@@ -288,32 +293,30 @@ def prewarm(params: ReportParameters, say: Progress, instances: bool = False) ->
                       progress=say)
 
 
+def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
+    """The `context` parameter of a template that declares it (`report.Page`): what the kernel need not redo."""
+    if CONTEXT not in plan.template.parameters:
+        return {}
+    return {CONTEXT: {"tables_dir": str(work / "tables"), "workers": workers or os.cpu_count() or 1,
+                      "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"])}}
+
+
 def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None:
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     output = work / "report.ipynb"
-    env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "RISKREPORT_TABLES", "MPLBACKEND")}
-    kernel_home = _kernelspec()
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(kernel_home), env_backup["JUPYTER_PATH"]) if p)
-    os.environ["RISKREPORT_TABLES"] = str(work / "tables")
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     say(f"executing {tpl.path.name} ({len(nbformat.read(tpl.path, as_version=4).cells)} cells)")
     failure = None
-    try:
+    try:                           # the kernel's environment is the kernelspec's: this process's os.environ is left alone
         papermill.execute_notebook(str(tpl.path), str(output), parameters=parameters, kernel_name=KERNEL_NAME,
-                                   cwd=str(work), progress_bar=False, log_output=False, report_mode=False)
+                                   kernel_manager_class=_kernel_manager(_kernelspec()), cwd=str(work),
+                                   progress_bar=False, log_output=False, report_mode=False)
     except PapermillExecutionError as error:
         failure = error
     except Exception as error:  # kernel died, could not start, ...
         failure = error
-    finally:
-        for key, value in env_backup.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     if failure is not None:
         if isinstance(failure, PapermillExecutionError):
             message = (f"Cell {failure.exec_count} of template {tpl.name!r} failed: "
@@ -331,7 +334,8 @@ def _kernelspec() -> Path:
     spec_dir = home / "kernels" / KERNEL_NAME
     spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
                      "--IPKernelApp.log_level=CRITICAL"],
-            "display_name": "riskreport (Python)", "language": "python"}
+            "display_name": "riskreport (Python)", "language": "python",
+            "env": {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}}
     spec_file = spec_dir / "kernel.json"
     if not spec_file.is_file() or json.loads(spec_file.read_text()) != spec:
         spec_dir.mkdir(parents=True, exist_ok=True)
@@ -339,6 +343,20 @@ def _kernelspec() -> Path:
         tmp.write_text(json.dumps(spec))
         os.replace(tmp, spec_file)
     return home
+
+
+def _kernel_manager(home: Path):
+    """A kernel manager class that finds the private kernelspec in `home` (instead of setting JUPYTER_PATH)."""
+    from jupyter_client import AsyncKernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+    from traitlets import default
+
+    class Manager(AsyncKernelManager):
+        @default("kernel_spec_manager")
+        def _private_specs(self):
+            return KernelSpecManager(kernel_dirs=[str(home / "kernels")])
+
+    return Manager
 
 
 def _write_params(work: Path, plan: ReportPlan, started: float, status: str, job: str | None,

@@ -143,3 +143,10 @@ def test_mixed_closed_form_equals_statsmodels():
     np.testing.assert_allclose(fast["effect"], slow["effect"], atol=1e-8)
     np.testing.assert_allclose(fast["se"], slow["se"], atol=1e-4)
     assert fast.columns.tolist() == inf.MIXED_COLUMNS
+
+
+def test_threads_are_the_callers_choice_and_do_not_change_intervals():
+    x = np.random.default_rng(3).normal(size=(2500, 12))           # 3 chunks of 1,000 rows at 1,000 resamples
+    counts = inf.resample_counts(12, 1000, np.random.default_rng(1))
+    one, three = (inf.confidence_intervals(x, [0.9, 0.99], counts, workers=w) for w in (1, 3))
+    assert all(np.array_equal(one[m], three[m], equal_nan=True) for m in one)
