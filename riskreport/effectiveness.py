@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .corrections import adjust_pvalues
-from .risk import trisk
+from .risk import system_row, trisk
 
 
 def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
@@ -17,7 +17,7 @@ def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
     baseline row and systems identical to it (no variance in Δ) have no test (NaN).
     """
     values = matrix.to_numpy(dtype=float)
-    base = matrix.loc[baseline].to_numpy(dtype=float)
+    base = system_row(matrix, baseline).to_numpy(dtype=float)
     delta = values - base
     test = trisk(delta)        # the paired t-test is TRisk at α = 0; undefined (NaN) where Δ does not vary
     t, p = test["trisk"].copy(), test["p_value"].copy()

@@ -262,8 +262,12 @@ def tests_summary(tests: pd.DataFrame, sig_level: float, caption: str | None = N
 
 
 def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_level: float, n_challengers: int,
-                      n_topics: int, skewed: int, total: int) -> HTML:
-    """The "methods" paragraph: which test and correction the report used, and why (thesis Fig. 3.8 logic)."""
+                      n_topics: int, diagnostics: pd.DataFrame) -> HTML:
+    """The "methods" paragraph: which test and correction the report used, and why (thesis Fig. 3.8 logic).
+
+    `diagnostics` is `inference.diagnostics_table(...)`: how many challenger–α combinations are skewed.
+    """
+    skewed, total = int((diagnostics["skewness"].abs() > 1).sum()), len(diagnostics)
     names = {"holm": "Holm's step-down method", "bonferroni": "the Bonferroni correction",
              "bh": "the Benjamini–Hochberg false discovery rate procedure", "none": "no correction"}
     widened = (f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
@@ -318,7 +322,7 @@ def variance_components(mixed: pd.DataFrame, caption: str | None = None):
 
 
 def instance_tests_summary(tests: pd.DataFrame, caption: str | None = None):
-    """Single-instance paired t-tests per algorithm (from `riskreport.mixed.single_instance_tests`), shares as %."""
+    """Single-instance paired t-tests per algorithm (from `riskreport.instances.single_instance_tests`), shares as %."""
     shares = [c for c in tests.columns if c.startswith("share_p")]
     shown = tests.rename(columns={c: f"significant at {int(c[7:]) / 100:g}" for c in shares})
     return styled(shown, caption=caption).format("{:.0%}", subset=[f"significant at {int(c[7:]) / 100:g}"
