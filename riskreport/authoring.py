@@ -20,11 +20,10 @@ import time
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .errors import ParameterError, ReportExecutionError, RiskReportError
+from .evaluation import Progress
 
-Progress = Callable[[str], None]
 
 PARAMETERS_TAG = "parameters"
 TEMPLATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from .evaluation import Progress
 from .index import LOGS, write_index
 from .lock import locked
 from .runner import ReportPlan, coerce_parameter, find_template, job_folder, plan_report, prewarm, run_report
@@ -50,7 +51,6 @@ else:  # pragma: no cover
 JOB_KEYS = ("name", "template", "keep", "show_code")
 JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 BATCH_LOCK = ".lock"
-Progress = Callable[[str], None]
 
 
 class JobFileError(RiskReportError):

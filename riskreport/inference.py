@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import special, stats
 
 from .corrections import adjust_pvalues, adjusted_levels
-from .risk import challenger_deltas, risk_adjusted, risk_adjusted_scores, system_row, trisk
+from .risk import FLOAT_NOISE, challenger_deltas, risk_adjusted, risk_adjusted_scores, system_row, trisk
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
@@ -305,7 +305,7 @@ def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[floa
     alphas = [float(a) for a in alphas]
     c = x.shape[-1]
     sd = x.std(axis=-1, ddof=1) if c > 1 else np.full(x.shape[:-1], np.nan)
-    varies = sd > 1e-15 * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1)))   # as TRisk: not float noise
+    varies = sd > FLOAT_NOISE * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1)))   # as TRisk: not float noise
     skew, kurt = np.full(varies.shape, np.nan), np.full(varies.shape, np.nan)
     if varies.any():
         skew[varies] = stats.skew(x[varies], axis=-1, bias=False)

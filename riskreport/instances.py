@@ -28,7 +28,7 @@ import pandas as pd
 
 from .collection import Collection, load_collection
 from .errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from .evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, _measure_labels, available_systems, canonical_measure,
+from .evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, measure_labels, available_systems, canonical_measure,
                          collection_topics, empty_instances_folder, evaluate_runs, natural_sort,
                          require_common_topics)
 from .params import ReportParameters, resolve_parameters
@@ -165,7 +165,7 @@ def evaluate_instances(collection: Collection | str, measure: str, systems: Iter
 def _table_rows(collection: Collection, measure: str, systems: list[str]) -> pd.DataFrame:
     """scores.csv rows of `systems` for `measure`; a system without instance names is one instance `run`."""
     table = read_scores(collection.scores)
-    table = table[table["measure"].isin(_measure_labels(collection, measure)) & table["system"].isin(systems)]
+    table = table[table["measure"].isin(measure_labels(collection, measure)) & table["system"].isin(systems)]
     for system, names in table.groupby("system")["instance"]:
         named = set(names)
         if "" in named and len(named) > 1:

@@ -26,6 +26,7 @@ TOPIC_COLUMNS = ["system", "baseline", "measure", "topic", "alpha", "delta", "x"
 GEORISK_COLUMNS = ["system", "measure", "alpha", "mean", "zrisk", "georisk"]
 TSTAR_COLUMNS = ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
 CONVENTIONS = ("standard", "minus")
+FLOAT_NOISE = 1e-15   # relative size below which a spread is float noise, not variation (TRisk undefined)
 SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is undefined"
 ONE_TOPIC_NOTE = "one topic only: the SE needs at least 2 topics, so TRisk is undefined"
 
@@ -125,7 +126,7 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
         undefined = np.full(mean.shape, np.nan)
         return {"urisk": mean, "se": undefined, "se_jackknife": undefined, "trisk": undefined, "p_value": undefined}
     se = x.std(axis=-1, ddof=1) / np.sqrt(c)
-    defined = se > 1e-15 * np.maximum(1.0, np.abs(mean))
+    defined = se > FLOAT_NOISE * np.maximum(1.0, np.abs(mean))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(defined, mean / np.where(defined, se, 1.0), np.nan)
     p = np.where(defined, 2 * stats.t.sf(np.abs(np.nan_to_num(t)), c - 1), np.nan)
@@ -203,12 +204,12 @@ def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
 
 def _spread(x: np.ndarray) -> np.ndarray:
     """sd of x along topics (keepdims); NaN for one topic, or where x is constant up to float noise
-    (the tolerance of `trisk`: SE ≤ 1e-15 · max(1, |mean|))."""
+    (the tolerance of `trisk`: SE ≤ FLOAT_NOISE · max(1, |mean|))."""
     c = x.shape[-1]
     if c < 2:
         return np.full(x.shape[:-1] + (1,), np.nan)
     sd = x.std(axis=-1, ddof=1, keepdims=True)
-    noise = 1e-15 * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1, keepdims=True)))
+    noise = FLOAT_NOISE * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1, keepdims=True)))
     return np.where(sd > noise, sd, np.nan)
 
 

@@ -18,11 +18,10 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from .collection import PROJECT_ROOT
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
-from .evaluation import evaluate_runs, judged_measure
+from .evaluation import Progress, evaluate_runs, judged_measure
 from .export import export_html
 from .index import write_index
 from .params import check_report_options, ReportParameters, resolve_parameters
@@ -30,7 +29,6 @@ from .provenance import file_hashes, inputs_digest, package_versions
 
 KERNEL_NAME = "riskreport-python"
 CONTEXT = "context"   # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
