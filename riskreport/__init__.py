@@ -1,32 +1,63 @@
 """riskreport: risk-sensitive evaluation reports for IR test collections.
 
+Every challenger of the demo collection against its baseline, URisk and TRisk at two α
+(losses weigh 1 + α; higher is better):
+
 >>> import riskreport as rr
->>> p = rr.resolve_parameters("demo")                      # doctest: +SKIP
->>> scores = rr.evaluate(p.collection, p.measure)          # doctest: +SKIP
->>> rr.risk_table(scores.matrix(), p.baseline, p.alphas)  # doctest: +SKIP
+>>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 5])
+>>> matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()        # systems x topics
+>>> risk = rr.risk_table(matrix, p.baseline, p.alphas, p.measure)
+>>> print(risk.loc[risk["system"] == "risky-llm", ["system", "alpha", "urisk", "trisk", "verdict"]]
+...       .round(4).to_string(index=False))
+   system  alpha   urisk   trisk verdict
+risky-llm    0.0  0.1416  2.1247  reward
+risky-llm    5.0 -0.5537 -2.1331    risk
+
+It wins on average and loses badly once losses weigh six times as much. API misuse is the
+project's error, never a bare KeyError:
+
+>>> rr.risk_table(matrix.T, p.baseline, p.alphas)
+Traceback (most recent call last):
+...
+riskreport.errors.UnknownNameError: Unknown baseline 'bm25'. ... The matrix looks transposed: rows must be systems and columns topics (use matrix.T).
+
+A whole report is one call, `rr.run_report("risk_report", collection="demo")` (papermill and
+nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
 from importlib import metadata as _metadata
 
+from . import inference, instances, mixed, rankings, risk
+from .batch import run_batch
 from .collection import Collection, load_collection
-from .effectiveness import adjust_pvalues, effectiveness_table
-from . import inference, risk
+from .corrections import adjust_pvalues
+from .effectiveness import effectiveness_table
 from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import TopicScores, evaluate, judged_fraction
-from .params import ReportParameters, resolve_parameters
-from . import instances, mixed  # non-deterministic systems (SPEC §5)
 from .instances import InstanceScores, evaluate_instances
 from .mixed import MixedFit, fit_pair, mixed_table
-from .risk import (deltas, georisk, georisk_table, rank_agreement, risk_adjusted, risk_adjusted_scores, risk_table,
-                   smooth_value, to_convention, topic_risk, trisk, tstar_table, urisk, zrisk, zrisk_single)
+from .params import ReportParameters, check_report_options, resolve_parameters
+from .rankings import rank_agreement
+from .risk import (deltas, georisk, georisk_table, risk_adjusted, risk_adjusted_scores, risk_table, smooth_value,
+                   to_convention, topic_risk, trisk, tstar_table, urisk, zrisk, zrisk_single)
+from .runner import run_report
 
 try:
     __version__ = _metadata.version("riskreport")
 except _metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0.1.0"
 
-__all__ = ["Collection", "load_collection", "evaluate", "judged_fraction", "TopicScores", "resolve_parameters",
-           "ReportParameters", "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk",
-           "trisk", "risk_table", "topic_risk", "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single",
-           "risk_adjusted_scores", "smooth_value", "rank_agreement", "to_convention", "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError",
-           "ReportExecutionError"]
-__all__ += ["inference", "risk", "instances", "mixed", "InstanceScores", "evaluate_instances", "MixedFit", "fit_pair", "mixed_table"]
+__all__ = [
+    # entry points
+    "run_report", "run_batch",
+    # collections, parameters, scores
+    "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "evaluate",
+    "judged_fraction", "TopicScores", "evaluate_instances", "InstanceScores",
+    # measures and statistics
+    "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk", "trisk", "risk_table", "topic_risk",
+    "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single", "risk_adjusted_scores", "smooth_value",
+    "rank_agreement", "to_convention", "MixedFit", "fit_pair", "mixed_table",
+    # modules
+    "inference", "instances", "mixed", "rankings", "risk",
+    # errors
+    "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError", "ReportExecutionError",
+]

@@ -20,11 +20,10 @@ import time
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .errors import ParameterError, ReportExecutionError, RiskReportError
+from .evaluation import Progress
 
-Progress = Callable[[str], None]
 
 PARAMETERS_TAG = "parameters"
 TEMPLATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
@@ -545,7 +544,8 @@ cell is the description `riskreport templates` shows.
 - The cell tagged `parameters` holds one `name: type = default  # help` line per parameter (no `=`
   in the comment); `-p NAME VALUE` sets a parameter, checked against its type.
 - Compute with riskreport functions (`rr.evaluate`, `rr.risk_table`, `rr.inference...`), show with
-  `report.styled` and `riskreport.plots`, save tables with `report.save_table(table, "name")`.
+  `report.styled` and `riskreport.plots`, save tables with `page.save_table(table, "name")` and number
+  figures with `page.caption(...)` (`page = report.Page(context)`: `context` is set by `riskreport run`).
   No formulas in the notebook: statistics live in riskreport, where they are tested.
 - Before sharing it: `riskreport templates check templates/{name}.ipynb`.
 """
@@ -560,7 +560,8 @@ measure: Optional[str] = None  # ir_measures measure string such as nDCG@10, ERR
 alphas: Optional[list[float]] = None  # risk-sensitivity grid of α ≥ 0 (losses weigh 1 + α); None: the collection's default, else [0, 1, 5, 10]
 systems: Optional[list[str]] = None  # system ids to report on; None: all (the baseline is always included)
 sig_level: float = 0.05  # significance level of the two-sided TRisk tests
-title: Optional[str] = None  # report title; None: {name}: <collection title>"""
+title: Optional[str] = None  # report title; None: {name}: <collection title>
+context: Optional[dict] = None  # set by riskreport run: the tables folder, input hashes and threads of the report; None by hand: ./tables, inputs hashed here, one thread"""
 
 HEADER = """\
 import matplotlib.pyplot as plt
@@ -569,7 +570,8 @@ from riskreport import plots, report
 
 p = rr.resolve_parameters(collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems,
                           sig_level=sig_level)
-report.header(p, title=title or f"{name}: {{p.collection.title}}")"""
+page = report.Page(context)  # figure numbers, the tables folder and what the runner already computed
+page.header(p, title=title or f"{name}: {{p.collection.title}}")"""
 
 SECTION = """\
 ## 1. URisk against the baseline
@@ -583,12 +585,12 @@ grows wins on average but loses badly on some topics."""
 URISK = """\
 scores = rr.evaluate(p.collection, p.measure, p.systems)
 risk = rr.risk_table(scores.matrix(), p.baseline, p.alphas, p.measure, sig_level=p.sig_level)
-report.save_table(risk[rr.risk.RISK_COLUMNS], "urisk")
+page.save_table(risk[rr.risk.RISK_COLUMNS], "urisk")
 display(report.styled(risk[["system", "alpha", "urisk", "trisk", "p_value", "wins", "losses"]],
                       caption=f"URisk and TRisk of {p.measure} against {p.baseline} (higher is better)"))
 plots.urisk_by_alpha(risk, p.baseline, p.measure)
 plt.show()
-display(report.caption("URisk against α, one line per challenger: the steeper a line falls, the larger its losses."))"""
+display(page.caption("URisk against α, one line per challenger: the steeper a line falls, the larger its losses."))"""
 
 
 def scaffold(name: str):

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from .evaluation import Progress
 from .files import ensure_folder, write_atomic
 from .index import LOGS, write_index
 from .processes import exit_with_parent
@@ -52,7 +53,6 @@ else:  # pragma: no cover
 JOB_KEYS = ("name", "template", "keep", "show_code")
 JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 BATCH_LOCK = ".lock"
-Progress = Callable[[str], None]
 
 
 class JobFileError(RiskReportError):
@@ -355,7 +355,8 @@ def execute_job(spec: dict) -> dict:
     try:
         with _logged_warnings(log):
             folder = run_report(spec["template"], parameters=spec["parameters"], reports_dir=spec["reports_dir"],
-                                show_code=spec["show_code"], progress=log, job=spec["name"], update_index=False)
+                                show_code=spec["show_code"], progress=log, job=spec["name"], update_index=False,
+                                workers=spec.get("workers", 1))
         result = JobResult(spec["name"], "ok", report=str(folder))
     except KeyboardInterrupt:   # the report was removed; nbclient's orphaned tasks would only add noise
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
@@ -376,9 +377,14 @@ def _processes(jobs: int | None, todo: int) -> int:
 
 
 def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Iterator[JobResult]:
-    """Jobs in a pool of worker processes (each sets its own environment for papermill)."""
-    with ProcessPoolExecutor(max_workers=_processes(jobs, len(todo)), initializer=exit_with_parent) as pool:
-        futures = {pool.submit(execute_job, spec): job.name for job, spec in todo}
+    """Jobs in a pool of worker processes; the cores are shared out, so threads do not multiply with processes.
+
+    Each worker ends with the batch process (`exit_with_parent`), however the batch dies.
+    """
+    processes = _processes(jobs, len(todo))
+    workers = max(1, (os.cpu_count() or 1) // processes)
+    with ProcessPoolExecutor(max_workers=processes, initializer=exit_with_parent) as pool:
+        futures = {pool.submit(execute_job, {**spec, "workers": workers}): job.name for job, spec in todo}
         try:
             for future in as_completed(futures):
                 yield _collect(futures[future], future.result)

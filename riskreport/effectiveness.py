@@ -3,23 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
-from .risk import trisk
-
-CORRECTIONS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}
-
-
-def adjust_pvalues(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
-    """p-values adjusted for multiple comparisons (statsmodels `multipletests`); NaN stays NaN."""
-    if method not in CORRECTIONS:
-        raise ValueError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")
-    p_values = np.asarray(p_values, dtype=float)
-    adjusted = p_values.copy()
-    finite = np.isfinite(p_values)
-    if CORRECTIONS[method] and finite.any():
-        adjusted[finite] = multipletests(p_values[finite], method=CORRECTIONS[method])[1]
-    return adjusted
+from .corrections import adjust_pvalues
+from .risk import system_row, trisk
 
 
 def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
@@ -31,7 +17,7 @@ def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
     baseline row and systems identical to it (no variance in Δ) have no test (NaN).
     """
     values = matrix.to_numpy(dtype=float)
-    base = matrix.loc[baseline].to_numpy(dtype=float)
+    base = system_row(matrix, baseline).to_numpy(dtype=float)
     delta = values - base
     test = trisk(delta)        # the paired t-test is TRisk at α = 0; undefined (NaN) where Δ does not vary
     t, p = test["trisk"].copy(), test["p_value"].copy()

@@ -49,8 +49,8 @@ class UnknownNameError(RiskReportError):
         return (self.__class__, (self.kind, self.name, self.available, self.hint))
 
 
-class ParameterError(RiskReportError):
-    """A report parameter has the wrong type or an invalid value."""
+class ParameterError(RiskReportError, ValueError):
+    """A report parameter (or a function argument) has the wrong type or an invalid value."""
 
 
 class ReportExecutionError(RiskReportError):

@@ -32,7 +32,7 @@ from .processes import exit_with_parent
 from .trec import read_qrels, read_run, read_scores
 
 CACHE_FORMAT = 3
-Progress = Callable[[str], None]
+Progress = Callable[[str], None]   # how long work reports what it is doing (one line of text at a time)
 
 
 class CollectionWarning(UserWarning):
@@ -115,7 +115,7 @@ def collection_topics(collection: Collection, measure: str | None = None) -> lis
     else:
         table = _score_table(collection)
         if measure is not None:
-            table = table[table["measure"].isin(_measure_labels(collection, canonical_measure(measure)))]
+            table = table[table["measure"].isin(measure_labels(collection, canonical_measure(measure)))]
         topics = natural_sort(table["topic"].unique())
     if not topics and collection.qrels is not None:
         raise no_relevant_documents(collection.qrels)
@@ -220,7 +220,7 @@ def available_systems(collection: Collection, measure: str | None = None,
     if collection.scores is not None:
         table = _score_table(collection)
         if measure is not None:
-            table = table[table["measure"].isin(_measure_labels(collection, measure))]
+            table = table[table["measure"].isin(measure_labels(collection, measure))]
         for system, count in table.groupby("system")["instance"].nunique().items():
             if system in systems:
                 raise InputFormatError(collection.scores, f"system {system!r} has both a run file and scores")
@@ -416,7 +416,7 @@ def _score_table(collection: Collection) -> pd.DataFrame:
     return read_scores(collection.scores)
 
 
-def _measure_labels(collection: Collection, measure: str) -> set[str]:
+def measure_labels(collection: Collection, measure: str) -> set[str]:
     """Labels in scores.csv's `measure` column that mean `measure` (rows without one carry the default)."""
     labels = {measure}
     default = collection.default_measure
@@ -427,7 +427,7 @@ def _measure_labels(collection: Collection, measure: str) -> set[str]:
 
 def _scores_from_table(collection: Collection, measure: str, systems: list[str]) -> RunScores:
     table = _score_table(collection)
-    table = table[table["measure"].isin(_measure_labels(collection, measure)) & table["system"].isin(systems)]
+    table = table[table["measure"].isin(measure_labels(collection, measure)) & table["system"].isin(systems)]
     values = table[["system", "topic", "score"]].reset_index(drop=True)
     return RunScores(measure, values, values[["system", "topic"]])
 

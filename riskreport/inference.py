@@ -1,4 +1,4 @@
-"""Inference on risk (SPEC §4): bootstrap CIs, paired tests, corrections, Tukey HSD, diagnostics, RBO, mixed model.
+"""Inference on risk (SPEC §4): bootstrap CIs, paired tests, Tukey HSD, diagnostics.
 
 Every function works on the risk-adjusted differences x = l_α(Δ) of all challengers at all α
 at once (arrays shaped (alphas, systems, topics)). One set of bootstrap resamples serves every
@@ -11,7 +11,6 @@ entirely above 0 a significant reward.
 from __future__ import annotations
 
 import functools
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
@@ -19,15 +18,14 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .effectiveness import adjust_pvalues, CORRECTIONS
-from .risk import deltas, risk_adjusted, risk_adjusted_scores, trisk
+from .corrections import adjust_pvalues, adjusted_levels
+from .risk import FLOAT_NOISE, challenger_deltas, risk_adjusted, risk_adjusted_scores, system_row, trisk
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
 BOOTSTRAP_COLUMNS = ["system", "baseline", "measure", "alpha", "method", "level", "adjusted_level", "ci_low",
                      "ci_high", "verdict"]
 TEST_COLUMNS = ["system", "baseline", "measure", "alpha", "test", "statistic", "p_value", "p_adjusted", "correction"]
-MIXED_COLUMNS = ["system", "measure", "alpha", "effect", "se", "ci_low", "ci_high", "p_value", "p_adjusted"]
 MEMORY_BUDGET = 64_000_000   # floats held at once for bootstrap statistics (~512 MB)
 
 
@@ -111,19 +109,20 @@ def acceleration(x: np.ndarray) -> np.ndarray:
 
 
 def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndarray,
-                         methods: Sequence[str] = CI_METHODS) -> dict[str, np.ndarray]:
+                         methods: Sequence[str] = CI_METHODS, workers: int = 1) -> dict[str, np.ndarray]:
     """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
 
     Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
     SPEC §4: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
     are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂]. Rows are processed
-    in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once.
+    in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once; `workers` threads
+    process the chunks (numpy releases the GIL). The caller decides how many: one by default.
     """
     lead, c = x.shape[:-1], x.shape[-1]
     flat = x.reshape(-1, c)
     levels = np.asarray(levels, dtype=float)
     samples = counts.shape[0]
-    workers = os.cpu_count() or 1
+    workers = max(1, int(workers))
     rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))   # ~8 MB blocks
     chunks = [flat[i:i + rows] for i in range(0, len(flat), rows)]
     with ThreadPoolExecutor(min(workers, len(chunks))) as pool:                 # numpy releases the GIL
@@ -186,26 +185,19 @@ def ci_verdict(low, high) -> np.ndarray:
     return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
 
 
-def adjusted_levels(levels: Sequence[float], correction: str, k: int) -> np.ndarray:
-    """CI levels after the correction: 1 − (1 − level)/k under Bonferroni, unchanged otherwise."""
-    levels = np.asarray(levels, dtype=float)
-    return 1 - (1 - levels) / max(k, 1) if correction == "bonferroni" else levels
-
-
 def bootstrap_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
                     levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
-                    correction: str = "holm", methods: Sequence[str] = CI_METHODS) -> pd.DataFrame:
+                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1) -> pd.DataFrame:
     """Tidy CIs of URisk (the mean risk-adjusted difference) per challenger, α, method and level.
 
     Columns `BOOTSTRAP_COLUMNS`; `adjusted_level` is the level actually used (Bonferroni
-    widens it to 1 − (1 − level)/k for k challengers).
+    widens it to 1 − (1 − level)/k for k challengers). `workers`: threads of `confidence_intervals`.
     """
-    challengers = [s for s in matrix.index if s != baseline]
+    challengers, _, x = challenger_deltas(matrix, baseline, alphas)                       # (A, S, T)
     alphas = [float(a) for a in alphas]
-    x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)   # (A, S, T)
     used = adjusted_levels(levels, correction, len(challengers))
     counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
-    intervals = confidence_intervals(x, used, counts, methods)
+    intervals = confidence_intervals(x, used, counts, methods, workers)
     parts = []
     for method, ci in intervals.items():                                        # ci: (A, S, L, 2)
         a_idx, s_idx, l_idx = np.meshgrid(range(len(alphas)), range(len(challengers)), range(len(used)), indexing="ij")
@@ -222,7 +214,8 @@ def bootstrap_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]
 def bootstrap_distribution(matrix: pd.DataFrame, baseline: str, system: str, alpha: float,
                            samples: int = 10_000, seed: int = 2026) -> np.ndarray:
     """The bootstrap means of one challenger's URisk_α, from the same resamples as `bootstrap_table`."""
-    x = risk_adjusted(deltas(matrix, baseline).loc[system].to_numpy(dtype=float), [alpha])[0]
+    delta = system_row(matrix, system, "system") - system_row(matrix, baseline)
+    x = risk_adjusted(delta.to_numpy(dtype=float), [alpha])[0]
     counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
     return bootstrap_moments(x, counts)[0]
 
@@ -286,11 +279,8 @@ def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], me
     t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
     adjusted across the challengers for each α and test with `correction`.
     """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
-    challengers = [s for s in matrix.index if s != baseline]
+    challengers, _, x = challenger_deltas(matrix, baseline, alphas)
     alphas = [float(a) for a in alphas]
-    x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)
     paired_t = trisk(x)                          # t = TRisk, undefined (NaN) where SE = 0 or one topic
     results = {"t": (paired_t["trisk"], paired_t["p_value"]),
                "sign": sign_test(x), "wilcoxon": wilcoxon_test(x),
@@ -306,17 +296,16 @@ def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], me
 
 
 # ---------------------------------------------------------------------------------------------
-# Diagnostics, Tukey HSD, RBO
+# Diagnostics, Tukey HSD
 
 def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
     """Shape of the risk-adjusted differences per challenger and α: skewness, excess kurtosis,
     Shapiro–Wilk W and p, and the effect size d_z = mean/sd (at α = 0: mean(Δ)/sd(Δ))."""
-    challengers = [s for s in matrix.index if s != baseline]
+    challengers, _, x = challenger_deltas(matrix, baseline, alphas)
     alphas = [float(a) for a in alphas]
-    x = risk_adjusted(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float), alphas)
     c = x.shape[-1]
     sd = x.std(axis=-1, ddof=1) if c > 1 else np.full(x.shape[:-1], np.nan)
-    varies = sd > 1e-15 * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1)))   # as TRisk: not float noise
+    varies = sd > FLOAT_NOISE * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1)))   # as TRisk: not float noise
     skew, kurt = np.full(varies.shape, np.nan), np.full(varies.shape, np.nan)
     if varies.any():
         skew[varies] = stats.skew(x[varies], axis=-1, bias=False)
@@ -378,130 +367,3 @@ def tukey_hsd(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], sig_
     table = pd.concat(parts, ignore_index=True)
     table["significant"] = (table["ci_low"] > 0) | (table["ci_high"] < 0)
     return table
-
-
-def rbo(ranking_a: Sequence, ranking_b: Sequence, p: float = 0.9) -> tuple[float, float]:
-    """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010): (RBO_min, RBO_residual).
-
-    RBO_min (Eq. 11) is the overlap seen to the evaluated depth; the residual (Eq. 30) is what the
-    unseen tails could add, so RBO lies in [min, min + residual].
-    """
-    a, b = list(ranking_a), list(ranking_b)
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    s, l = len(short), len(long_)
-    if s == 0:
-        return 0.0, 1.0
-    depth = np.arange(1, l + 1)
-    seen_a, seen_b, overlap = set(), set(), []
-    for d in range(l):
-        if d < s:
-            seen_a.add(short[d])
-        seen_b.add(long_[d])
-        overlap.append(len(seen_a & seen_b))
-    overlap = np.asarray(overlap, dtype=float)
-    x_s = overlap[s - 1]
-    weights = p ** depth[:s] / depth[:s]
-    rbo_min = (1 - p) / p * ((weights * (overlap[:s] - x_s)).sum() - x_s * np.log(1 - p))
-    x_l = overlap[-1]
-    f = int(l + s - x_l)
-    d_all = np.arange(1, f + 1)
-    w_all = p ** d_all / d_all
-    term1 = s * w_all[s:f].sum()
-    term2 = l * w_all[l:f].sum()
-    term3 = x_l * (np.log(1 / (1 - p)) - w_all.sum())
-    residual = p ** s + p ** l - p ** f - (1 - p) / p * (term1 + term2 + term3)
-    return float(rbo_min), float(max(residual, 0.0))
-
-
-def ordering(values: pd.Series) -> list:
-    """System ids from best to worst (ties broken by id)."""
-    frame = values.rename("value").reset_index()
-    frame.columns = ["system", "value"]
-    return frame.sort_values(["value", "system"], ascending=[False, True])["system"].tolist()
-
-
-def rbo_table(orderings: dict[str, dict[float, list]], p: float = 0.9) -> pd.DataFrame:
-    """RBO between named orderings per α: {name: {alpha: ranking}} -> rows `alpha, a, b, rbo_min, rbo_residual`."""
-    names = list(orderings)
-    rows = []
-    for alpha in sorted(set.intersection(*(set(o) for o in orderings.values()))):
-        for i, first in enumerate(names):
-            for second in names[i + 1:]:
-                low, residual = rbo(orderings[first][alpha], orderings[second][alpha], p)
-                rows.append({"alpha": alpha, "a": first, "b": second, "rbo_min": low, "rbo_residual": residual})
-    return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------------------
-# Multi-system mixed model
-
-def mixed_systems(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-                  correction: str = "holm", level: float = 0.95, method: str = "auto") -> pd.DataFrame:
-    """System effects against the baseline from `score ~ system + (1 | topic)` on the thesis Eq. 4.5
-    risk-adjusted scores at each α (the frequentist counterpart of the thesis's Bayesian model).
-
-    `method="statsmodels"` fits statsmodels MixedLM (REML); `"auto"` uses its closed form for a
-    complete systems x topics design (one score per cell), which gives the same REML estimates:
-    effect = mean difference, SE = √(2σ²/c) with σ² the REML residual variance. z-based p and CI
-    as statsmodels reports them; p adjusted across challengers with `correction`. Columns `MIXED_COLUMNS`.
-    """
-    scores = risk_adjusted_scores(matrix, baseline, alphas)
-    challengers = [s for s in matrix.index if s != baseline]
-    z = stats.norm.ppf(0.5 + level / 2)
-    parts = []
-    for alpha, frame in scores.groupby("alpha", sort=True):
-        if method == "statsmodels":
-            effect, se = _mixedlm_effects(frame, baseline, challengers)
-        else:
-            effect, se = _balanced_effects(frame["score"].to_numpy().reshape(matrix.shape), list(matrix.index),
-                                           baseline, challengers)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(se > 0, 2 * stats.norm.sf(np.abs(effect / np.where(se > 0, se, 1))), np.nan)
-        parts.append(pd.DataFrame({"system": challengers, "measure": measure, "alpha": alpha, "effect": effect,
-                                   "se": se, "ci_low": effect - z * se, "ci_high": effect + z * se, "p_value": p,
-                                   "p_adjusted": adjust_pvalues(p, correction)}))
-    return pd.concat(parts, ignore_index=True)
-
-
-def _balanced_effects(x: np.ndarray, systems: list, baseline: str, challengers: list):
-    """REML for a complete two-way layout with a random topic intercept, in closed form."""
-    k, c = x.shape
-    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
-    ss_error = (resid ** 2).sum()
-    ss_topic = k * ((x.mean(axis=0) - x.mean()) ** 2).sum()
-    df_error, df_topic = (k - 1) * (c - 1), c - 1
-    ms_error = ss_error / df_error if df_error else 0.0
-    ms_topic = ss_topic / df_topic if df_topic else 0.0
-    # REML = ANOVA estimates inside the parameter space; on the boundary (topic variance 0) the
-    # topic and error sums of squares pool.
-    sigma2 = ms_error if ms_topic >= ms_error else (ss_error + ss_topic) / (df_error + df_topic)
-    if df_error == 0:                                # one topic: the residual variance cannot be estimated
-        sigma2 = np.nan
-    means = x.mean(axis=1)
-    index = {s: i for i, s in enumerate(systems)}
-    effect = np.array([means[index[s]] - means[index[baseline]] for s in challengers])
-    se = np.full(len(challengers), np.sqrt(2 * sigma2 / c))
-    return effect, se
-
-
-def _mixedlm_effects(frame: pd.DataFrame, baseline: str, challengers: list):
-    import warnings
-    import statsmodels.formula.api as smf
-    data = frame.assign(system=pd.Categorical(frame["system"], categories=[baseline] + challengers))
-    model = smf.mixedlm("score ~ C(system)", data, groups=data["topic"])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            fit = model.fit(reml=True)
-        except np.linalg.LinAlgError:       # singular at the boundary (topic variance 0): derivative-free
-            fit = model.fit(reml=True, method="powell")
-    names = [f"C(system)[T.{s}]" for s in challengers]
-    return fit.fe_params[names].to_numpy(), fit.bse_fe[names].to_numpy()
-
-
-def check_correction(correction: str) -> str:
-    """The multiple-comparison correction, checked: holm, bonferroni, bh or none."""
-    from .errors import ParameterError
-    if correction not in CORRECTIONS:
-        raise ParameterError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}.")
-    return correction

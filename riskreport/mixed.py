@@ -45,18 +45,19 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .errors import ParameterError, RiskReportError
-from .risk import risk_table
+from .corrections import adjust_pvalues
+from .params import check_report_options
+from .risk import challengers as risk_challengers, risk_adjusted_scores
 
 MIXED_COLUMNS = ["algorithm", "baseline", "measure", "estimate", "se", "df", "ci_low", "ci_high", "p_value",
                  "var_topic", "var_instance", "var_topic_algorithm", "var_residual", "delta0", "verdict"]
-INSTANCE_COLUMNS = ["algorithm", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
+SYSTEM_EFFECT_COLUMNS = ["system", "measure", "alpha", "effect", "se", "ci_low", "ci_high", "p_value", "p_adjusted"]
 COMPONENTS = ("topic", "instance", "topic_algorithm", "residual")
 VERDICTS = ("equivalent", "not_worse", "worse", "better", "inconclusive")
 METHODS = ("auto", "balanced", "mixedlm")
 BALANCED = "balanced REML"
 MIXEDLM = "statsmodels MixedLM"
 SPARSE_ROWS = 3000               # MixedLM with sparse design matrices above this many scores (faster there)
-_BASELINE_ROW = "\x00baseline"   # row label of the baseline in per-instance matrices (never an instance name)
 
 
 @dataclass(frozen=True)
@@ -332,9 +333,8 @@ def equivalence_verdicts(estimate, se, df, sig_level: float, delta0: float) -> n
     else `worse`: h < 0 (significantly worse); else `not_worse`: lo > −δ0 (non-inferior for
     δ0); else `inconclusive`. An undefined SE (NaN) is `inconclusive`.
     """
+    check_report_options({"sig_level": sig_level, "delta0": delta0})
     estimate, se, df = (np.asarray(x, dtype=float) for x in (estimate, se, df))
-    if not delta0 > 0:
-        raise ParameterError(f"delta0 must be a positive margin, got {delta0!r}.")
     with np.errstate(invalid="ignore"):
         one_sided = stats.t.ppf(1 - sig_level, df) * se
         two_sided = stats.t.ppf(1 - sig_level / 2, df) * se
@@ -354,7 +354,7 @@ def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_leve
     (the 100(1−2·sig)% interval the equivalence verdicts use), `share_*` (each component's share
     of their sum), `n_instances`, `n_baseline_instances`, `n_topics`, `method`, `note`.
     """
-    check_levels(sig_level, delta0)
+    check_report_options({"sig_level": sig_level, "delta0": delta0})
     names = list(dict.fromkeys(scores["system"]))
     chosen = [a for a in (algorithms if algorithms is not None else names) if a != baseline]
     rows = []
@@ -378,103 +378,68 @@ def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_leve
     return table
 
 
-def check_levels(sig_level: float, delta0: float) -> None:
-    """A clear error unless 0 < sig_level < 0.5 and the margin δ0 > 0."""
-    if not (isinstance(sig_level, (int, float)) and 0 < sig_level < 0.5):
-        raise ParameterError(f"sig_level must be between 0 and 0.5 for the equivalence tests, got {sig_level!r}.")
-    if not (isinstance(delta0, (int, float)) and delta0 > 0):
-        raise ParameterError(f"delta0 must be a positive margin, got {delta0!r}.")
 
 
-def _instances_vs_baseline(scores: pd.DataFrame, algorithm: str, baseline: str) -> pd.DataFrame:
-    """Rows = the algorithm's instances, plus the baseline (its per-topic mean over instances) last."""
-    pivot = scores[scores["system"].isin([algorithm, baseline])].pivot_table(
-        index=["system", "instance"], columns="topic", values="score", sort=False)
-    topics = list(dict.fromkeys(scores["topic"]))
-    pivot = pivot.reindex(columns=topics)
-    if pivot.isna().any().any():
-        raise RiskReportError(f"{algorithm} vs {baseline}: per-instance comparisons need every instance "
-                              "scored on every topic")
-    matrix = pivot.loc[algorithm].copy()
-    matrix.loc[_BASELINE_ROW] = pivot.loc[baseline].mean(axis=0)
-    return matrix
+# Every system against the baseline at each α (deterministic systems; templates/risk_report.ipynb)
 
+def mixed_systems(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                  correction: str = "holm", level: float = 0.95, method: str = "auto") -> pd.DataFrame:
+    """System effects against the baseline from `score ~ system + (1 | topic)` on the thesis Eq. 4.5
+    risk-adjusted scores at each α (the frequentist counterpart of the thesis's Bayesian model).
 
-def single_instance_tests(scores: pd.DataFrame, baseline: str, levels: Sequence[float] = (0.05, 0.10),
-                          algorithms: Sequence[str] | None = None) -> pd.DataFrame:
-    """How often a single instance, t-tested against the baseline, is significant (Jayasinghe et al. 2014, Table 1).
-
-    Each instance of an algorithm is compared with the baseline over the topics (two-sided
-    paired t-test, c − 1 df); a non-deterministic baseline enters as its per-topic mean over
-    instances. Columns: `algorithm, baseline, instances, effect_min, effect_max` (range of the
-    instances' mean differences), per level `share_p<level>` and, at the first level,
-    `better_p<level>`/`worse_p<level>` (counts of significant wins and losses).
+    `method="statsmodels"` fits statsmodels MixedLM (REML); `"auto"` uses its closed form for a
+    complete systems x topics design (one score per cell), which gives the same REML estimates:
+    effect = mean difference, SE = √(2σ²/c) with σ² the REML residual variance. z-based p and CI
+    as statsmodels reports them; p adjusted across challengers with `correction`. Columns `SYSTEM_EFFECT_COLUMNS`.
     """
-    names = [a for a in (algorithms or dict.fromkeys(scores["system"])) if a != baseline]
-    rows = []
-    for algorithm in names:
-        matrix = _instances_vs_baseline(scores, algorithm, baseline)
-        result = risk_table(matrix, _BASELINE_ROW, [0.0])
-        effect, p = result["urisk"].to_numpy(), result["p_value"].to_numpy()
-        row = {"algorithm": algorithm, "baseline": baseline, "instances": len(result),
-               "effect_min": effect.min(), "effect_max": effect.max()}
-        for level in levels:
-            row[f"share_p{_label(level)}"] = float(np.mean(np.nan_to_num(p, nan=1.0) < level))
-        first = _label(levels[0])
-        row[f"better_p{first}"] = int(((p < levels[0]) & (effect > 0)).sum())
-        row[f"worse_p{first}"] = int(((p < levels[0]) & (effect < 0)).sum())
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _label(level: float) -> str:
-    """0.05 -> '05', 0.1 -> '10' (column names `share_p05`, `share_p10`)."""
-    return f"{round(level * 100):02d}"
-
-
-def instance_risk(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-                  sig_level: float = 0.05, algorithms: Sequence[str] | None = None) -> pd.DataFrame:
-    """URisk and TRisk of every instance against the baseline at each α (Wang et al. 2012; Dinçer et al. 2014).
-
-    `riskreport.risk.risk_table` on a matrix whose rows are the algorithm's instances; a
-    non-deterministic baseline enters as its per-topic mean over instances. Columns
-    `INSTANCE_COLUMNS` (`significant`: p < sig_level) + `verdict` (risk, reward, inconclusive,
-    undefined; see `risk_agreement` for the pooled system).
-    """
-    names = [a for a in (algorithms or dict.fromkeys(scores["system"])) if a != baseline]
+    scores = risk_adjusted_scores(matrix, baseline, alphas)
+    challengers = risk_challengers(matrix, baseline)
+    z = stats.norm.ppf(0.5 + level / 2)
     parts = []
-    for algorithm in names:
-        table = risk_table(_instances_vs_baseline(scores, algorithm, baseline), _BASELINE_ROW, alphas, measure,
-                           sig_level)
-        parts.append(table.rename(columns={"system": "instance"}).assign(algorithm=algorithm))
-    if not parts:
-        return pd.DataFrame(columns=INSTANCE_COLUMNS + ["verdict"])
-    table = pd.concat(parts, ignore_index=True)
-    table["significant"] = table["p_value"].fillna(1.0) < sig_level
-    return table[INSTANCE_COLUMNS + ["verdict"]].sort_values(["algorithm", "alpha"], kind="stable") \
-        .reset_index(drop=True)
+    for alpha, frame in scores.groupby("alpha", sort=True):
+        if method == "statsmodels":
+            effect, se = _mixedlm_effects(frame, baseline, challengers)
+        else:
+            effect, se = _balanced_effects(frame["score"].to_numpy().reshape(matrix.shape), list(matrix.index),
+                                           baseline, challengers)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(se > 0, 2 * stats.norm.sf(np.abs(effect / np.where(se > 0, se, 1))), np.nan)
+        parts.append(pd.DataFrame({"system": challengers, "measure": measure, "alpha": alpha, "effect": effect,
+                                   "se": se, "ci_low": effect - z * se, "ci_high": effect + z * se, "p_value": p,
+                                   "p_adjusted": adjust_pvalues(p, correction)}))
+    return pd.concat(parts, ignore_index=True)
 
 
-def risk_agreement(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-                   sig_level: float = 0.05, algorithms: Sequence[str] | None = None) -> pd.DataFrame:
-    """How often the single-instance risk verdict differs from the pooled one, per algorithm and α.
+def _balanced_effects(x: np.ndarray, systems: list, baseline: str, challengers: list):
+    """REML for a complete two-way layout with a random topic intercept, in closed form."""
+    k, c = x.shape
+    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+    ss_error = (resid ** 2).sum()
+    ss_topic = k * ((x.mean(axis=0) - x.mean()) ** 2).sum()
+    df_error, df_topic = (k - 1) * (c - 1), c - 1
+    ms_error = ss_error / df_error if df_error else 0.0
+    ms_topic = ss_topic / df_topic if df_topic else 0.0
+    # REML = ANOVA estimates inside the parameter space; on the boundary (topic variance 0) the
+    # topic and error sums of squares pool.
+    sigma2 = ms_error if ms_topic >= ms_error else (ss_error + ss_topic) / (df_error + df_topic)
+    if df_error == 0:                                # one topic: the residual variance cannot be estimated
+        sigma2 = np.nan
+    means = x.mean(axis=1)
+    index = {s: i for i, s in enumerate(systems)}
+    effect = np.array([means[index[s]] - means[index[baseline]] for s in challengers])
+    se = np.full(len(challengers), np.sqrt(2 * sigma2 / c))
+    return effect, se
 
-    The pooled system is the per-topic mean over the algorithm's instances; its URisk, TRisk and
-    verdict come from `risk_table` against the same baseline. Columns: `algorithm, alpha,
-    instances, pooled_urisk, pooled_trisk, pooled_verdict, risk, reward, inconclusive,
-    share_differs` (share of instances whose verdict is not the pooled verdict).
-    """
-    per_instance = instance_risk(scores, baseline, alphas, measure, sig_level, algorithms)
-    rows = []
-    for (algorithm, alpha), group in per_instance.groupby(["algorithm", "alpha"], sort=False):
-        matrix = _instances_vs_baseline(scores, algorithm, baseline)
-        pooled_matrix = pd.DataFrame([matrix.drop(index=_BASELINE_ROW).mean(axis=0), matrix.loc[_BASELINE_ROW]],
-                                     index=[algorithm, _BASELINE_ROW])
-        pooled = risk_table(pooled_matrix, _BASELINE_ROW, [alpha], measure, sig_level).iloc[0]
-        counts = group["verdict"].value_counts()
-        rows.append({"algorithm": algorithm, "alpha": alpha, "instances": len(group),
-                     "pooled_urisk": pooled["urisk"], "pooled_trisk": pooled["trisk"],
-                     "pooled_verdict": pooled["verdict"], **{v: int(counts.get(v, 0)) for v in
-                                                             ("risk", "reward", "inconclusive")},
-                     "share_differs": float((group["verdict"] != pooled["verdict"]).mean())})
-    return pd.DataFrame(rows)
+
+def _mixedlm_effects(frame: pd.DataFrame, baseline: str, challengers: list):
+    import statsmodels.formula.api as smf
+    data = frame.assign(system=pd.Categorical(frame["system"], categories=[baseline] + challengers))
+    model = smf.mixedlm("score ~ C(system)", data, groups=data["topic"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fit = model.fit(reml=True)
+        except np.linalg.LinAlgError:       # singular at the boundary (topic variance 0): derivative-free
+            fit = model.fit(reml=True, method="powell")
+    names = [f"C(system)[T.{s}]" for s in challengers]
+    return fit.fe_params[names].to_numpy(), fit.bse_fe[names].to_numpy()

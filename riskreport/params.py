@@ -65,8 +65,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
         chosen = [baseline] + chosen
     if len(chosen) < 2:
         raise ParameterError(f"A risk report needs the baseline and at least one other system; got {chosen}.")
-    if not (isinstance(sig_level, (int, float)) and 0 < sig_level < 1):
-        raise ParameterError(f"sig_level must be a number between 0 and 1, got {sig_level!r}.")
+    check_report_options({"sig_level": sig_level})
     return ReportParameters(collection, measure, baseline, alphas, list(dict.fromkeys(chosen)), float(sig_level))
 
 
@@ -96,15 +95,18 @@ def _as_list(systems) -> list[str]:
 MAX_BOOTSTRAP_SAMPLES = 1_000_000     # B x topics resample counts are held in memory
 
 
-def check_report_options(parameters: dict) -> dict:
-    """Check the values of the report options templates share, before a kernel starts.
+def check_report_options(parameters: dict, params: ReportParameters | None = None) -> dict:
+    """The one check of the report options templates share: before a kernel starts, in a template's first
+    cell, and inside the functions an option reaches (a wrong value from Python is the same error).
 
     Types are checked against the template's declaration (`runner.coerce_parameter`); this checks
-    ranges: `seed` ≥ 0, 1 ≤ `bootstrap_samples` ≤ 1,000,000, `ci_levels` in (0, 1), `topic_alphas`
-    like `alphas`, `convention`, `correction`, `max_figure_systems` ≥ 1 and `delta0` > 0. Other
-    names pass unchanged; a bad value raises `ParameterError` naming the parameter.
+    values: `seed` ≥ 0, 1 ≤ `bootstrap_samples` ≤ 1,000,000, `ci_levels` in (0, 1), `topic_alphas`
+    like `alphas`, `convention`, `correction`, `max_figure_systems` ≥ 1, `delta0` > 0, `sig_level`
+    in (0, 1) (in (0, 0.5) with `delta0`: the equivalence tests), `other_measures` (each must parse)
+    and, given the resolved `params`, `focus_system` (must be a challenger). Other names pass
+    unchanged; a bad value raises `ParameterError` naming the parameter.
     """
-    from .effectiveness import CORRECTIONS
+    from .corrections import CORRECTIONS
     from .risk import CONVENTIONS
 
     def whole(name, low, high=None):
@@ -126,6 +128,9 @@ def check_report_options(parameters: dict) -> dict:
         "ci_levels": lambda: _check_levels(parameters["ci_levels"]),
         "topic_alphas": lambda: parameters["topic_alphas"] is None or _check_topic_alphas(parameters["topic_alphas"]),
         "delta0": lambda: _check_positive("delta0", parameters["delta0"]),
+        "sig_level": lambda: _check_sig_level(parameters["sig_level"], equivalence="delta0" in parameters),
+        "other_measures": lambda: _check_measures(parameters["other_measures"]),
+        "focus_system": lambda: _check_focus(parameters["focus_system"], params),
     }
     for name in parameters:
         if name in checks:
@@ -149,3 +154,27 @@ def _check_topic_alphas(values) -> None:
         check_alphas(values)
     except ParameterError as error:
         raise ParameterError(f"topic_{error}") from None
+
+
+def _check_sig_level(value, equivalence: bool = False) -> None:
+    high = 0.5 if equivalence else 1
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < high:
+        why = " for the equivalence tests" if equivalence else ""
+        raise ParameterError(f"sig_level must be a number between 0 and {high:g}{why}, got {value!r}.")
+
+
+def _check_measures(measures) -> None:
+    if measures is None:
+        return
+    if isinstance(measures, str) or not isinstance(measures, (list, tuple)):
+        raise ParameterError(f"other_measures must be a list of ir_measures strings, got {measures!r}.")
+    for measure in measures:
+        canonical_measure(measure)         # UnknownNameError naming the measure, before any run is evaluated
+
+
+def _check_focus(system, params: ReportParameters | None) -> None:
+    if system is None or params is None:
+        return
+    if system not in params.challengers:
+        raise UnknownNameError("challenger", system, params.challengers,
+                               hint="(focus_system must be a challenger of this report, not the baseline)")

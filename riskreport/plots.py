@@ -331,7 +331,7 @@ def instance_risk_lines(instances: pd.DataFrame, pooled: pd.DataFrame, y: str, b
                         critical: float | None = None, col_wrap: int = 3) -> sns.FacetGrid:
     """URisk or TRisk (`y`) against α: one thin line per instance, the pooled system in bold, one panel per algorithm.
 
-    `instances` is `riskreport.mixed.instance_risk(...)`, `pooled` is `risk_agreement(...)`
+    `instances` is `riskreport.instances.instance_risk(...)`, `pooled` is `risk_agreement(...)`
     (column `pooled_<y>`); `critical` draws the ±t lines (TRisk). Standard convention: < 0 is risk.
     """
     n = instances["algorithm"].nunique()

@@ -1,64 +1,22 @@
-"""Presentation helpers for templates: header, tables on the page and as CSV, provenance.
+"""Presentation helpers for templates: header, tables on the page and as CSV, figure captions.
 
 Templates call these so that notebooks hold prose and layout, not formulas. Every string
-that comes from input files (system, topic and collection names) is HTML-escaped.
+that comes from input files (system, topic and collection names) is HTML-escaped. A template
+holds one `Page`: its figure numbers, where its tables go, and what the runner already knows.
 """
 from __future__ import annotations
 
-import hashlib
 import html
-import os
-import platform
-import sys
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 
-from .evaluation import file_digest
+from .errors import ParameterError
 from .params import ReportParameters
+from .provenance import file_hashes, inputs_digest, package_versions
 
-PACKAGES = ("riskreport", "ir_measures", "pytrec_eval-terrier", "numpy", "pandas", "scipy", "statsmodels",
-            "matplotlib", "seaborn", "papermill", "nbconvert")
-
-
-def tables_dir() -> Path:
-    """Where templates write CSV tables: $RISKREPORT_TABLES, else ./tables."""
-    return Path(os.environ.get("RISKREPORT_TABLES", "tables"))
-
-
-def save_table(table: pd.DataFrame, name: str) -> Path:
-    """Write a tidy table as `tables/<name>.csv` (numbers at full precision)."""
-    folder = tables_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.csv"
-    table.to_csv(path, index=False, float_format="%.10g")
-    return path
-
-
-def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
-
-
-def file_hashes(paths) -> dict[str, str]:
-    """SHA-256 of every input file, keyed by its path."""
-    return {str(path): file_digest(path) for path in paths}
-
-
-def provenance(params: ReportParameters) -> dict:
-    """What produced the numbers: collection, input hashes, versions, time."""
-    hashes = file_hashes(params.collection.files())
-    combined = hashlib.sha256("".join(f"{k}={v}\n" for k, v in sorted(hashes.items())).encode()).hexdigest()
-    return {"collection": str(params.collection.path), "inputs_sha256": combined, "files": hashes,
-            "versions": package_versions(), "generated_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "python": sys.executable}
+CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers")
 
 
 class HTML:
@@ -79,25 +37,61 @@ GUIDE = {
              "convention of Benham's thesis: positive values are risk (the challenger loses once each loss weighs "
              "r = 1 + α), lower is better. The CSV tables keep the standard convention.",
 }
-_figures = {"count": 0}
 
 
-def header(params: ReportParameters, title: str | None = None, convention: str = "standard",
+class Page:
+    """One report page as a template builds it: figure numbers, the tables folder, the input digest, threads.
+
+    `context` is the template's `context` parameter. `riskreport run` passes the report's own
+    `tables_dir`, the `inputs_sha256` of the files it hashed while planning, and the `workers`
+    (threads) a bootstrap may use; run by hand (None), tables go to ./tables, the inputs are
+    hashed here and one thread is used. Figures are numbered from 1 on each page.
+    """
+
+    def __init__(self, context: dict | None = None):
+        context = dict(context or {})
+        unknown = sorted(set(context) - set(CONTEXT_KEYS))
+        if unknown:
+            raise ParameterError(f"context has unknown keys {unknown}; expected some of {', '.join(CONTEXT_KEYS)}.")
+        self.tables_dir = Path(context.get("tables_dir") or "tables")
+        self.inputs_sha256 = context.get("inputs_sha256")
+        self.workers = int(context.get("workers") or 1)
+        self.figures = 0
+
+    def header(self, params: ReportParameters, title: str | None = None, convention: str = "standard",
+               guide: str | None = None) -> HTML:
+        """Title block: collection and parameters, a "how to read this report" box, the table of contents slot."""
+        digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
+        return header(params, digest, title, convention, guide)
+
+    def caption(self, text: str) -> HTML:
+        """The next numbered figure caption of this page."""
+        self.figures += 1
+        return HTML(f"<p class='rr-caption'><strong>Figure {self.figures}.</strong> {html.escape(text)}</p>")
+
+    def save_table(self, table: pd.DataFrame, name: str) -> Path:
+        """Write a tidy table as `<tables_dir>/<name>.csv` (numbers at full precision)."""
+        self.tables_dir.mkdir(parents=True, exist_ok=True)
+        path = self.tables_dir / f"{name}.csv"
+        table.to_csv(path, index=False, float_format="%.10g")
+        return path
+
+
+def header(params: ReportParameters, inputs_sha256: str, title: str | None = None, convention: str = "standard",
            guide: str | None = None) -> HTML:
-    """Title block: collection and parameters, a "how to read this report" box and the table of contents slot."""
-    prov = provenance(params)
+    """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
     col = params.collection
-    _figures["count"] = 0
+    versions = package_versions()
     title = title or f"Risk report: {col.title}"
     shown = ", ".join(params.systems[:20]) + (f", … ({len(params.systems) - 20} more)" if len(params.systems) > 20 else "")
     rows = [("Collection", f"{col.title} ({col.path})"), ("Measure", params.measure),
             ("Baseline", params.baseline), ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
             ("Systems", f"{len(params.systems)}: {shown}"),
             ("Significance level", f"{params.sig_level:g}"),
-            ("Inputs (SHA-256 of all files)", prov["inputs_sha256"][:16] + "…"),
-            ("Versions", ", ".join(f"{k} {v}" for k, v in prov["versions"].items() if k in
+            ("Inputs (SHA-256 of all files)", inputs_sha256[:16] + "…"),
+            ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items() if k in
                                    ("riskreport", "ir_measures", "python"))),
-            ("Generated (UTC)", prov["generated_utc"])]
+            ("Generated (UTC)", datetime.now(timezone.utc).isoformat(timespec="seconds"))]
     body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
                    f"{html.escape(str(v))}</td></tr>" for k, v in rows)
     description = f"<p>{html.escape(col.description)}</p>" if col.description else ""
@@ -114,12 +108,6 @@ def header(params: ReportParameters, title: str | None = None, convention: str =
                   + "".join(f"<li>{html.escape(point)}</li>" for point in points) + "</ul></div>")
     return HTML(f"<h1>{html.escape(title)}</h1>{description}<table>{body}</table>{guide_html}"
                 f'<div class="rr-toc-slot"></div>')
-
-
-def caption(text: str) -> HTML:
-    """A numbered figure caption (numbering restarts with each `header`)."""
-    _figures["count"] += 1
-    return HTML(f"<p class='rr-caption'><strong>Figure {_figures['count']}.</strong> {html.escape(text)}</p>")
 
 
 def figure_systems(risk: pd.DataFrame, limit: int) -> list[str]:
@@ -235,15 +223,6 @@ def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
 
 
-def check_convention(convention: str) -> str:
-    """The report's sign convention, checked: `standard` or `minus`."""
-    from .errors import ParameterError
-    from .risk import CONVENTIONS
-    if convention not in CONVENTIONS:
-        raise ParameterError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}.")
-    return convention
-
-
 def riskiest(risk: pd.DataFrame) -> str:
     """The challenger with the lowest URisk at the largest α (the default focus system)."""
     at_max = risk[risk["alpha"] == risk["alpha"].max()]
@@ -283,8 +262,12 @@ def tests_summary(tests: pd.DataFrame, sig_level: float, caption: str | None = N
 
 
 def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_level: float, n_challengers: int,
-                      n_topics: int, skewed: int, total: int) -> HTML:
-    """The "methods" paragraph: which test and correction the report used, and why (thesis Fig. 3.8 logic)."""
+                      n_topics: int, diagnostics: pd.DataFrame) -> HTML:
+    """The "methods" paragraph: which test and correction the report used, and why (thesis Fig. 3.8 logic).
+
+    `diagnostics` is `inference.diagnostics_table(...)`: how many challenger–α combinations are skewed.
+    """
+    skewed, total = int((diagnostics["skewness"].abs() > 1).sum()), len(diagnostics)
     names = {"holm": "Holm's step-down method", "bonferroni": "the Bonferroni correction",
              "bh": "the Benjamini–Hochberg false discovery rate procedure", "none": "no correction"}
     widened = (f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
@@ -339,7 +322,7 @@ def variance_components(mixed: pd.DataFrame, caption: str | None = None):
 
 
 def instance_tests_summary(tests: pd.DataFrame, caption: str | None = None):
-    """Single-instance paired t-tests per algorithm (from `riskreport.mixed.single_instance_tests`), shares as %."""
+    """Single-instance paired t-tests per algorithm (from `riskreport.instances.single_instance_tests`), shares as %."""
     shares = [c for c in tests.columns if c.startswith("share_p")]
     shown = tests.rename(columns={c: f"significant at {int(c[7:]) / 100:g}" for c in shares})
     return styled(shown, caption=caption).format("{:.0%}", subset=[f"significant at {int(c[7:]) / 100:g}"

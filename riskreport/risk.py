@@ -17,20 +17,48 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .errors import UnknownNameError
+from .params import check_report_options
+
 RISK_COLUMNS = ["system", "baseline", "measure", "alpha", "urisk", "trisk", "p_value", "se", "se_jackknife",
                 "wins", "losses", "ties", "frisk", "freward", "loss20"]
 TOPIC_COLUMNS = ["system", "baseline", "measure", "topic", "alpha", "delta", "x", "tr", "tj"]
 GEORISK_COLUMNS = ["system", "measure", "alpha", "mean", "zrisk", "georisk"]
 TSTAR_COLUMNS = ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
 CONVENTIONS = ("standard", "minus")
+FLOAT_NOISE = 1e-15   # relative size below which a spread is float noise, not variation (TRisk undefined)
 SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is undefined"
 ONE_TOPIC_NOTE = "one topic only: the SE needs at least 2 topics, so TRisk is undefined"
 
 
 def deltas(matrix: pd.DataFrame, baseline: str | pd.Series) -> pd.DataFrame:
     """Per-topic differences Δ_j = x_sj − x_bj against a baseline system (or a per-topic Series)."""
-    reference = matrix.loc[baseline] if isinstance(baseline, str) else baseline
+    reference = system_row(matrix, baseline) if isinstance(baseline, str) else baseline
     return matrix - reference
+
+
+def system_row(matrix: pd.DataFrame, system: str, role: str = "baseline") -> pd.Series:
+    """The scores of one system (a row of the systems x topics `matrix`); `UnknownNameError` if it has none."""
+    if system not in matrix.index:
+        hint = ("The matrix looks transposed: rows must be systems and columns topics (use matrix.T)."
+                if system in matrix.columns else "(rows of the systems x topics matrix)")
+        raise UnknownNameError(role, system, [str(s) for s in matrix.index], hint=hint)
+    return matrix.loc[system]
+
+
+def challengers(matrix: pd.DataFrame, baseline: str) -> list[str]:
+    """The systems of `matrix` other than `baseline`, in matrix order (the baseline must be a row)."""
+    system_row(matrix, baseline)
+    return [s for s in matrix.index if s != baseline]
+
+
+def challenger_deltas(matrix: pd.DataFrame, baseline: str,
+                      alphas: Sequence[float] = ()) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """What every single-baseline analysis starts from: the challengers, their Δ (S, T) against
+    `baseline`, and the risk-adjusted differences l_α(Δ) (A, S, T) at `alphas`."""
+    names = challengers(matrix, baseline)
+    delta = deltas(matrix, baseline).loc[names].to_numpy(dtype=float)
+    return names, delta, risk_adjusted(delta, [float(a) for a in alphas])
 
 
 def risk_adjusted(delta: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
@@ -98,7 +126,7 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
         undefined = np.full(mean.shape, np.nan)
         return {"urisk": mean, "se": undefined, "se_jackknife": undefined, "trisk": undefined, "p_value": undefined}
     se = x.std(axis=-1, ddof=1) / np.sqrt(c)
-    defined = se > 1e-15 * np.maximum(1.0, np.abs(mean))
+    defined = se > FLOAT_NOISE * np.maximum(1.0, np.abs(mean))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(defined, mean / np.where(defined, se, 1.0), np.nan)
     p = np.where(defined, 2 * stats.t.sf(np.abs(np.nan_to_num(t)), c - 1), np.nan)
@@ -120,11 +148,10 @@ def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
     `risk_reward` = FRisk/FReward, `loss20` = topics with x_b > 0 and (x_b − x_s)/x_b > 0.2.
     Extras: `verdict` at `sig_level`, `note` (why TRisk is undefined, when it is).
     """
-    challengers = [s for s in matrix.index if s != baseline]
-    delta = deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float)     # (S, T)
+    challengers, delta, x = challenger_deltas(matrix, baseline, alphas)          # (S, T), (A, S, T)
     base = matrix.loc[baseline].to_numpy(dtype=float)
     alphas = [float(a) for a in alphas]
-    result = trisk(risk_adjusted(delta, alphas))                                 # each (A, S)
+    result = trisk(x)                                                            # each (A, S)
     wins, losses, ties = win_loss_ties(delta)
     frisk, freward = np.maximum(0, -delta).mean(axis=1), np.maximum(0, delta).mean(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -152,10 +179,8 @@ def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
     Eq. 23). `flag` is `loss` when TR_i or TJ_i < −t_crit, `gain` when > t_crit, else ''.
     Columns `TOPIC_COLUMNS` + `flag`; NaN where s_x = 0 (up to float noise) or there is one topic.
     """
-    challengers = [s for s in matrix.index if s != baseline]
-    delta = deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float)
+    challengers, delta, x = challenger_deltas(matrix, baseline, alphas)          # (S, T), (A, S, T)
     alphas = [float(a) for a in alphas]
-    x = risk_adjusted(delta, alphas)                                             # (A, S, T)
     c = x.shape[-1]
     spread = _spread(x)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -179,12 +204,12 @@ def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
 
 def _spread(x: np.ndarray) -> np.ndarray:
     """sd of x along topics (keepdims); NaN for one topic, or where x is constant up to float noise
-    (the tolerance of `trisk`: SE ≤ 1e-15 · max(1, |mean|))."""
+    (the tolerance of `trisk`: SE ≤ FLOAT_NOISE · max(1, |mean|))."""
     c = x.shape[-1]
     if c < 2:
         return np.full(x.shape[:-1] + (1,), np.nan)
     sd = x.std(axis=-1, ddof=1, keepdims=True)
-    noise = 1e-15 * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1, keepdims=True)))
+    noise = FLOAT_NOISE * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1, keepdims=True)))
     return np.where(sd > noise, sd, np.nan)
 
 
@@ -256,14 +281,11 @@ def georisk_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = 
 def zrisk_single(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
     """Single-baseline ZRisk: ZRisk of each challenger on the two-row matrix {challenger, baseline}."""
     alphas = [float(a) for a in alphas]
-    rows = []
-    for system in (s for s in matrix.index if s != baseline):
-        pair = matrix.loc[[system, baseline]].to_numpy(dtype=float)
-        rows.append(zrisk(pair, alphas)[:, 0])
-    challengers = [s for s in matrix.index if s != baseline]
+    names = challengers(matrix, baseline)
+    rows = [zrisk(matrix.loc[[system, baseline]].to_numpy(dtype=float), alphas)[:, 0] for system in names]
     values = np.array(rows).T if rows else np.zeros((len(alphas), 0))
-    return pd.DataFrame({"system": np.tile(challengers, len(alphas)), "baseline": baseline,
-                         "alpha": np.repeat(alphas, len(challengers)), "zrisk": values.reshape(-1)})
+    return pd.DataFrame({"system": np.tile(names, len(alphas)), "baseline": baseline,
+                         "alpha": np.repeat(alphas, len(names)), "zrisk": values.reshape(-1)})
 
 
 def zero_expectation_cells(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -281,31 +303,12 @@ def risk_adjusted_scores(matrix: pd.DataFrame, baseline: str, alphas: Sequence[f
     """
     alphas = np.asarray([float(a) for a in alphas])
     values = matrix.to_numpy(dtype=float)
-    base = matrix.loc[baseline].to_numpy(dtype=float)
+    base = system_row(matrix, baseline).to_numpy(dtype=float)
     adjusted = values - np.maximum(alphas[:, None, None] * (base - values), 0.0)    # (A, S, T)
     n_sys, c = values.shape
     return pd.DataFrame({"system": np.tile(np.repeat(matrix.index, c), len(alphas)),
                          "topic": np.tile(matrix.columns, len(alphas) * n_sys),
                          "alpha": np.repeat(alphas, n_sys * c), "score": adjusted.reshape(-1)})
-
-
-def rank_agreement(effectiveness: pd.DataFrame, risk: pd.DataFrame, geo: pd.DataFrame) -> pd.DataFrame:
-    """Kendall τ per α between the orderings of the challengers by mean, URisk_α and GeoRisk_α."""
-    rows = []
-    means = effectiveness.set_index("system")["mean"]
-    for alpha, at in risk.groupby("alpha", sort=True):
-        u = at.set_index("system")["urisk"]
-        g = geo[geo["alpha"] == alpha].set_index("system")["georisk"].reindex(u.index)
-        m = means.reindex(u.index)
-        rows.append({"alpha": alpha, "tau_mean_urisk": _tau(m, u), "tau_mean_georisk": _tau(m, g),
-                     "tau_urisk_georisk": _tau(u, g)})
-    return pd.DataFrame(rows)
-
-
-def _tau(a: pd.Series, b: pd.Series) -> float:
-    if len(a) < 2:
-        return float("nan")
-    return float(stats.kendalltau(a.to_numpy(), b.to_numpy()).statistic)
 
 
 def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
@@ -314,8 +317,7 @@ def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataF
     Minus family (thesis): URisk⁻_r = −URisk_{r−1}, TRisk⁻ = −TRisk, ZRisk⁻ = −ZRisk,
     GeoRisk⁻ = −GeoRisk, with r = 1 + α: positive = risk, lower is better.
     """
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
+    check_report_options({"convention": convention})
     if convention == "standard":
         return table.copy()
     out = table.copy()
@@ -331,6 +333,5 @@ def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataF
 
 def smooth_table(matrix: pd.DataFrame, baseline: str) -> pd.DataFrame:
     """Mean smooth value mean_j s(Δ_j) of every challenger (thesis Eq. 3.6): `system, smooth_urisk`."""
-    challengers = [s for s in matrix.index if s != baseline]
-    values = smooth_value(deltas(matrix, baseline).loc[challengers].to_numpy(dtype=float)).mean(axis=1)
-    return pd.DataFrame({"system": challengers, "smooth_urisk": values})
+    names, delta, _ = challenger_deltas(matrix, baseline)
+    return pd.DataFrame({"system": names, "smooth_urisk": smooth_value(delta).mean(axis=1)})

@@ -18,20 +18,19 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from .collection import PROJECT_ROOT
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
-from .evaluation import evaluate_runs, judged_measure
+from .evaluation import Progress, evaluate_runs, judged_measure
 from .export import export_html
 from .files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder, failed_file,
                     list_files, merge_into, plan_destination, umask)
 from .index import write_index
 from .params import check_report_options, ReportParameters, resolve_parameters
-from .report import file_hashes, package_versions
+from .provenance import file_hashes, inputs_digest, package_versions
 
 KERNEL_NAME = "riskreport-python"
-Progress = Callable[[str], None]
+CONTEXT = "context"   # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
 
 
 @dataclass(frozen=True)
@@ -187,11 +186,13 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
                 parameters: dict | None = None, show_code: bool = False) -> ReportPlan:
     """Check the parameters of a report against its template and collection; hash its inputs."""
     tpl = find_template(template)
+    if CONTEXT in (parameters or {}):
+        raise ParameterError(f"Parameter {CONTEXT!r} is set by riskreport run (the report's tables folder, input "
+                             "hashes and threads); give it only when running the notebook by hand.")
     given = {name: coerce_parameter(tpl, name, value) for name, value in (parameters or {}).items()}
     for name, value in (("collection", collection), ("baseline", baseline), ("alphas", alphas), ("measure", measure)):
         if value is not None:
             given[name] = coerce_parameter(tpl, name, value)
-    check_report_options(given)
     if "collection" not in given:
         default = tpl.parameters.get("collection", {}).get("default", "None")
         given["collection"] = _literal(default) or "demo"
@@ -201,7 +202,8 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
     defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
     effective = {**defaults, **given, "collection": str(params.collection.location), "measure": params.measure,
                  "baseline": params.baseline, "alphas": params.alphas}
-    effective = {k: v for k, v in effective.items() if k in tpl.parameters}
+    effective = {k: v for k, v in effective.items() if k in tpl.parameters and k != CONTEXT}
+    check_report_options(effective, params)
     record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
               "collection": {"name": params.collection.name, "path": str(params.collection.path),
                              "files_sha256": file_hashes(params.collection.files())},
@@ -214,7 +216,7 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
                alphas: list[float] | None = None, measure: str | None = None, parameters: dict | None = None,
                out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
                show_code: bool = False, progress: Progress | None = None, job: str | None = None,
-               update_index: bool = True, force: bool = False) -> Path:
+               update_index: bool = True, force: bool = False, workers: int | None = None) -> Path:
     """Execute `template` on a collection and write a complete report folder; return its path.
 
     The folder holds `report.html`, `report.ipynb`, `params.json` and `tables/*.csv`.
@@ -222,13 +224,14 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
     `reports/jobs/<job>/<UTC timestamp>/`), the `latest` link beside it points at it, and
     `reports/index.html` is regenerated unless `update_index=False`. An existing `out` folder
     that is neither empty nor a previous report is refused unless `force` (which still replaces
-    only riskreport's own files).
+    only riskreport's own files). `workers` is the number of threads the template may use (its
+    bootstrap); None: one per core.
     """
     started = time.time()
     plan = plan_report(template, collection=collection, baseline=baseline, alphas=alphas, measure=measure,
                        parameters=parameters, show_code=show_code)
     return build_report(plan, out=out, reports_dir=reports_dir, progress=progress, job=job,
-                        update_index=update_index, started=started, force=force)
+                        update_index=update_index, started=started, force=force, workers=workers)
 
 
 def job_folder(reports_dir: str | os.PathLike, job: str) -> Path:
@@ -245,7 +248,7 @@ def report_parent(plan: ReportPlan, reports_dir: str | os.PathLike = "reports", 
 
 def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
                  progress: Progress | None = None, job: str | None = None, update_index: bool = True,
-                 started: float | None = None, force: bool = False) -> Path:
+                 started: float | None = None, force: bool = False, workers: int | None = None) -> Path:
     """Execute a planned report in a temporary folder and move it into place when complete.
 
     With `out`, the report goes into that folder: a new or empty one, a previous report, or,
@@ -276,7 +279,7 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
     try:
         os.chmod(work, 0o777 & ~umask())
         try:
-            _execute(tpl, plan.effective, work, say)
+            _execute(tpl, {**plan.effective, **_context(plan, work, workers)}, work, say)
         except ReportExecutionError as error:
             if disk_problem(error) is None:
                 failed = _keep_failed(work, plan, error, final, destination, out is not None, started, job)
@@ -358,36 +361,33 @@ def prewarm(params: ReportParameters, say: Progress, instances: bool = False) ->
                       progress=say)
 
 
+def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
+    """The `context` parameter of a template that declares it (`report.Page`): what the kernel need not redo."""
+    if CONTEXT not in plan.template.parameters:
+        return {}
+    return {CONTEXT: {"tables_dir": str(work / "tables"), "workers": workers or os.cpu_count() or 1,
+                      "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"])}}
+
+
 def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None:
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     output = work / "report.ipynb"
-    jupyter = work / ".jupyter"       # kernelspec and connection files of this run, removed with it
-    env_backup = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "JUPYTER_RUNTIME_DIR", "RISKREPORT_TABLES",
-                                                 "MPLBACKEND")}
-    _kernelspec(jupyter)
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(jupyter), env_backup["JUPYTER_PATH"]) if p)
-    os.environ["JUPYTER_RUNTIME_DIR"] = str(jupyter / "runtime")
-    os.environ["RISKREPORT_TABLES"] = str(work / "tables")
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    jupyter = work / ".jupyter"       # kernelspec and connection file of this run, removed with it
     say(f"executing {tpl.path.name} ({len(nbformat.read(tpl.path, as_version=4).cells)} cells)")
     failure = None
-    try:
+    try:                           # the kernel's environment is the kernelspec's: this process's os.environ is left alone
         papermill.execute_notebook(str(tpl.path), str(output), parameters=parameters, kernel_name=KERNEL_NAME,
-                                   cwd=str(work), progress_bar=False, log_output=False, report_mode=False)
+                                   kernel_manager_class=_kernel_manager(_kernelspec(jupyter)), cwd=str(work),
+                                   progress_bar=False, log_output=False, report_mode=False)
     except PapermillExecutionError as error:
         failure = error
     except Exception as error:  # kernel died, could not start, the notebook could not be written, ...
         failure = error
     finally:
         shutil.rmtree(jupyter, ignore_errors=True)
-        for key, value in env_backup.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     if failure is not None:
         if isinstance(failure, PapermillExecutionError):
             message = (f"Cell {failure.exec_count} of template {tpl.name!r} failed: "
@@ -397,7 +397,7 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None
         raise ReportExecutionError(message) from failure
 
 
-def _kernelspec(home: Path) -> None:
+def _kernelspec(home: Path) -> Path:
     """A private kernelspec under `home` that runs this very Python, whatever kernels the user has installed.
 
     The kernel is started through `riskreport.kernel`, which ends the kernel when the process
@@ -406,9 +406,33 @@ def _kernelspec(home: Path) -> None:
     spec_dir = home / "kernels" / KERNEL_NAME
     spec = {"argv": [sys.executable, "-m", "riskreport.kernel", "-f", "{connection_file}",
                      "--IPKernelApp.log_level=CRITICAL"],
-            "display_name": "riskreport (Python)", "language": "python"}
+            "display_name": "riskreport (Python)", "language": "python",
+            "env": {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}}
     spec_dir.mkdir(parents=True, exist_ok=True)
     (spec_dir / "kernel.json").write_text(json.dumps(spec))
+    (home / "runtime").mkdir(exist_ok=True)
+    return home
+
+
+def _kernel_manager(home: Path):
+    """A kernel manager class that finds the private kernelspec in `home` (instead of setting JUPYTER_PATH)
+    and writes the kernel's connection file there too (not into the system's temporary folder)."""
+    import uuid
+
+    from jupyter_client import AsyncKernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+    from traitlets import default
+
+    class Manager(AsyncKernelManager):
+        @default("kernel_spec_manager")
+        def _private_specs(self):
+            return KernelSpecManager(kernel_dirs=[str(home / "kernels")])
+
+        @default("connection_file")
+        def _private_connection_file(self):
+            return str(home / "runtime" / f"kernel-{uuid.uuid4()}.json")
+
+    return Manager
 
 
 def _write_params(work: Path, plan: ReportPlan, started: float, status: str, job: str | None,

@@ -94,7 +94,7 @@ def mini_template(tmp_path) -> Path:
         nbformat.v4.new_code_cell("import time\nimport riskreport as rr\nfrom riskreport import report\n"
                                   "p = rr.resolve_parameters(collection, measure=measure, baseline=baseline, "
                                   "alphas=alphas)\nscores = rr.evaluate(p.collection, p.measure)\n"
-                                  "report.save_table(scores.matrix().reset_index(), 'scores')\ntime.sleep(pause)\n"
+                                  "report.Page().save_table(scores.matrix().reset_index(), 'scores')\ntime.sleep(pause)\n"
                                   "assert not fail, 'failing as asked'\np.baseline"),
     ]
     path = tmp_path / "templates" / "mini.ipynb"

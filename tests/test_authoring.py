@@ -141,7 +141,7 @@ def test_new_template_passes_check_and_runs(tmp_path, tiny_collection, cache_dir
     assert notebook.cells[0].metadata["tags"] == ["remove_cell"] and notebook.cells[1].metadata["tags"] == ["parameters"]
     assert main(["templates", "check", str(path), "--collection", str(tiny_collection), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "my_report.ipynb: ok (7 parameters; static checks passed; executed on" in out
+    assert "my_report.ipynb: ok (8 parameters; static checks passed; executed on" in out
     assert "1 template(s) checked: 1 passed, 0 failed" in out
 
 

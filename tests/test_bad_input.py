@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import riskreport as rr
-from riskreport import inference, risk
+from riskreport import inference, mixed, risk
 from riskreport.cli import main
 from riskreport.collection import load_collection
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError
@@ -225,7 +225,7 @@ def one_topic_only(tmp_path, tiny):
         assert inference.diagnostics_table(matrix, "base", [0])[["skewness", "d_z"]].isna().all().all()
         tukey = inference.tukey_hsd(matrix, "base", [0, 5])
         assert tukey["p_value"].isna().all() and not tukey["significant"].any()
-        assert inference.mixed_systems(matrix, "base", [0])[["se", "p_value"]].isna().all().all()
+        assert mixed.mixed_systems(matrix, "base", [0])[["se", "p_value"]].isna().all().all()
         rr.effectiveness_table(matrix, "base")
     (tiny / "instances" / "nd" / "1.run").parent.mkdir(parents=True)
     for name in ("1.run", "2.run"):

@@ -5,7 +5,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from riskreport.effectiveness import adjust_pvalues, effectiveness_table
+from riskreport.corrections import adjust_pvalues
+from riskreport.effectiveness import effectiveness_table
 
 from test_risk import B, S
 

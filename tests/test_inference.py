@@ -5,6 +5,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from riskreport import corrections, mixed, rankings
 from riskreport import inference as inf
 from riskreport.risk import risk_adjusted
 
@@ -90,7 +91,7 @@ def test_bonferroni_widens_ci_levels():
     table = inf.bootstrap_table(pd.DataFrame(np.random.default_rng(1).random((5, 20))), 0, [0], levels=[0.95],
                                 samples=1_000, correction="bonferroni")
     assert table["adjusted_level"].unique().tolist() == pytest.approx([1 - 0.05 / 4])
-    assert inf.adjusted_levels([0.95], "holm", 4).tolist() == [0.95]
+    assert corrections.adjusted_levels([0.95], "holm", 4).tolist() == [0.95]
 
 
 def test_memory_bounded_chunks_give_same_result():
@@ -123,13 +124,13 @@ def test_tukey_hsd_matches_two_way_anova():
 
 
 def test_rbo_bounds():
-    low, residual = inf.rbo(list("abcdef"), list("abcdef"))
+    low, residual = rankings.rbo(list("abcdef"), list("abcdef"))
     assert low + residual == pytest.approx(1.0)
-    low2, _ = inf.rbo(list("abcdef"), list("fedcba"))
+    low2, _ = rankings.rbo(list("abcdef"), list("fedcba"))
     assert low2 < low
-    disjoint, res = inf.rbo(list("abc"), list("xyz"))
+    disjoint, res = rankings.rbo(list("abc"), list("xyz"))
     assert disjoint == 0 and 0 < res < 1
-    table = inf.rbo_table({"mean": {0.0: list("abc")}, "urisk": {0.0: list("acb")}})
+    table = rankings.rbo_table({"mean": {0.0: list("abc")}, "urisk": {0.0: list("acb")}})
     assert table.columns.tolist() == ["alpha", "a", "b", "rbo_min", "rbo_residual"]
 
 
@@ -138,8 +139,15 @@ def test_mixed_closed_form_equals_statsmodels():
     topic = rng.normal(0, 0.2, 40)
     matrix = pd.DataFrame(np.clip(0.4 + topic + rng.normal(0, 0.1, (5, 40)) + np.arange(5)[:, None] * 0.03, 0, 1),
                           index=list("abcde"))
-    fast = inf.mixed_systems(matrix, "a", [0, 1])
-    slow = inf.mixed_systems(matrix, "a", [0, 1], method="statsmodels")
+    fast = mixed.mixed_systems(matrix, "a", [0, 1])
+    slow = mixed.mixed_systems(matrix, "a", [0, 1], method="statsmodels")
     np.testing.assert_allclose(fast["effect"], slow["effect"], atol=1e-8)
     np.testing.assert_allclose(fast["se"], slow["se"], atol=1e-4)
-    assert fast.columns.tolist() == inf.MIXED_COLUMNS
+    assert fast.columns.tolist() == mixed.SYSTEM_EFFECT_COLUMNS
+
+
+def test_threads_are_the_callers_choice_and_do_not_change_intervals():
+    x = np.random.default_rng(3).normal(size=(2500, 12))           # 3 chunks of 1,000 rows at 1,000 resamples
+    counts = inf.resample_counts(12, 1000, np.random.default_rng(1))
+    one, three = (inf.confidence_intervals(x, [0.9, 0.99], counts, workers=w) for w in (1, 3))
+    assert all(np.array_equal(one[m], three[m], equal_nan=True) for m in one)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskreport import mixed
+from riskreport import instances, mixed
 from riskreport.collection import PROJECT_ROOT, load_collection
 from riskreport.demo import DEMO_SYSTEMS
 from riskreport.errors import InputFormatError, ParameterError
@@ -118,7 +118,7 @@ def test_demo_report_sections_and_tables(demo_report):
     assert model["algorithm"].tolist() == ["sampled-a", "sampled-b"] and set(model["baseline"]) == {"bm25"}
     assert (model["df"] == 49).all() and model["verdict"].isin(mixed.VERDICTS).all()
     per_instance = pd.read_csv(demo_report / "tables" / "instances.csv", dtype={"instance": str})
-    assert list(per_instance.columns) == mixed.INSTANCE_COLUMNS == [
+    assert list(per_instance.columns) == instances.INSTANCE_COLUMNS == [
         "algorithm", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
     assert len(per_instance) == 2 * 10 * 5                                 # algorithms x instances x α
     assert per_instance["significant"].dtype == bool

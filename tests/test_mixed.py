@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from riskreport import mixed
+from riskreport import instances, mixed
 from riskreport.errors import ParameterError, RiskReportError
 from riskreport.risk import risk_table
 
@@ -208,7 +208,7 @@ def test_parameters_are_checked():
 
 def test_single_instance_tests_count_significant_instances():
     challenger, baseline = design(8, 1, 30, seed=9, effect=0.03, instance=0.002)
-    tests = mixed.single_instance_tests(tidy(challenger, baseline), "old")
+    tests = instances.single_instance_tests(tidy(challenger, baseline), "old")
     p = np.array([stats.ttest_rel(row, baseline[0]).pvalue for row in challenger])
     effects = challenger.mean(axis=1) - baseline.mean()
     row = tests.iloc[0]
@@ -222,8 +222,8 @@ def test_instance_risk_is_risk_table_per_instance_and_pooled_agreement():
     challenger, baseline = design(5, 3, 20, seed=10, effect=0.0)
     scores = tidy(challenger, baseline)
     alphas = [0.0, 1.0, 5.0]
-    per_instance = mixed.instance_risk(scores, "old", alphas, "AP", sig_level=0.05)
-    assert list(per_instance.columns[:len(mixed.INSTANCE_COLUMNS)]) == mixed.INSTANCE_COLUMNS
+    per_instance = instances.instance_risk(scores, "old", alphas, "AP", sig_level=0.05)
+    assert list(per_instance.columns[:len(instances.INSTANCE_COLUMNS)]) == instances.INSTANCE_COLUMNS
     assert len(per_instance) == 5 * 3
     pooled_baseline = baseline.mean(axis=0)           # a non-deterministic baseline enters as its mean
     matrix = pd.DataFrame(np.vstack([challenger, pooled_baseline]), index=[*"12345", "b"])
@@ -232,7 +232,7 @@ def test_instance_risk_is_risk_table_per_instance_and_pooled_agreement():
     np.testing.assert_allclose(merged["urisk_x"], merged["urisk_y"])
     np.testing.assert_allclose(merged["trisk_x"], merged["trisk_y"])
     assert (per_instance["significant"] == (per_instance["p_value"] < 0.05)).all()
-    agreement = mixed.risk_agreement(scores, "old", alphas, "AP")
+    agreement = instances.risk_agreement(scores, "old", alphas, "AP")
     pooled = risk_table(pd.DataFrame([challenger.mean(axis=0), pooled_baseline], index=["new", "b"]), "b", alphas)
     assert agreement["pooled_urisk"].to_numpy() == pytest.approx(pooled["urisk"].to_numpy())
     for row in agreement.itertuples():

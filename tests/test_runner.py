@@ -1,5 +1,6 @@
 """End to end: the template executed with papermill, exported to HTML, written atomically."""
 import json
+import os
 import shutil
 import warnings
 
@@ -9,7 +10,9 @@ import pandas as pd
 import pytest
 
 from riskreport.errors import ReportExecutionError
-from riskreport.runner import PROJECT_ROOT, run_report
+from riskreport.errors import ParameterError
+from riskreport.provenance import inputs_digest
+from riskreport.runner import PROJECT_ROOT, plan_report, run_report
 
 TEMPLATE = PROJECT_ROOT / "templates" / "risk_report.ipynb"
 
@@ -18,8 +21,10 @@ TEMPLATE = PROJECT_ROOT / "templates" / "risk_report.ipynb"
 def report(tiny_collection, tmp_path, cache_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        environment = dict(os.environ)
         folder = run_report("risk_report", collection=str(tiny_collection), alphas=[0, 1, 5],
                             reports_dir=tmp_path / "reports")
+    assert dict(os.environ) == environment        # the kernel gets what it needs as parameters, not through os.environ
     return folder
 
 
@@ -48,6 +53,18 @@ def test_report_folder(report, tmp_path):
     index = json.loads((tmp_path / "reports" / "index.json").read_text())   # a plain run updates the index too
     assert [(e["path"], e["status"], e["latest"]) for e in index["reports"]] == [
         (f"tiny/risk_report/{report.name}", "ok", True)]
+
+
+def test_runner_context_reaches_the_kernel_but_not_the_fingerprint(report, tiny_collection):
+    record = json.loads((report / "params.json").read_text())
+    assert "context" not in record["parameters"]
+    html = (report / "report.html").read_text(encoding="utf-8")
+    assert inputs_digest(record["collection"]["files_sha256"])[:16] in html      # the runner's hashes, not re-hashed
+    assert "Figure 1." in html and "Figure 2." in html
+    assert plan_report("risk_report", collection=str(tiny_collection), alphas=[0, 1, 5]).fingerprint == \
+        record["fingerprint"]
+    with pytest.raises(ParameterError, match="'context' is set by riskreport run"):
+        plan_report("risk_report", collection=str(tiny_collection), parameters={"context": {"tables_dir": "x"}})
 
 
 def test_report_tables(report):

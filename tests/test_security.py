@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from riskreport.batch import JobFileError, load_jobs
 from riskreport.cli import main
 from riskreport.collection import available_collections, load_collection
-from riskreport.errors import InputFormatError, ParameterError, RiskReportError
+from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.params import check_report_options
 from riskreport.runner import _literal, list_templates, plan_report, run_report
 
@@ -271,3 +271,21 @@ def test_template_defaults_pass_the_option_checks():
 def test_option_values_are_checked_before_the_kernel(tiny_collection):
     with pytest.raises(ParameterError, match="bootstrap_samples must be"):
         plan_report("risk_report", collection=str(tiny_collection), parameters={"bootstrap_samples": -5})
+
+
+@pytest.mark.parametrize("parameters, error, message", [
+    ({"focus_system": "base"}, UnknownNameError, "Unknown challenger 'base'.*Available challengers: good, risky"),
+    ({"focus_system": "godo"}, UnknownNameError, "Did you mean 'good'"),
+    ({"other_measures": ["nDCG@@10"]}, UnknownNameError, "Unknown measure 'nDCG@@10'"),
+])
+def test_options_that_failed_inside_the_kernel_are_checked_before_it(tiny_collection, parameters, error, message):
+    with pytest.raises(error, match=message):
+        plan_report("risk_report", collection=str(tiny_collection), parameters=parameters)
+
+
+def test_equivalence_needs_sig_level_below_one_half():
+    with pytest.raises(ParameterError, match="sig_level must be a number between 0 and 0.5 for the equivalence"):
+        check_report_options({"sig_level": 0.6, "delta0": 0.01})
+    assert check_report_options({"sig_level": 0.6}) == {"sig_level": 0.6}
+    with pytest.raises(ParameterError, match="other_measures must be a list"):
+        check_report_options({"other_measures": "AP"})
