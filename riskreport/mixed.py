@@ -1,31 +1,31 @@
 """Non-deterministic systems: the mixed-effects model of Jayasinghe et al. (SIGIR 2014), SPEC §5.
 
-For an algorithm l (the challenger or the baseline), instance m (nested in l) and topic n:
+For a system l (the challenger or the baseline), instance m (nested in l) and topic n:
 
     y_lmn = γ + a_l + s_m + t_n + (at)_ln + ε_lmn
 
-with the algorithm a fixed and instance s, topic t, topic × algorithm (at) and residual ε
-random (variances σ²_instance, σ²_topic, σ²_topic_algorithm, σ²_residual). A deterministic
-algorithm has one instance and no instance effect (its instance variance is 0): its single run
-enters as one instance, and σ²_instance is estimated from the other algorithm's instances.
+with the system effect a fixed and instance s, topic t, topic × system (at) and residual ε
+random (variances σ²_instance, σ²_topic, σ²_topic_system, σ²_residual). A deterministic
+system has one instance and no instance effect (its instance variance is 0): its single run
+enters as one instance, and σ²_instance is estimated from the other system's instances.
 Fitted by REML. The effect is a_challenger − a_baseline (standard convention: > 0 means the
 challenger is better); its p-value and intervals use Student t with n_topics − 1 df.
 
 Reference fit: statsmodels `MixedLM` with `vc_formula` for the crossed effects (`fit_mixedlm`).
-Fast path (`fit_balanced`) for complete designs, where every instance of both algorithms has a
+Fast path (`fit_balanced`) for complete designs, where every instance of both systems has a
 score on the same T topics (k_1 and k_2 instances, which may differ). Then the data split into
 orthogonal strata, the eigenspaces of the covariance V, and REML factorises:
 
     instance x topic contrasts   (k_l − 1)(T − 1) dims   variance σ²_ε
     instance contrasts           k_l − 1 dims            σ²_ε + T·σ²_s       (non-deterministic l)
     topic contrasts              T − 1 pairs (w_1, w_2)  Σ = σ²_t·J + σ²_at·I + σ²_ε·diag(1/k_1, 1/k_2)
-    the two algorithm means      absorbed by the fixed effects
+    the two system means         absorbed by the fixed effects
 
 so −2·ℓ_REML = df_E·log σ²_ε + SS_E/σ²_ε + df_I·log(σ²_ε + T·σ²_s) + SS_I/(σ²_ε + T·σ²_s)
 + (T − 1)·log|Σ| + tr(Σ⁻¹S) + const, a function of six sums of squares computed in one pass.
 With k_1 = k_2, Σ diagonalises along (1, 1) and (1, −1) and the REML estimates are the ANOVA
 closed forms when those are ≥ 0; otherwise the four variances are found by L-BFGS-B with the
-analytic gradient under the bounds ≥ 0. The GLS effect is the difference of the algorithm means
+analytic gradient under the bounds ≥ 0. The GLS effect is the difference of the system means
 (V leaves the column space of the design invariant), with
 Var = σ²_s·(δ_1/k_1 + δ_2/k_2) + 2σ²_at/T + σ²_ε·(1/k_1 + 1/k_2)/T, δ_l = 1 for non-deterministic l.
 Both paths give the same estimates and SEs (|difference| ≤ 1e-4, tests/test_mixed.py); an
@@ -49,10 +49,10 @@ from .corrections import adjust_pvalues
 from .params import check_report_options
 from .risk import challengers as risk_challengers, risk_adjusted_scores
 
-MIXED_COLUMNS = ["algorithm", "baseline", "measure", "estimate", "se", "df", "ci_low", "ci_high", "p_value",
-                 "var_topic", "var_instance", "var_topic_algorithm", "var_residual", "delta0", "verdict"]
+MIXED_COLUMNS = ["system", "baseline", "measure", "effect", "se", "df", "ci_low", "ci_high", "p_value",
+                 "var_topic", "var_instance", "var_topic_system", "var_residual", "delta0", "verdict"]
 SYSTEM_EFFECT_COLUMNS = ["system", "measure", "alpha", "effect", "se", "ci_low", "ci_high", "p_value", "p_adjusted"]
-COMPONENTS = ("topic", "instance", "topic_algorithm", "residual")
+COMPONENTS = ("topic", "instance", "topic_system", "residual")
 VERDICTS = ("equivalent", "not_worse", "worse", "better", "inconclusive")
 METHODS = ("auto", "balanced", "mixedlm")
 BALANCED = "balanced REML"
@@ -62,15 +62,15 @@ SPARSE_ROWS = 3000               # MixedLM with sparse design matrices above thi
 
 @dataclass(frozen=True)
 class MixedFit:
-    """One algorithm against the baseline under the SPEC §5 model.
+    """One system against the baseline under the SPEC §5 model.
 
     `variances` maps each of `COMPONENTS` to its REML estimate; `method` is `BALANCED` (the fast
     path) or `MIXEDLM` (the reference); `note` explains a fallback or a degenerate design.
     """
 
-    algorithm: str
+    system: str
     baseline: str
-    estimate: float
+    effect: float
     se: float
     n_topics: int
     n_instances: tuple[int, int]
@@ -84,7 +84,7 @@ class MixedFit:
 
     @property
     def t(self) -> float:
-        return self.estimate / self.se if self.se > 0 else float("nan")
+        return self.effect / self.se if self.se > 0 else float("nan")
 
     @property
     def p_value(self) -> float:
@@ -94,7 +94,7 @@ class MixedFit:
     def interval(self, level: float) -> tuple[float, float]:
         """Two-sided `level` confidence interval of the effect."""
         half = stats.t.ppf(0.5 + level / 2, self.df) * self.se
-        return self.estimate - half, self.estimate + half
+        return self.effect - half, self.effect + half
 
     @property
     def shares(self) -> dict[str, float]:
@@ -138,7 +138,7 @@ def _strata(first: np.ndarray, second: np.ndarray) -> _Strata:
 
 
 def _reml_objective(theta: np.ndarray, st: _Strata) -> tuple[float, np.ndarray]:
-    """−2·ℓ_REML (up to a constant) and its gradient in (σ²_topic, σ²_topic_algorithm, σ²_instance, σ²_residual)."""
+    """−2·ℓ_REML (up to a constant) and its gradient in (σ²_topic, σ²_topic_system, σ²_instance, σ²_residual)."""
     a, b, s, e = theta
     k1, k2 = st.k
     value, grad = 0.0, np.zeros(4)
@@ -189,7 +189,7 @@ def _start(st: _Strata) -> np.ndarray:
 
 
 def _reml_variances(st: _Strata, closed_form: bool = True) -> np.ndarray:
-    """REML estimates of (σ²_topic, σ²_topic_algorithm, σ²_instance, σ²_residual) of a complete design.
+    """REML estimates of (σ²_topic, σ²_topic_system, σ²_instance, σ²_residual) of a complete design.
 
     The ANOVA closed form where it applies (k_1 = k_2, estimates ≥ 0), else the bounded optimiser.
     """
@@ -211,7 +211,7 @@ def _reml_variances(st: _Strata, closed_form: bool = True) -> np.ndarray:
     return np.where(result.x <= tiny * 10, 0.0, result.x) * scale
 
 
-def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, algorithm: str = "challenger",
+def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, system: str = "challenger",
                  baseline_name: str = "baseline") -> MixedFit:
     """The SPEC §5 model on a complete design: two instances x topics matrices over the same topics.
 
@@ -236,31 +236,31 @@ def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, algorithm: str = 
            + residual * (1 / k1 + 1 / k2) / n_topics)
     note = ""
     if st.df_residual == 0:
-        note = ("one instance per algorithm: the residual cannot be told apart from the topic × algorithm "
-                "interaction (both are in var_topic_algorithm) and the model reduces to the paired t-test")
+        note = ("one instance per system: the residual cannot be told apart from the topic × system "
+                "interaction (both are in var_topic_system) and the model reduces to the paired t-test")
         residual = float("nan")
-    return MixedFit(algorithm, baseline_name, st.means[0] - st.means[1], float(np.sqrt(max(var, 0.0))), n_topics,
-                    st.k, {"topic": float(topic), "instance": float(instance), "topic_algorithm": float(interaction),
+    return MixedFit(system, baseline_name, st.means[0] - st.means[1], float(np.sqrt(max(var, 0.0))), n_topics,
+                    st.k, {"topic": float(topic), "instance": float(instance), "topic_system": float(interaction),
                            "residual": float(residual)}, BALANCED, note)
 
 
-def fit_mixedlm(scores: pd.DataFrame, algorithm: str, baseline: str) -> MixedFit:
+def fit_mixedlm(scores: pd.DataFrame, system: str, baseline: str) -> MixedFit:
     """The reference fit: statsmodels MixedLM (REML) with `vc_formula` for the crossed random effects.
 
     `scores` is tidy (`system, instance, topic, score`) and may be incomplete. One group holds
-    every row; variance components: topic, topic × algorithm, and instance for the rows of
-    non-deterministic algorithms only (a deterministic algorithm has no instance effect).
+    every row; variance components: topic, topic × system, and instance for the rows of
+    non-deterministic systems only (a deterministic system has no instance effect).
     """
     import statsmodels.formula.api as smf
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
-    data = _pair(scores, algorithm, baseline).dropna(subset=["score"])
+    data = _pair(scores, system, baseline).dropna(subset=["score"])
     counts = data.groupby("system")["instance"].nunique()
-    data = data.assign(challenger=(data["system"] == algorithm).astype(float), group=0,
+    data = data.assign(challenger=(data["system"] == system).astype(float), group=0,
                        nondeterministic=data["system"].map(lambda s: float(counts[s] > 1)),
-                       topic_code=pd.factorize(data["topic"])[0], algorithm_code=pd.factorize(data["system"])[0],
+                       topic_code=pd.factorize(data["topic"])[0], system_code=pd.factorize(data["system"])[0],
                        instance_code=pd.factorize(data["system"] + "\x00" + data["instance"])[0])
-    vc = {"topic": "0 + C(topic_code)", "topic_algorithm": "0 + C(topic_code):C(algorithm_code)"}
+    vc = {"topic": "0 + C(topic_code)", "topic_system": "0 + C(topic_code):C(system_code)"}
     if data["nondeterministic"].any():
         vc["instance"] = "0 + C(instance_code):nondeterministic"
     model = smf.mixedlm("score ~ challenger", data, groups="group", re_formula="0", vc_formula=vc,
@@ -272,15 +272,15 @@ def fit_mixedlm(scores: pd.DataFrame, algorithm: str, baseline: str) -> MixedFit
     notes = [] if result.converged else ["MixedLM did not converge"]
     notes += sorted({str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)
                      and "boundary" not in str(w.message)})
-    return MixedFit(algorithm, baseline, float(result.fe_params["challenger"]), float(result.bse_fe["challenger"]),
-                    int(data["topic"].nunique()), (int(counts[algorithm]), int(counts[baseline])),
+    return MixedFit(system, baseline, float(result.fe_params["challenger"]), float(result.bse_fe["challenger"]),
+                    int(data["topic"].nunique()), (int(counts[system]), int(counts[baseline])),
                     {"topic": components["topic"], "instance": components.get("instance", 0.0),
-                     "topic_algorithm": components["topic_algorithm"], "residual": float(result.scale)},
+                     "topic_system": components["topic_system"], "residual": float(result.scale)},
                     MIXEDLM, "; ".join(notes))
 
 
-def fit_pair(scores: pd.DataFrame, algorithm: str, baseline: str, method: str = "auto") -> MixedFit:
-    """Fit one algorithm against the baseline: the fast path when the design is complete, else MixedLM.
+def fit_pair(scores: pd.DataFrame, system: str, baseline: str, method: str = "auto") -> MixedFit:
+    """Fit one system against the baseline: the fast path when the design is complete, else MixedLM.
 
     `method`: `auto` (fast path if complete, else MixedLM, noted), `balanced` (fast path; an
     error on an incomplete design) or `mixedlm` (always the reference).
@@ -288,34 +288,34 @@ def fit_pair(scores: pd.DataFrame, algorithm: str, baseline: str, method: str = 
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}.")
     if method == "mixedlm":
-        return fit_mixedlm(scores, algorithm, baseline)
-    matrices, problem = _complete_matrices(_pair(scores, algorithm, baseline), algorithm, baseline)
+        return fit_mixedlm(scores, system, baseline)
+    matrices, problem = _complete_matrices(_pair(scores, system, baseline), system, baseline)
     if problem is None:
-        return fit_balanced(matrices[0], matrices[1], algorithm, baseline)
+        return fit_balanced(matrices[0], matrices[1], system, baseline)
     if method == "balanced":
-        raise RiskReportError(f"{algorithm} vs {baseline}: the fast path needs a complete design, but {problem}.")
-    fit = fit_mixedlm(scores, algorithm, baseline)
+        raise RiskReportError(f"{system} vs {baseline}: the fast path needs a complete design, but {problem}.")
+    fit = fit_mixedlm(scores, system, baseline)
     note = f"incomplete design ({problem}): fitted with statsmodels MixedLM"
     return replace(fit, note="; ".join(n for n in (note, fit.note) if n))
 
 
-def _pair(scores: pd.DataFrame, algorithm: str, baseline: str) -> pd.DataFrame:
-    for system in (algorithm, baseline):
-        if not (scores["system"] == system).any():
-            raise RiskReportError(f"no instance scores for system {system!r}")
-    if algorithm == baseline:
-        raise RiskReportError(f"cannot compare {algorithm!r} with itself")
-    return scores[scores["system"].isin([algorithm, baseline])]
+def _pair(scores: pd.DataFrame, system: str, baseline: str) -> pd.DataFrame:
+    for name in (system, baseline):
+        if not (scores["system"] == name).any():
+            raise RiskReportError(f"no instance scores for system {name!r}")
+    if system == baseline:
+        raise RiskReportError(f"cannot compare {system!r} with itself")
+    return scores[scores["system"].isin([system, baseline])]
 
 
-def _complete_matrices(pair: pd.DataFrame, algorithm: str, baseline: str):
+def _complete_matrices(pair: pd.DataFrame, system: str, baseline: str):
     """(challenger, baseline) instances x topics arrays of a complete design, or (None, what is missing)."""
     if pair.duplicated(["system", "instance", "topic"]).any():
         return None, "some instance scores a topic twice"
     topics = pd.unique(pair["topic"])
     matrices = []
-    for system in (algorithm, baseline):
-        rows = pair[pair["system"] == system]
+    for name in (system, baseline):
+        rows = pair[pair["system"] == name]
         matrix = rows.pivot(index="instance", columns="topic", values="score").reindex(columns=topics)
         matrices.append(matrix.to_numpy(dtype=float))
     cells = sum(m.size for m in matrices)
@@ -325,7 +325,7 @@ def _complete_matrices(pair: pd.DataFrame, algorithm: str, baseline: str):
     return matrices, None
 
 
-def equivalence_verdicts(estimate, se, df, sig_level: float, delta0: float) -> np.ndarray:
+def equivalence_verdicts(effect, se, df, sig_level: float, delta0: float) -> np.ndarray:
     """Verdict of each effect for the margin δ0 (SPEC §5; two one-sided tests at `sig_level`).
 
     With the 100(1−2·sig)% interval [lo, hi] (TOST) and the 100(1−sig)% interval [l, h]:
@@ -334,21 +334,21 @@ def equivalence_verdicts(estimate, se, df, sig_level: float, delta0: float) -> n
     δ0); else `inconclusive`. An undefined SE (NaN) is `inconclusive`.
     """
     check_report_options({"sig_level": sig_level, "delta0": delta0})
-    estimate, se, df = (np.asarray(x, dtype=float) for x in (estimate, se, df))
+    effect, se, df = (np.asarray(x, dtype=float) for x in (effect, se, df))
     with np.errstate(invalid="ignore"):
         one_sided = stats.t.ppf(1 - sig_level, df) * se
         two_sided = stats.t.ppf(1 - sig_level / 2, df) * se
-        lo, hi = estimate - one_sided, estimate + one_sided
-        low, high = estimate - two_sided, estimate + two_sided
+        lo, hi = effect - one_sided, effect + one_sided
+        low, high = effect - two_sided, effect + two_sided
         conditions = [np.isnan(se), (lo > -delta0) & (hi < delta0), low > 0, high < 0, lo > -delta0]
     return np.select(conditions, ["inconclusive", "equivalent", "better", "worse", "not_worse"], "inconclusive")
 
 
 def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_level: float = 0.05,
-                delta0: float = 0.01, algorithms: Sequence[str] | None = None, method: str = "auto") -> pd.DataFrame:
-    """The SPEC §5 model for every algorithm against `baseline`, tidy: `MIXED_COLUMNS` + extras.
+                delta0: float = 0.01, systems: Sequence[str] | None = None, method: str = "auto") -> pd.DataFrame:
+    """The SPEC §5 model for every system against `baseline`, tidy: `MIXED_COLUMNS` + extras.
 
-    `estimate` = a_algorithm − a_baseline (> 0: better than the baseline), `ci_low`/`ci_high`
+    `effect` = a_algorithm − a_baseline (> 0: better than the baseline), `ci_low`/`ci_high`
     its 100(1−sig)% interval, `p_value` two-sided (t, `df` = n_topics − 1), `var_*` the REML
     variance components, `verdict` from `equivalence_verdicts`. Extras: `tost_low`/`tost_high`
     (the 100(1−2·sig)% interval the equivalence verdicts use), `share_*` (each component's share
@@ -356,13 +356,13 @@ def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_leve
     """
     check_report_options({"sig_level": sig_level, "delta0": delta0})
     names = list(dict.fromkeys(scores["system"]))
-    chosen = [a for a in (algorithms if algorithms is not None else names) if a != baseline]
+    chosen = [a for a in (systems if systems is not None else names) if a != baseline]
     rows = []
-    for algorithm in chosen:
-        fit = fit_pair(scores, algorithm, baseline, method)
+    for system in chosen:
+        fit = fit_pair(scores, system, baseline, method)
         low, high = fit.interval(1 - sig_level)
         tost_low, tost_high = fit.interval(1 - 2 * sig_level)
-        rows.append({"algorithm": algorithm, "baseline": baseline, "measure": measure, "estimate": fit.estimate,
+        rows.append({"system": system, "baseline": baseline, "measure": measure, "effect": fit.effect,
                      "se": fit.se, "df": fit.df, "ci_low": low, "ci_high": high, "p_value": fit.p_value,
                      **{f"var_{c}": fit.variances[c] for c in COMPONENTS}, "delta0": float(delta0),
                      "tost_low": tost_low, "tost_high": tost_high,
@@ -373,7 +373,7 @@ def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_leve
         "tost_low", "tost_high", *[f"share_{c}" for c in COMPONENTS], "n_instances", "n_baseline_instances",
         "n_topics", "method", "note"])
     table.insert(MIXED_COLUMNS.index("verdict"), "verdict",
-                 equivalence_verdicts(table["estimate"], table["se"], table["df"], sig_level, delta0)
+                 equivalence_verdicts(table["effect"], table["se"], table["df"], sig_level, delta0)
                  if len(table) else pd.Series(dtype=str))
     return table
 

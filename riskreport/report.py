@@ -294,13 +294,13 @@ VERDICT_STYLES = {"equivalent": "background-color: #d9f0e3", "better": "backgrou
 
 
 def mixed_summary(mixed: pd.DataFrame, sig_level: float, caption: str | None = None):
-    """The mixed model's algorithm effects for the page: estimate, SE, both intervals, p, verdict, fitting method.
+    """The mixed model's system effects for the page: effect, SE, both intervals, p, verdict, fitting method.
 
     `mixed` is `riskreport.mixed.mixed_table(...)` (standard convention: > 0 is better).
     """
     interval = lambda low, high: [f"[{a:+.4f}, {b:+.4f}]" for a, b in zip(low, high)]  # noqa: E731
     table = pd.DataFrame({
-        "algorithm": mixed["algorithm"], "instances": mixed["n_instances"], "estimate": mixed["estimate"],
+        "system": mixed["system"], "instances": mixed["n_instances"], "effect": mixed["effect"],
         "se": mixed["se"], f"{100 * (1 - sig_level):g}% CI": interval(mixed["ci_low"], mixed["ci_high"]),
         "p_value": mixed["p_value"],
         f"{100 * (1 - 2 * sig_level):g}% CI (equivalence)": interval(mixed["tost_low"], mixed["tost_high"]),
@@ -310,9 +310,9 @@ def mixed_summary(mixed: pd.DataFrame, sig_level: float, caption: str | None = N
 
 
 def variance_components(mixed: pd.DataFrame, caption: str | None = None):
-    """Variance components of the mixed model per algorithm, and each one's share of their sum."""
-    names = {"topic": "topic", "instance": "instance", "topic_algorithm": "topic × algorithm", "residual": "residual"}
-    table = pd.DataFrame({"algorithm": mixed["algorithm"]})
+    """Variance components of the mixed model per system, and each one's share of their sum."""
+    names = {"topic": "topic", "instance": "instance", "topic_system": "topic × system", "residual": "residual"}
+    table = pd.DataFrame({"system": mixed["system"]})
     for key, name in names.items():
         table[f"σ² {name}"] = mixed[f"var_{key}"]
     for key, name in names.items():
@@ -322,7 +322,7 @@ def variance_components(mixed: pd.DataFrame, caption: str | None = None):
 
 
 def instance_tests_summary(tests: pd.DataFrame, caption: str | None = None):
-    """Single-instance paired t-tests per algorithm (from `riskreport.instances.single_instance_tests`), shares as %."""
+    """Single-instance paired t-tests per system (from `riskreport.instances.single_instance_tests`), shares as %."""
     shares = [c for c in tests.columns if c.startswith("share_p")]
     shown = tests.rename(columns={c: f"significant at {int(c[7:]) / 100:g}" for c in shares})
     return styled(shown, caption=caption).format("{:.0%}", subset=[f"significant at {int(c[7:]) / 100:g}"
@@ -335,14 +335,14 @@ def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, s
     methods = sorted(set(mixed["method"]))
     delta0 = float(mixed["delta0"].iloc[0]) if len(mixed) else float("nan")
     text = (
-        f"Each algorithm is compared with the baseline {baseline} on {measure} under the linear mixed-effects model "
-        "of Jayasinghe et al. (SIGIR 2014): score = γ + algorithm + instance + topic + topic × algorithm + residual, "
-        "with the algorithm a fixed effect and the others random, instances nested in their algorithm and crossed "
+        f"Each system is compared with the baseline {baseline} on {measure} under the linear mixed-effects model "
+        "of Jayasinghe et al. (SIGIR 2014): score = γ + system + instance + topic + topic × system + residual, "
+        "with the system a fixed effect and the others random, instances nested in their system and crossed "
         "with topics. A deterministic system (a single run) has no instance effect: its instance variance is 0. "
         "The variance components are estimated by restricted maximum likelihood (REML): exactly, through the "
-        "orthogonal strata of the design, when every instance of both algorithms has a score on every topic "
+        "orthogonal strata of the design, when every instance of both systems has a score on every topic "
         "('balanced REML', which agrees with statsmodels MixedLM to 1e-4), and with statsmodels MixedLM otherwise. "
-        f"Fitting method(s) used here: {', '.join(methods)}. The effect is the difference of the algorithm means "
+        f"Fitting method(s) used here: {', '.join(methods)}. The effect is the difference of the system means "
         f"(> 0: better than the baseline); its p-value and intervals use Student's t with n_topics − 1 = "
         f"{', '.join(map(str, df))} degrees of freedom. Equivalence is tested with two one-sided tests at level "
         f"{sig_level:g} for the margin δ0 = {delta0:g}: 'equivalent' when the {100 * (1 - 2 * sig_level):g}% "
@@ -352,5 +352,5 @@ def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, s
         "'inconclusive'. A lack of significance is never read as equivalence. The single-instance analyses compare "
         "each instance with the baseline (its per-topic mean over instances when the baseline has several): "
         "paired t-tests over topics, and URisk/TRisk at every α; the pooled system is the per-topic mean over an "
-        "algorithm's instances.")
+        "system's instances.")
     return HTML(f"<p>{html.escape(text)}</p>")

@@ -113,24 +113,24 @@ def test_demo_report_sections_and_tables(demo_report):
     assert params["status"] == "ok" and params["parameters"]["delta0"] == 0.01
     model = pd.read_csv(demo_report / "tables" / "mixed.csv")
     assert list(model.columns) == mixed.MIXED_COLUMNS == [
-        "algorithm", "baseline", "measure", "estimate", "se", "df", "ci_low", "ci_high", "p_value", "var_topic",
-        "var_instance", "var_topic_algorithm", "var_residual", "delta0", "verdict"]
-    assert model["algorithm"].tolist() == ["sampled-a", "sampled-b"] and set(model["baseline"]) == {"bm25"}
+        "system", "baseline", "measure", "effect", "se", "df", "ci_low", "ci_high", "p_value", "var_topic",
+        "var_instance", "var_topic_system", "var_residual", "delta0", "verdict"]
+    assert model["system"].tolist() == ["sampled-a", "sampled-b"] and set(model["baseline"]) == {"bm25"}
     assert (model["df"] == 49).all() and model["verdict"].isin(mixed.VERDICTS).all()
     per_instance = pd.read_csv(demo_report / "tables" / "instances.csv", dtype={"instance": str})
     assert list(per_instance.columns) == instances.INSTANCE_COLUMNS == [
-        "algorithm", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
-    assert len(per_instance) == 2 * 10 * 5                                 # algorithms x instances x α
+        "system", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
+    assert len(per_instance) == 2 * 10 * 5                                 # systems x instances x α
     assert per_instance["significant"].dtype == bool
 
 
 def test_demo_intervals_cover_the_true_effects_and_verdicts_match(demo_report):
     """Seed 2026 (the shipped demo): each CI covers the generator's documented true effect."""
-    model = pd.read_csv(demo_report / "tables" / "mixed.csv").set_index("algorithm")
+    model = pd.read_csv(demo_report / "tables" / "mixed.csv").set_index("system")
     for system in ("sampled-a", "sampled-b"):
         row = model.loc[system]
         assert row["ci_low"] < DEMO_SYSTEMS[system].true_effect < row["ci_high"], system
         assert row["var_instance"] > 0 and row["var_residual"] > 0
-        expected = mixed.equivalence_verdicts([row["estimate"]], [row["se"]], [row["df"]], 0.05, row["delta0"])[0]
+        expected = mixed.equivalence_verdicts([row["effect"]], [row["se"]], [row["df"]], 0.05, row["delta0"])[0]
         assert row["verdict"] == expected
-    assert model.loc["sampled-b", "estimate"] > model.loc["sampled-a", "estimate"]
+    assert model.loc["sampled-b", "effect"] > model.loc["sampled-a", "effect"]

@@ -37,16 +37,16 @@ def dense_reml(challenger, baseline, theta):
     k1, n_topics = challenger.shape
     k2 = baseline.shape[0]
     y = np.concatenate([challenger.ravel(), baseline.ravel()])
-    algorithm = np.r_[np.zeros(challenger.size), np.ones(baseline.size)].astype(int)
+    system = np.r_[np.zeros(challenger.size), np.ones(baseline.size)].astype(int)
     topic = np.r_[np.tile(np.arange(n_topics), k1), np.tile(np.arange(n_topics), k2)]
     instance = np.r_[np.repeat(np.arange(k1), n_topics), k1 + np.repeat(np.arange(k2), n_topics)]
     random_instance = np.r_[np.full(challenger.size, k1 > 1), np.full(baseline.size, k2 > 1)]
     same = lambda v: v[:, None] == v[None, :]  # noqa: E731
     a, b, s, e = theta
-    v = (a * same(topic) + b * (same(topic) & same(algorithm)) + s * (same(instance) & np.outer(random_instance,
+    v = (a * same(topic) + b * (same(topic) & same(system)) + s * (same(instance) & np.outer(random_instance,
                                                                                              random_instance))
          + e * np.eye(len(y)))
-    x = np.c_[np.ones_like(y), 1.0 - algorithm]
+    x = np.c_[np.ones_like(y), 1.0 - system]
     vi = np.linalg.inv(v)
     xtvx = x.T @ vi @ x
     beta = np.linalg.solve(xtvx, x.T @ vi @ y)
@@ -100,7 +100,7 @@ def test_fast_path_equals_statsmodels_mixedlm(k1, k2, n_topics, seed):
     reference = mixed.fit_pair(scores, "new", "old", method="mixedlm")
     assert (fast.method, reference.method) == (mixed.BALANCED, mixed.MIXEDLM)
     assert fast.n_instances == reference.n_instances == (k1, k2) and fast.df == n_topics - 1
-    assert fast.estimate == pytest.approx(reference.estimate, abs=1e-10)
+    assert fast.effect == pytest.approx(reference.effect, abs=1e-10)
     assert fast.se == pytest.approx(reference.se, abs=1e-4, rel=1e-3)
     for component in mixed.COMPONENTS:
         assert fast.variances[component] == pytest.approx(reference.variances[component], abs=1e-4, rel=1e-2), component
@@ -109,7 +109,7 @@ def test_fast_path_equals_statsmodels_mixedlm(k1, k2, n_topics, seed):
 
 
 def _objective(fit, strata):
-    return mixed._reml_objective(np.array([fit.variances[c] for c in ("topic", "topic_algorithm", "instance",
+    return mixed._reml_objective(np.array([fit.variances[c] for c in ("topic", "topic_system", "instance",
                                                                        "residual")]), strata)[0]
 
 
@@ -149,7 +149,7 @@ def test_incomplete_design_falls_back_to_mixedlm_and_says_so():
     holes = scores.drop(index=[3, 17, 40])
     fit = mixed.fit_pair(holes, "new", "old")
     assert fit.method == mixed.MIXEDLM and "incomplete design (3 of 100 instance–topic cells" in fit.note
-    assert np.isfinite(fit.estimate) and fit.se > 0
+    assert np.isfinite(fit.effect) and fit.se > 0
     with pytest.raises(RiskReportError, match="complete design"):
         mixed.fit_pair(holes, "new", "old", method="balanced")
     table = mixed.mixed_table(holes, "old")
@@ -162,15 +162,15 @@ def test_mixed_table_columns_and_intervals():
     assert list(table.columns[:len(mixed.MIXED_COLUMNS)]) == mixed.MIXED_COLUMNS
     row = table.iloc[0]
     critical = stats.t.ppf(0.975, 29)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((row["estimate"] - critical * row["se"],
-                                                             row["estimate"] + critical * row["se"]))
-    assert row["tost_high"] - row["estimate"] == pytest.approx(stats.t.ppf(0.95, 29) * row["se"])
-    assert row["p_value"] == pytest.approx(2 * stats.t.sf(abs(row["estimate"] / row["se"]), 29))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((row["effect"] - critical * row["se"],
+                                                             row["effect"] + critical * row["se"]))
+    assert row["tost_high"] - row["effect"] == pytest.approx(stats.t.ppf(0.95, 29) * row["se"])
+    assert row["p_value"] == pytest.approx(2 * stats.t.sf(abs(row["effect"] / row["se"]), 29))
     assert sum(row[f"share_{c}"] for c in mixed.COMPONENTS) == pytest.approx(1.0)
     assert row["var_instance"] > 0 and row["df"] == 29 and row["verdict"] in mixed.VERDICTS
 
 
-@pytest.mark.parametrize("estimate,se,expected", [
+@pytest.mark.parametrize("effect,se,expected", [
     (0.001, 0.002, "equivalent"),       # 90% interval inside (−0.01, 0.01)
     (0.008, 0.001, "equivalent"),       # significantly > 0 but inside the margin: still equivalent
     (0.05, 0.01, "better"),             # 95% interval above 0
@@ -178,17 +178,17 @@ def test_mixed_table_columns_and_intervals():
     (0.008, 0.009, "not_worse"),        # 90% lower end > −δ0, 95% interval straddles 0
     (-0.005, 0.02, "inconclusive"),     # straddles −δ0
     (0.0, float("nan"), "inconclusive")])
-def test_verdicts(estimate, se, expected):
-    assert mixed.equivalence_verdicts([estimate], [se], [49], 0.05, 0.01)[0] == expected
+def test_verdicts(effect, se, expected):
+    assert mixed.equivalence_verdicts([effect], [se], [49], 0.05, 0.01)[0] == expected
 
 
 @settings(max_examples=200, deadline=None)
-@given(estimate=st.floats(-0.1, 0.1), se=st.floats(1e-4, 0.05), df=st.integers(2, 200),
+@given(effect=st.floats(-0.1, 0.1), se=st.floats(1e-4, 0.05), df=st.integers(2, 200),
        sig=st.sampled_from([0.01, 0.05, 0.1]), delta0=st.floats(0.001, 0.05))
-def test_verdicts_follow_the_intervals(estimate, se, df, sig, delta0):
-    verdict = mixed.equivalence_verdicts([estimate], [se], [df], sig, delta0)[0]
-    lo, hi = estimate + np.array([-1, 1]) * stats.t.ppf(1 - sig, df) * se
-    low, high = estimate + np.array([-1, 1]) * stats.t.ppf(1 - sig / 2, df) * se
+def test_verdicts_follow_the_intervals(effect, se, df, sig, delta0):
+    verdict = mixed.equivalence_verdicts([effect], [se], [df], sig, delta0)[0]
+    lo, hi = effect + np.array([-1, 1]) * stats.t.ppf(1 - sig, df) * se
+    low, high = effect + np.array([-1, 1]) * stats.t.ppf(1 - sig / 2, df) * se
     equivalent = -delta0 < lo and hi < delta0
     assert (verdict == "equivalent") == equivalent
     assert (verdict == "better") == (not equivalent and low > 0)

@@ -3,7 +3,7 @@
 2 algorithms x 40 instances x 150 topics (12,000 scores): the fast path (`riskreport.mixed.fit_pair`,
 from the tidy table) and the reference (`fit_mixedlm`, statsmodels MixedLM with `vc_formula`),
 side by side, with their estimates compared; then 2 x 100 x 150 (30,000 scores) with the fast
-path alone. Scores are simulated from the model itself (topic, topic x algorithm, instance and
+path alone. Scores are simulated from the model itself (topic, topic x system, instance and
 residual effects).
 
     python tests/benchmarks/bench_mixed.py [--instances 40] [--topics 150] [--large 100] [--repeats 5]
@@ -22,7 +22,7 @@ import pandas as pd
 
 from riskreport import mixed
 
-VARIANCES = {"topic": 0.03, "topic_algorithm": 0.005, "instance": 0.0003, "residual": 0.004}
+VARIANCES = {"topic": 0.03, "topic_system": 0.005, "instance": 0.0003, "residual": 0.004}
 
 
 def simulate(instances: int, topics: int, seed: int = 2026) -> pd.DataFrame:
@@ -31,7 +31,7 @@ def simulate(instances: int, topics: int, seed: int = 2026) -> pd.DataFrame:
     topic = rng.normal(0, np.sqrt(VARIANCES["topic"]), topics)
     parts = []
     for system, shift in (("new", 0.02), ("old", 0.0)):
-        y = (0.4 + shift + topic + rng.normal(0, np.sqrt(VARIANCES["topic_algorithm"]), topics)
+        y = (0.4 + shift + topic + rng.normal(0, np.sqrt(VARIANCES["topic_system"]), topics)
              + rng.normal(0, np.sqrt(VARIANCES["instance"]), (instances, 1))
              + rng.normal(0, np.sqrt(VARIANCES["residual"]), (instances, topics)))
         parts.append(pd.DataFrame({"system": system, "instance": np.repeat([str(m) for m in range(instances)], topics),
@@ -50,7 +50,7 @@ def timed(function, repeats: int = 1):
 
 
 def differences(fast: mixed.MixedFit, reference: mixed.MixedFit) -> dict[str, float]:
-    pairs = {"estimate": (fast.estimate, reference.estimate), "se": (fast.se, reference.se),
+    pairs = {"effect": (fast.effect, reference.effect), "se": (fast.se, reference.se),
              **{f"var_{c}": (fast.variances[c], reference.variances[c]) for c in mixed.COMPONENTS}}
     return {name: abs(a - b) for name, (a, b) in pairs.items()}
 
@@ -75,8 +75,8 @@ def main() -> None:
           f"   (target >= 20x)")
     print(f"{'':<36} {'fast':>12} {'MixedLM':>12} {'|diff|':>10}")
     for name in diff:
-        a = getattr(fast, name) if name in ("estimate", "se") else fast.variances[name[4:]]
-        b = getattr(reference, name) if name in ("estimate", "se") else reference.variances[name[4:]]
+        a = getattr(fast, name) if name in ("effect", "se") else fast.variances[name[4:]]
+        b = getattr(reference, name) if name in ("effect", "se") else reference.variances[name[4:]]
         print(f"  {name:<34} {a:12.7f} {b:12.7f} {diff[name]:10.1e}")
     print(f"  estimates {'agree' if agree else 'DIFFER'} (max |diff| {max(diff.values()):.1e}; target <= 1e-4)")
 
@@ -84,12 +84,12 @@ def main() -> None:
     single = single[(single["system"] == "new") | (single["instance"] == "0")]   # a deterministic baseline
     fit, single_time = timed(lambda: mixed.fit_pair(single, "new", "old"), args.repeats)
     print(f"\n{args.instances} instances vs a deterministic baseline x {args.topics} topics (k_1 != k_2: the bounded "
-          f"optimiser): {single_time:.3f} s; effect {fit.estimate:+.4f} ± {fit.se:.4f}")
+          f"optimiser): {single_time:.3f} s; effect {fit.effect:+.4f} ± {fit.se:.4f}")
 
     large = simulate(args.large, args.topics, seed=7)
     fit, large_time = timed(lambda: mixed.fit_pair(large, "new", "old"), args.repeats)
     print(f"2 x {args.large} instances x {args.topics} topics = {len(large):,} scores, fast path alone: "
-          f"{large_time:.3f} s (target < 3 s); effect {fit.estimate:+.4f} ± {fit.se:.4f}")
+          f"{large_time:.3f} s (target < 3 s); effect {fit.effect:+.4f} ± {fit.se:.4f}")
 
 
 if __name__ == "__main__":
