@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import special, stats
 
 from .corrections import adjust_pvalues, adjusted_levels
-from .risk import FLOAT_NOISE, challenger_deltas, risk_adjusted, risk_adjusted_scores, system_row, trisk
+from .risk import FLOAT_NOISE, challenger_deltas, long_frame, risk_adjusted, risk_adjusted_scores, system_row, trisk
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
@@ -288,10 +288,9 @@ def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], me
     parts = []
     for test, (statistic, p) in results.items():
         adjusted = np.stack([adjust_pvalues(row, correction) for row in p])       # per α, across challengers
-        parts.append(pd.DataFrame({
-            "system": np.tile(challengers, len(alphas)), "baseline": baseline, "measure": measure,
-            "alpha": np.repeat(alphas, len(challengers)), "test": test, "statistic": statistic.reshape(-1),
-            "p_value": p.reshape(-1), "p_adjusted": adjusted.reshape(-1), "correction": correction}))
+        parts.append(long_frame({"alpha": alphas, "system": challengers}, TEST_COLUMNS, baseline=baseline,
+                                measure=measure, test=test, statistic=statistic, p_value=p, p_adjusted=adjusted,
+                                correction=correction))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -316,10 +315,10 @@ def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[floa
         if x.shape[-1] >= 3:
             result = stats.shapiro(x[idx])
             shapiro[idx] = (result.statistic, result.pvalue)
-    return pd.DataFrame({"system": np.tile(challengers, len(alphas)), "alpha": np.repeat(alphas, len(challengers)),
-                         "skewness": skew.reshape(-1), "excess_kurtosis": kurt.reshape(-1),
-                         "shapiro_w": shapiro[..., 0].reshape(-1), "shapiro_p": shapiro[..., 1].reshape(-1),
-                         "d_z": d_z.reshape(-1)})
+    return long_frame({"alpha": alphas, "system": challengers},
+                      ["system", "alpha", "skewness", "excess_kurtosis", "shapiro_w", "shapiro_p", "d_z"],
+                      skewness=skew, excess_kurtosis=kurt, shapiro_w=shapiro[..., 0], shapiro_p=shapiro[..., 1],
+                      d_z=d_z)
 
 
 @functools.lru_cache(maxsize=32)

@@ -31,6 +31,27 @@ SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is und
 ONE_TOPIC_NOTE = "one topic only: the SE needs at least 2 topics, so TRisk is undefined"
 
 
+def long_frame(axes: dict[str, Sequence], columns: Sequence[str] | None = None, **values) -> pd.DataFrame:
+    """A tidy table over the product of `axes`, first axis slowest (numpy's C order).
+
+    One key column per axis; one column per value: an array shaped like the axes (e.g. (α,
+    system, topic)), or like their trailing part (repeated over the leading axes: per-system
+    values for every α), or a scalar. `columns` orders the result (default: axes, then values).
+
+    >>> long_frame({"alpha": [0, 1], "system": ["a", "b"]}, wins=[3, 4])["wins"].tolist()
+    [3, 4, 3, 4]
+    """
+    shape = tuple(len(labels) for labels in axes.values())
+    positions = np.indices(shape).reshape(len(shape), -1)
+    table = {name: np.asarray(labels, dtype=object if not len(labels) else None)[index]
+             for (name, labels), index in zip(axes.items(), positions)}
+    for name, value in values.items():
+        value = np.asarray(value)
+        table[name] = np.broadcast_to(value, shape).reshape(-1) if value.ndim else value
+    frame = pd.DataFrame(table)
+    return frame[list(columns)] if columns is not None else frame
+
+
 def deltas(matrix: pd.DataFrame, baseline: str | pd.Series) -> pd.DataFrame:
     """Per-topic differences Δ_j = x_sj − x_bj against a baseline system (or a per-topic Series)."""
     reference = system_row(matrix, baseline) if isinstance(baseline, str) else baseline
@@ -158,14 +179,11 @@ def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
         relative_loss = np.where(base > 0, -delta / np.where(base > 0, base, 1.0), 0.0)
         ratio = np.where(freward > 0, frisk / np.where(freward > 0, freward, 1.0), np.nan)
     loss20 = (relative_loss > 0.2).sum(axis=1)
-    n_alpha = len(alphas)
-    tile = lambda v: np.tile(v, n_alpha)  # noqa: E731  per-system values repeated for every α
-    table = pd.DataFrame({
-        "system": tile(challengers), "baseline": baseline, "measure": measure, "alpha": np.repeat(alphas, len(challengers)),
-        **{k: result[k].reshape(-1) for k in ("urisk", "trisk", "p_value", "se", "se_jackknife")},
-        "wins": tile(wins), "losses": tile(losses), "ties": tile(ties), "frisk": tile(frisk),
-        "freward": tile(freward), "loss20": tile(loss20), "risk_reward": tile(ratio),
-    })
+    table = long_frame({"alpha": alphas, "system": challengers}, RISK_COLUMNS + ["risk_reward"],
+                       baseline=baseline, measure=measure,
+                       **{k: result[k] for k in ("urisk", "trisk", "p_value", "se", "se_jackknife")},
+                       wins=wins, losses=losses, ties=ties, frisk=frisk, freward=freward, loss20=loss20,
+                       risk_reward=ratio)
     table["verdict"] = verdicts(table["trisk"], t_critical(sig_level, delta.shape[1]))
     table["note"] = np.where(table["verdict"] == "undefined", ONE_TOPIC_NOTE if delta.shape[1] < 2 else SE_ZERO_NOTE, "")
     return table
@@ -188,13 +206,8 @@ def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
         tr = x / spread
         pseudo_sd = np.where(np.isnan(spread), np.nan, pseudo.std(axis=-1, ddof=1, keepdims=True) if c > 1 else np.nan)
         tj = (pseudo - pseudo.mean(axis=-1, keepdims=True)) / pseudo_sd
-    n_alpha, n_sys = len(alphas), len(challengers)
-    topics = list(matrix.columns)
-    table = pd.DataFrame({
-        "system": np.tile(np.repeat(challengers, c), n_alpha), "baseline": baseline, "measure": measure,
-        "topic": np.tile(topics, n_alpha * n_sys), "alpha": np.repeat(alphas, n_sys * c),
-        "delta": np.tile(delta.reshape(-1), n_alpha), "x": x.reshape(-1), "tr": tr.reshape(-1), "tj": tj.reshape(-1),
-    })
+    table = long_frame({"alpha": alphas, "system": challengers, "topic": list(matrix.columns)}, TOPIC_COLUMNS,
+                       baseline=baseline, measure=measure, delta=delta, x=x, tr=tr, tj=tj)
     critical = t_critical(sig_level, c)
     low = (table["tr"] < -critical) | (table["tj"] < -critical)
     high = (table["tr"] > critical) | (table["tj"] > critical)
@@ -225,10 +238,8 @@ def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = ""
     parts = []
     for reference in references:
         result = trisk(risk_adjusted(values - reducers[reference](values, axis=0), alphas))
-        parts.append(pd.DataFrame({
-            "system": np.tile(matrix.index, len(alphas)), "reference": reference, "measure": measure,
-            "alpha": np.repeat(alphas, len(matrix)),
-            **{k: result[k].reshape(-1) for k in ("urisk", "trisk", "p_value")}}))
+        parts.append(long_frame({"alpha": alphas, "system": list(matrix.index)}, TSTAR_COLUMNS, reference=reference,
+                                measure=measure, **{k: result[k] for k in ("urisk", "trisk", "p_value")}))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -268,11 +279,8 @@ def georisk_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = 
     """
     alphas = [float(a) for a in alphas]
     values = matrix.to_numpy(dtype=float)
-    n = len(matrix)
-    table = pd.DataFrame({
-        "system": np.tile(matrix.index, len(alphas)), "measure": measure, "alpha": np.repeat(alphas, n),
-        "mean": np.tile(values.mean(axis=1), len(alphas)),
-        "zrisk": zrisk(values, alphas).reshape(-1), "georisk": georisk(values, alphas).reshape(-1)})
+    table = long_frame({"alpha": alphas, "system": list(matrix.index)}, GEORISK_COLUMNS, measure=measure,
+                       mean=values.mean(axis=1), zrisk=zrisk(values, alphas), georisk=georisk(values, alphas))
     table["rank_mean"] = table.groupby("alpha")["mean"].rank(ascending=False, method="min").astype(int)
     table["rank_georisk"] = table.groupby("alpha")["georisk"].rank(ascending=False, method="min").astype(int)
     return table
@@ -284,8 +292,8 @@ def zrisk_single(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -
     names = challengers(matrix, baseline)
     rows = [zrisk(matrix.loc[[system, baseline]].to_numpy(dtype=float), alphas)[:, 0] for system in names]
     values = np.array(rows).T if rows else np.zeros((len(alphas), 0))
-    return pd.DataFrame({"system": np.tile(names, len(alphas)), "baseline": baseline,
-                         "alpha": np.repeat(alphas, len(names)), "zrisk": values.reshape(-1)})
+    return long_frame({"alpha": alphas, "system": names}, ["system", "baseline", "alpha", "zrisk"], baseline=baseline,
+                      zrisk=values)
 
 
 def zero_expectation_cells(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -305,10 +313,8 @@ def risk_adjusted_scores(matrix: pd.DataFrame, baseline: str, alphas: Sequence[f
     values = matrix.to_numpy(dtype=float)
     base = system_row(matrix, baseline).to_numpy(dtype=float)
     adjusted = values - np.maximum(alphas[:, None, None] * (base - values), 0.0)    # (A, S, T)
-    n_sys, c = values.shape
-    return pd.DataFrame({"system": np.tile(np.repeat(matrix.index, c), len(alphas)),
-                         "topic": np.tile(matrix.columns, len(alphas) * n_sys),
-                         "alpha": np.repeat(alphas, n_sys * c), "score": adjusted.reshape(-1)})
+    return long_frame({"alpha": alphas, "system": list(matrix.index), "topic": list(matrix.columns)},
+                      ["system", "topic", "alpha", "score"], score=adjusted)
 
 
 def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:

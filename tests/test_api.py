@@ -14,6 +14,13 @@ def test_module_docstring_is_a_running_example(cache_dir):
     assert result.attempted >= 5 and result.failed == 0
 
 
+@pytest.mark.parametrize("module", ["riskreport.risk", "riskreport.latex"])
+def test_module_examples_run(module):
+    import importlib
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 1 and result.failed == 0
+
+
 def test_entry_points_are_exported():
     assert {"run_report", "run_batch", "check_report_options"} <= set(rr.__all__)
     assert all(hasattr(rr, name) for name in rr.__all__) and len(set(rr.__all__)) == len(rr.__all__)
