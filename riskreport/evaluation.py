@@ -73,6 +73,27 @@ class TopicScores(TidyScores):
         return table.loc[self.systems, self.topics]
 
 
+def gdeval_provider() -> str:
+    """Which implementation computes gdeval's ERR@k and nDCG(dcg='exp-log2')@k.
+
+    `native` (default): `riskreport.gdeval`, numpy, full precision; `perl`: ir_measures' gdeval.pl
+    provider (values rounded to 5 decimals), chosen with `RISKREPORT_GDEVAL=perl`.
+    """
+    choice = os.environ.get("RISKREPORT_GDEVAL", "native").strip().lower() or "native"
+    if choice not in ("native", "perl"):
+        raise RiskReportError(f"RISKREPORT_GDEVAL={choice!r}: expected native (the default) or perl.")
+    return choice
+
+
+def measure_pipeline():
+    """The ir_measures providers riskreport evaluates with: its native gdeval first (unless
+    `RISKREPORT_GDEVAL=perl`), then ir_measures' own, in ir_measures' order."""
+    from ir_measures import providers
+    from .gdeval import NATIVE
+    default = list(ir_measures.DefaultPipeline.providers)
+    return providers.FallbackProvider(default if gdeval_provider() == "perl" else [NATIVE] + default)
+
+
 def canonical_measure(measure: str) -> str:
     """The canonical ir_measures string of `measure`, or a clear error."""
     try:
@@ -321,7 +342,7 @@ def _init_worker(qrels: pd.DataFrame, measures: list[str], worker: bool = True) 
         exit_with_parent()
     parsed = [ir_measures.parse_measure(m) for m in measures]
     _WORKER["measures"] = dict(zip(parsed, measures))
-    _WORKER["evaluator"] = ir_measures.evaluator(parsed, qrels)
+    _WORKER["evaluator"] = measure_pipeline().evaluator(parsed, qrels)
 
 
 def _evaluate_file(path: Path) -> dict:
@@ -357,8 +378,9 @@ class ScoreCache:
         self.root = root
 
     def _key(self, qrels_digest: str, run_digest: str, measure: str) -> str:
-        return hashlib.sha256(
-            f"{CACHE_FORMAT}|{ir_measures.__version__}|{qrels_digest}|{run_digest}|{measure}".encode()).hexdigest()
+        implementation = f"gdeval={gdeval_provider()}"     # the two gdeval providers differ in rounding
+        return hashlib.sha256(f"{CACHE_FORMAT}|{ir_measures.__version__}|{implementation}|{qrels_digest}|"
+                              f"{run_digest}|{measure}".encode()).hexdigest()
 
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"

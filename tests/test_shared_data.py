@@ -18,7 +18,7 @@ def test_web2012_err_ndcg_and_urisk(web2012, cache_dir):
 
 
 def test_web2012_urisk_equals_gdeval(web2012, cache_dir):
-    """URisk of all 7 challengers vs indriCASP at α 0, 1, 5, 10, as printed by TREC 2013 gdeval 1.3
+    """URisk of all 7 challengers vs indriCASP at α 0, 1, 5, 10 equals, to the 5 decimals it prints, TREC 2013 gdeval 1.3
     (`gdeval.pl -c -riskAlpha α -baseline indriCASP.run qrels run`), recorded in tests/fixtures."""
     import pandas as pd
     from pathlib import Path
@@ -28,4 +28,5 @@ def test_web2012_urisk_equals_gdeval(web2012, cache_dir):
         ours = risk_table(evaluate(col, measure).matrix(), "indriCASP", [0, 1, 5, 10])
         merged = ours.merge(expected, on=["alpha", "system"])
         assert len(merged) == 28
-        assert (merged["urisk"] - merged[column]).abs().max() < 2e-5
+        assert (merged["urisk"] - merged[column]).abs().max() <= 5e-6 + 1e-12     # half of gdeval's last digit
+        assert (merged["urisk"].round(5) - merged[column]).abs().max() < 1e-12    # equal as gdeval prints it
