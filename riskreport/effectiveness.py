@@ -37,3 +37,15 @@ def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
     table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
     table["correction"] = correction
     return table.reset_index(drop=True)
+
+
+def multi_measure_table(collection, measures, systems, baseline: str, correction: str = "holm") -> pd.DataFrame:
+    """Mean effectiveness of every system under several measures, tidy: `system, measure, mean, delta,
+    p_value, p_adjusted` (paired t-test against `baseline`, adjusted across the challengers per measure)."""
+    from .evaluation import evaluate
+    parts = []
+    for measure in dict.fromkeys(measures):
+        matrix = evaluate(collection, measure, systems).matrix()
+        table = effectiveness_table(matrix, baseline, measure, correction)
+        parts.append(table[["system", "measure", "mean", "delta", "p_value", "p_adjusted"]])
+    return pd.concat(parts, ignore_index=True)

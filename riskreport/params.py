@@ -130,6 +130,7 @@ def check_report_options(parameters: dict, params: ReportParameters | None = Non
         "delta0": lambda: _check_positive("delta0", parameters["delta0"]),
         "sig_level": lambda: _check_sig_level(parameters["sig_level"], equivalence="delta0" in parameters),
         "other_measures": lambda: _check_measures(parameters["other_measures"]),
+        "measures": lambda: _check_measures(parameters["measures"], "measures"),
         "focus_system": lambda: _check_focus(parameters["focus_system"], params),
     }
     for name in parameters:
@@ -163,11 +164,11 @@ def _check_sig_level(value, equivalence: bool = False) -> None:
         raise ParameterError(f"sig_level must be a number between 0 and {high:g}{why}, got {value!r}.")
 
 
-def _check_measures(measures) -> None:
+def _check_measures(measures, name: str = "other_measures") -> None:
     if measures is None:
         return
     if isinstance(measures, str) or not isinstance(measures, (list, tuple)):
-        raise ParameterError(f"other_measures must be a list of ir_measures strings, got {measures!r}.")
+        raise ParameterError(f"{name} must be a list of ir_measures strings, got {measures!r}.")
     for measure in measures:
         canonical_measure(measure)         # UnknownNameError naming the measure, before any run is evaluated
 

@@ -11,6 +11,52 @@ import pandas as pd
 import seaborn as sns
 
 RISK_COLOURS = {"win": "#1b9e77", "loss": "#d95f02", "tie": "#999999"}
+# Colour-blind-safe qualitative colours (Okabe & Ito 2008, then Paul Tol's "muted"); markers tell repeats apart.
+SYSTEM_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#332288",
+                  "#88CCEE", "#44AA99", "#117733", "#999933", "#882255", "#AA4499", "#DDCC77", "#CC6677"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*"]
+BASELINE_STYLE = {"color": "black", "linewidth": 2.6, "marker": "s", "zorder": 5}
+
+
+class Palette(dict):
+    """One colour and marker per system for every figure of a report; the baseline black and thick.
+
+    >>> palette = Palette(["bm25", "dense", "llm"], baseline="bm25")
+    >>> palette["bm25"]["color"], palette["dense"]["color"]
+    ('black', '#E69F00')
+    """
+
+    def __init__(self, systems, baseline: str | None = None):
+        super().__init__()
+        self.baseline = baseline
+        others = [s for s in dict.fromkeys(systems) if s != baseline]
+        for i, system in enumerate(others):
+            self[system] = {"color": SYSTEM_COLOURS[i % len(SYSTEM_COLOURS)], "linewidth": 1.4,
+                            "marker": MARKERS[(i // len(SYSTEM_COLOURS) + i) % len(MARKERS)], "zorder": 3}
+        if baseline is not None:
+            self[baseline] = dict(BASELINE_STYLE)
+
+    def colour(self, system: str) -> str:
+        return self.get(system, {"color": "#777777"})["color"]
+
+    def colours(self) -> dict[str, str]:
+        return {system: style["color"] for system, style in self.items()}
+
+
+def _palette(systems, palette: Palette | None, baseline: str | None = None) -> Palette:
+    return palette if palette is not None else Palette(systems, baseline)
+
+
+def topic_ticks(ax, labels, limit: int = 80, axis: str = "x") -> None:
+    """Topic ids as tick labels (every k-th when there are more than `limit`)."""
+    labels = [str(t) for t in labels]
+    step = max(1, int(np.ceil(len(labels) / limit)))
+    positions = list(range(0, len(labels), step))
+    size = 7 if len(labels) <= 40 else 5
+    if axis == "x":
+        ax.set_xticks(positions, [labels[i] for i in positions], rotation=90, fontsize=size)
+    else:
+        ax.set_yticks(positions, [labels[i] for i in positions], fontsize=size)
 
 
 def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: int = 3) -> sns.FacetGrid:
@@ -25,12 +71,13 @@ def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: in
     grid = sns.FacetGrid(data, col="system", col_wrap=min(col_wrap, n), height=2.4, aspect=1.6, sharey=True)
     grid.map_dataframe(_delta_bars)
     grid.set_titles("{col_name}")
-    grid.set_axis_labels("topics, sorted by Δ", f"Δ {measure} (vs {baseline})")
-    for ax in grid.axes.flat:
+    grid.set_axis_labels("topic, sorted by Δ", f"Δ {measure}")
+    for ax, system in zip(grid.axes.flat, grid.col_names):
         ax.axhline(0, color="black", linewidth=0.6)
-        ax.set_xticks([])
-    grid.figure.suptitle(f"Per-topic difference against {baseline} (above 0: challenger wins; below 0: loses)",
-                         y=1.02)
+        topic_ticks(ax, data[data["system"] == system].sort_values("rank")["topic"].tolist(), limit=40)
+    grid.figure.suptitle(f"Per-topic difference Δ {measure} against {baseline} (above 0: challenger wins; "
+                         "below 0: loses)", y=1.02)
+    grid.figure.tight_layout()
     return grid
 
 
@@ -40,24 +87,30 @@ def _delta_bars(data: pd.DataFrame, **_) -> None:
 
 
 def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, marker: str | None = None,
-                zero_line: bool = True):
-    """One line per system of column `y` against α, legend outside the axes."""
+                zero_line: bool = True, palette: Palette | None = None):
+    """One line per system of column `y` against α (colours and markers from `palette`), legend outside."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
-    sns.lineplot(data=data, x="alpha", y=y, hue="system", marker=marker, ax=ax)
+    palette = _palette(data["system"].unique(), palette)
+    dense = data["alpha"].nunique() > 12
+    for system, part in data.sort_values("alpha").groupby("system", sort=False):
+        style = dict(palette.get(system, {"color": "#777777", "marker": "o"}))
+        ax.plot(part["alpha"], part[y], label=system, markevery=max(1, len(part) // 6) if dense else 1,
+                markersize=4, **style)
     if zero_line:
         ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("α (losses weigh 1 + α)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False)
+    ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False, fontsize="small")
     return ax
 
 
-def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", ax=None):
+def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", ax=None,
+                   palette: Palette | None = None):
     """URisk against α, one line per challenger (`risk` tidy: `system, alpha, urisk`)."""
     return alpha_lines(risk, "urisk", f"URisk of {measure} vs {baseline}\n({sign_note(convention)})",
-                       f"URisk against α (baseline {baseline})", ax=ax, marker="o")
+                       f"URisk against α (baseline {baseline})", ax=ax, marker="o", palette=palette)
 
 
 def sign_note(convention: str) -> str:
@@ -66,13 +119,13 @@ def sign_note(convention: str) -> str:
 
 
 def trisk_by_alpha(fine: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
-                   ax=None):
+                   ax=None, palette: Palette | None = None):
     """TRisk against α, one line per challenger, with the ±t critical lines (Dinçer et al. 2014, Fig. 1).
 
     `fine` is tidy `system, alpha, trisk` (already in `convention`).
     """
     ax = alpha_lines(fine, "trisk", f"TRisk of {measure} vs {baseline}\n({sign_note(convention)})",
-                     f"TRisk against α; dashed: ±t critical value ({critical:.3f})", ax=ax)
+                     f"TRisk against α; dashed: ±t critical value ({critical:.3f})", ax=ax, palette=palette)
     for level in (-critical, critical):
         ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
     return ax
@@ -82,28 +135,53 @@ def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str,
              col_wrap: int = 3) -> sns.FacetGrid:
     """Per-topic TJ_i bars at one α per row, one panel per challenger, ±t critical lines (Dinçer et al. 2014, Fig. 2).
 
-    `topics` is tidy `system, topic, alpha, tj, flag`; topics keep the collection's order.
+    `topics` is tidy `system, topic, alpha, tj`; topics keep the collection's order. A bar is
+    coloured when TJ_i itself lies beyond ±t (the drawn quantity; TR_i is in the table).
     """
     data = topics.copy()
-    order = {t: i for i, t in enumerate(dict.fromkeys(data["topic"]))}
-    data["position"] = data["topic"].map(order)
-    colours = {"loss": RISK_COLOURS["loss"], "gain": RISK_COLOURS["win"], "": "#9ecae1"}
-    data["colour"] = data["flag"].map(colours)
+    order = list(dict.fromkeys(data["topic"]))
+    data["position"] = data["topic"].map({t: i for i, t in enumerate(order)})
+    data["colour"] = np.select([data["tj"] < -critical, data["tj"] > critical],
+                               [RISK_COLOURS["loss"], RISK_COLOURS["win"]], "#9ecae1")
     n = data["system"].nunique()
     row = "alpha" if data["alpha"].nunique() > 1 else None
     grid = sns.FacetGrid(data, col="system", row=row, col_wrap=None if row else min(col_wrap, n),
-                         height=2.3, aspect=1.7, sharey=True)
+                         height=2.4, aspect=1.7, sharey=True)
     grid.map_dataframe(lambda data, **_: plt.gca().bar(data["position"], data["tj"], width=0.9,
                                                        color=data["colour"], linewidth=0))
     grid.set_titles("{col_name}, α = {row_name}" if row else "{col_name}")
-    grid.set_axis_labels("topic (collection order)", f"TJ_i ({sign_note(convention)})")
+    grid.set_axis_labels("topic", "TJ_i")
     for ax in grid.axes.flat:
         for level in (-critical, critical):
             ax.axhline(level, color="black", linestyle="--", linewidth=0.7)
-        ax.set_xticks([])
-    grid.figure.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline}; dashed: ±t critical "
-                         f"({critical:.3f}); orange: significant loss, green: significant gain", y=1.02)
+        topic_ticks(ax, order, limit=40)
+    grid.figure.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
+                         f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t", y=1.02)
+    grid.figure.tight_layout()
     return grid
+
+
+def delta_heatmap(deltas: pd.DataFrame, baseline: str, measure: str, systems: list[str] | None = None, ax=None):
+    """System × topic heatmap of Δ = challenger − baseline (diverging, 0 white): where the risk sits.
+
+    `deltas` is tidy `system, topic, delta`; rows in the order of `systems` (default: as given),
+    topics from the largest summed loss over the rows shown (left) to the largest gain (right).
+    """
+    wide = deltas.pivot(index="system", columns="topic", values="delta")
+    wide = wide.reindex(systems or list(dict.fromkeys(deltas["system"])))
+    wide = wide[wide.sum(axis=0).sort_values(kind="stable").index]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(min(16, 3 + 0.22 * wide.shape[1]), 1.2 + 0.32 * len(wide)))
+    limit = float(np.nanmax(np.abs(wide.to_numpy()))) or 1.0
+    image = ax.imshow(wide.to_numpy(), cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
+    topic_ticks(ax, list(wide.columns), limit=90)
+    ax.set_yticks(range(len(wide)), wide.index, fontsize=8)
+    ax.set_xlabel("topic (largest summed loss left, largest gain right)")
+    ax.grid(False)
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.03, pad=0.01)
+    bar.set_label(f"Δ {measure} (< 0: loss)")
+    ax.set_title(f"Δ {measure} against {baseline} per system and topic (red: loss, blue: win)")
+    return ax
 
 
 def delta_boxplots(deltas: pd.DataFrame, baseline: str, measure: str, ax=None):
@@ -119,11 +197,12 @@ def delta_boxplots(deltas: pd.DataFrame, baseline: str, measure: str, ax=None):
     return ax
 
 
-def georisk_by_alpha(geo: pd.DataFrame, measure: str, convention: str = "standard", ax=None):
-    """GeoRisk against α, one line per system (Dinçer et al. 2016, Fig. 3)."""
+def georisk_by_alpha(geo: pd.DataFrame, measure: str, convention: str = "standard", ax=None,
+                     palette: Palette | None = None):
+    """GeoRisk against α, one line per system (Dinçer et al. 2016, Fig. 3); the baseline drawn on top."""
     higher = "higher is better" if convention == "standard" else "minus convention: lower is better"
     return alpha_lines(geo, "georisk", f"GeoRisk of {measure} ({higher})", "GeoRisk against α over the baseline pool",
-                       ax=ax, zero_line=False)
+                       ax=ax, zero_line=False, palette=palette)
 
 
 def value_functions(alphas, smooth, ax=None):
@@ -147,26 +226,31 @@ def value_functions(alphas, smooth, ax=None):
 
 def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention: str = "standard",
                 col_wrap: int = 4) -> sns.FacetGrid:
-    """Confidence interval of URisk against α, one panel per challenger, coloured by verdict.
+    """Confidence interval of URisk against α, one panel per challenger, coloured by `verdict`.
 
-    `intervals` is tidy `system, alpha, ci_low, ci_high, verdict` for one method and level.
+    `intervals` is tidy `system, alpha, ci_low, ci_high, verdict` for one method and level; pass
+    the report's rule verdict as `verdict` so the colours agree with every other mark.
     """
-    colours = {"risk": RISK_COLOURS["loss"], "reward": RISK_COLOURS["win"], "inconclusive": "#777777"}
+    colours = {"risk": RISK_COLOURS["loss"], "reward": RISK_COLOURS["win"], "inconclusive": "#777777",
+               "undefined": "#777777"}
     data = intervals.assign(mid=(intervals["ci_low"] + intervals["ci_high"]) / 2)
     grid = sns.FacetGrid(data, col="system", col_wrap=min(col_wrap, data["system"].nunique()), height=2.3,
                          aspect=1.3, sharey=False)
 
     def draw(data, **_):
         ax = plt.gca()
-        for _, row in data.iterrows():
-            ax.plot([row["alpha"]] * 2, [row["ci_low"], row["ci_high"]], color=colours[row["verdict"]], linewidth=3)
+        for row in data.itertuples():
+            ax.plot([row.alpha] * 2, [row.ci_low, row.ci_high], color=colours[row.verdict], linewidth=3)
+            ax.plot([row.alpha], [row.mid], marker="o", markersize=3, color="black")
         ax.axhline(0, color="black", linewidth=0.6)
 
     grid.map_dataframe(draw)
     grid.set_titles("{col_name}")
-    grid.set_axis_labels("α", f"URisk CI ({sign_note(convention)})")
+    grid.set_axis_labels("α", "URisk CI")
     grid.figure.suptitle(f"Confidence interval of URisk of {measure} against {baseline} per α "
-                         "(orange: risk, green: reward, grey: inconclusive)", y=1.02)
+                         f"({sign_note(convention)}; colour: the report's verdict — orange risk, green reward, "
+                         "grey inconclusive)", y=1.02)
+    grid.figure.tight_layout()
     return grid
 
 
@@ -219,12 +303,14 @@ def bootstrap_qq(means: np.ndarray, n_topics: int, ax=None):
     return ax
 
 
-def diagnostics_by_alpha(diagnostics: pd.DataFrame):
+def diagnostics_by_alpha(diagnostics: pd.DataFrame, palette: Palette | None = None):
     """Skewness, excess kurtosis and Shapiro–Wilk p of the risk-adjusted differences against α."""
+    palette = _palette(diagnostics["system"].unique(), palette)
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     for ax, column, label in zip(axes, ("skewness", "excess_kurtosis", "shapiro_p"),
                                  ("skewness (< 0: long loss tail)", "excess kurtosis", "Shapiro–Wilk p (log scale)")):
-        sns.lineplot(data=diagnostics, x="alpha", y=column, hue="system", ax=ax, legend=ax is axes[-1])
+        sns.lineplot(data=diagnostics, x="alpha", y=column, hue="system", ax=ax, legend=ax is axes[-1],
+                     palette=palette.colours(), marker="o", markersize=4)
         ax.set_xlabel("α")
         ax.set_ylabel(label)
     axes[0].axhline(0, color="black", linewidth=0.6)

@@ -56,18 +56,63 @@ class Page:
         self.tables_dir = Path(context.get("tables_dir") or "tables")
         self.inputs_sha256 = context.get("inputs_sha256")
         self.workers = int(context.get("workers") or 1)
+        self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
 
     def header(self, params: ReportParameters, title: str | None = None, convention: str = "standard",
-               guide: str | None = None) -> HTML:
-        """Title block: collection and parameters, a "how to read this report" box, the table of contents slot."""
+               guide: str | None = None, significance: str | None = None, notes: list[str] | None = None) -> HTML:
+        """Title block: collection and parameters, a "how to read this report" box, the table of contents slot.
+
+        `significance` replaces the box's sentence on ▲/▼ (e.g. `significance.rule_text(...)`);
+        `notes` are further lines of the box (e.g. how the baseline was chosen).
+        """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
-        return header(params, digest, title, convention, guide)
+        return header(params, digest, title, convention, guide, significance, notes)
 
     def caption(self, text: str) -> HTML:
         """The next numbered figure caption of this page."""
         self.figures += 1
         return HTML(f"<p class='rr-caption'><strong>Figure {self.figures}.</strong> {html.escape(text)}</p>")
+
+    def figure(self, figure, text: str, slug: str, collapsed: bool = False) -> HTML:
+        """Save a figure as `figures/<n>-<slug>.{svg,pdf,png}` (the caption in each file's metadata; PNG at
+        200 dpi), close it, and return it for the page: the PNG embedded with its numbered caption, inside a
+        collapsed `<details>` when `collapsed`. `figure`: a Figure, an Axes, an array of Axes or a seaborn grid.
+        """
+        import base64
+
+        import matplotlib as mpl
+        import matplotlib.pyplot as plt
+        fig = _figure_of(figure)
+        caption = self.caption(text)
+        self.figures_dir.mkdir(parents=True, exist_ok=True)
+        stem = self.figures_dir / f"{self.figures}-{slug}"
+        title = f"Figure {self.figures}: {slug}"
+        metadata = {"svg": {"Title": title, "Description": text}, "pdf": {"Title": title, "Subject": text},
+                    "png": {"Title": title, "Description": text}}
+        with mpl.rc_context({"pdf.fonttype": 42, "svg.fonttype": "none", "svg.hashsalt": "riskreport"}):
+            for fmt in ("svg", "pdf", "png"):
+                fig.savefig(stem.with_suffix(f".{fmt}"), format=fmt, metadata=metadata[fmt], bbox_inches="tight",
+                            dpi=200 if fmt == "png" else None)
+        plt.close(fig)
+        png = stem.with_suffix(".png")
+        from PIL import Image
+        with Image.open(png) as image:
+            width = image.size[0] // 2                          # 200 dpi shown at 100 dpi: sharp on any screen
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        body = (f"<img src='data:image/png;base64,{data}' style='width:{width}px; max-width:100%' "
+                f"alt='{html.escape(text, quote=True)}'/>" + caption.markup)
+        if collapsed:
+            body = (f"<details class='rr-detail'><summary>Figure {self.figures}: {html.escape(text[:90])}"
+                    f"{'…' if len(text) > 90 else ''}</summary>{body}</details>")
+        return HTML(body)
+
+    def save_latex(self, latex: str, name: str) -> Path:
+        """Write a LaTeX table (`latex.latex_table(...)`) as `<tables_dir>/<name>.tex`."""
+        self.tables_dir.mkdir(parents=True, exist_ok=True)
+        path = self.tables_dir / f"{name}.tex"
+        path.write_text(latex, encoding="utf-8")
+        return path
 
     def save_table(self, table: pd.DataFrame, name: str) -> Path:
         """Write a tidy table as `<tables_dir>/<name>.csv` (numbers at full precision)."""
@@ -77,8 +122,18 @@ class Page:
         return path
 
 
+def _figure_of(obj):
+    """The matplotlib Figure behind a Figure, Axes, array of Axes or seaborn grid."""
+    import numpy as np
+    if hasattr(obj, "savefig") and not hasattr(obj, "axes_dict"):
+        return obj
+    if hasattr(obj, "figure"):
+        return obj.figure
+    return np.asarray(obj).flat[0].figure
+
+
 def header(params: ReportParameters, inputs_sha256: str, title: str | None = None, convention: str = "standard",
-           guide: str | None = None) -> HTML:
+           guide: str | None = None, significance: str | None = None, notes: list[str] | None = None) -> HTML:
     """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
     col = params.collection
     versions = package_versions()
@@ -96,11 +151,14 @@ def header(params: ReportParameters, inputs_sha256: str, title: str | None = Non
                    f"{html.escape(str(v))}</td></tr>" for k, v in rows)
     description = f"<p>{html.escape(col.description)}</p>" if col.description else ""
     points = [guide or GUIDE.get(convention, GUIDE["standard"]),
-              "▲ and ▼ mark a challenger significantly better or worse than the baseline after the "
-              "multiple-comparison correction; green cells are rewards, orange cells risks, unmarked cells "
-              "inconclusive; the best value of a column is in bold.",
+              (significance or "▲ and ▼ mark a challenger significantly better or worse than the baseline after "
+               "the multiple-comparison correction.") + " Green cells are rewards, orange cells risks, unmarked "
+              "cells inconclusive; the best value of a column is in bold.",
+              *(notes or []),
               "Each section opens with a “How to read this” line; figures are numbered, with a caption "
               "beneath, and their axes say which direction is a loss.",
+              "Long tables are paged: click a column header to sort, type in the search box to filter; detail "
+              "tables are collapsed (click their title to open them). "
               "Tables on this page are rounded and may be summarised; every number is in the report's "
               "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
               "is at the end of the page."]
@@ -262,28 +320,180 @@ def tests_summary(tests: pd.DataFrame, sig_level: float, caption: str | None = N
 
 
 def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_level: float, n_challengers: int,
-                      n_topics: int, diagnostics: pd.DataFrame) -> HTML:
-    """The "methods" paragraph: which test and correction the report used, and why (thesis Fig. 3.8 logic).
+                      n_topics: int, diagnostics: pd.DataFrame, summary: pd.DataFrame | None = None) -> HTML:
+    """The "methods" paragraph: the report's significance rule, the correction, and what the data show.
 
-    `diagnostics` is `inference.diagnostics_table(...)`: how many challenger–α combinations are skewed.
+    `diagnostics` is `inference.diagnostics_table(...)` (how many challenger–α combinations are
+    skewed); `summary` is `significance.report_verdicts(...)[1]` (where the methods disagree with the rule).
     """
     skewed, total = int((diagnostics["skewness"].abs() > 1).sum()), len(diagnostics)
     names = {"holm": "Holm's step-down method", "bonferroni": "the Bonferroni correction",
              "bh": "the Benjamini–Hochberg false discovery rate procedure", "none": "no correction"}
     widened = (f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
-               if correction == "bonferroni" else "")
+               if correction == "bonferroni" else " The bootstrap intervals are not widened for the number of "
+               "challengers, so they can call significant what the adjusted rule does not.")
+    shape = (f"After risk adjustment (losses weighted by 1 + α) the differences are asymmetric in {skewed} of {total} "
+             "challenger–α combinations (|skewness| > 1), where symmetric procedures (the t interval and test, and "
+             "the Wilcoxon test, which assumes symmetric differences) and BCa can part ways."
+             if skewed else f"None of the {total} challenger–α combinations is strongly skewed (|skewness| > 1), so the "
+             "t-based rule and the bootstrap intervals should mostly agree.")
+    agreement = ""
+    if summary is not None and len(summary):
+        cells = len(summary)
+        split = summary["disagree"] != ""
+        bca = summary["disagree"].str.contains(r"\bbca: ", regex=True)
+        agreement = (f" In this report every method agrees with the rule in {cells - int(split.sum())} of {cells} "
+                     f"challenger–α cells; BCa disagrees in {int(bca.sum())}"
+                     + (f" ({', '.join(sorted(set(summary.loc[bca, 'system'])))[:300]})" if bca.any() else "")
+                     + ". Each disagreement is named next to its verdict in the verdict matrix; neither side is "
+                     "declared right: read them as a verdict that depends on the method.")
     text = (f"The comparisons are paired: every challenger and the baseline are scored on the same {n_topics} topics, "
-            f"so each analysis works on per-topic differences. After risk adjustment (losses weighted by 1 + α) these "
-            f"differences are asymmetric — {skewed} of {total} challenger–α combinations have |skewness| > 1 — so "
-            f"symmetric procedures (the t interval, and the Wilcoxon signed-rank test, which assumes a symmetric "
-            f"distribution of differences) can mislead as α grows. The verdicts of this report therefore rest on "
-            f"bias-corrected and accelerated (BCa) bootstrap intervals of URisk ({samples:,} resamples, seed {seed}, "
-            f"levels {', '.join(f'{lv:g}' for lv in levels)}), which adapt to skew; the t, sign, Wilcoxon and "
-            f"randomisation tests are reported alongside. p-values are adjusted across the {n_challengers} "
-            f"challengers with {names[correction]} at significance level {sig_level:g}.{widened} "
-            f"A verdict is 'risk' when the interval lies entirely below 0, 'reward' when entirely above, "
-            f"and 'inconclusive' otherwise.")
+            f"so each analysis works on per-topic differences. One rule decides every mark, colour and verdict: "
+            f"the two-sided paired t-test of the risk-adjusted differences (its statistic is TRisk), with p-values "
+            f"adjusted across the {n_challengers} challengers at each α with {names[correction]}, at significance "
+            f"level {sig_level:g}. {shape} The sign, Wilcoxon and randomisation tests (adjusted the same way) and five "
+            f"bootstrap intervals of URisk ({samples:,} resamples, seed {seed}, levels "
+            f"{', '.join(f'{lv:g}' for lv in levels)}; an interval's own verdict is risk when it lies entirely below "
+            f"0 and reward when entirely above) are reported beside the rule.{widened}{agreement}")
     return HTML(f"<p>{html.escape(text)}</p>")
+
+
+# Verdicts, wide tables and interactive tables (issue 13)
+
+VERDICT_COLOURS = {"risk": "background-color: #fde0d2", "reward": "background-color: #d9f0e3",
+                   "undefined": "background-color: #eeeeee"}
+VERDICT_ANCHOR = "verdict-matrix"
+
+
+def interactive(table, page_size: int = 10, summary: str | None = None, open_: bool = False) -> HTML:
+    """A table (DataFrame or Styler) the page makes sortable, searchable and paged (script in the nbconvert
+    template, no network); inside a collapsed `<details>` titled `summary` when one is given."""
+    markup = (table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table)).to_html()
+    body = f"<div class='rr-table' data-page='{int(page_size)}'>{markup}</div>"
+    if summary is not None:
+        body = (f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
+                f"{body}</details>")
+    return HTML(body)
+
+
+def back_link() -> HTML:
+    """A line linking back to the verdict matrix at the top of the page."""
+    return HTML(f"<p class='rr-note'><a href='#{VERDICT_ANCHOR}'>↑ verdicts per system and α</a> (the one "
+                "significance rule of this report)</p>")
+
+
+def _signed(values: pd.Series, convention: str) -> pd.Series:
+    return -values if convention == "minus" else values
+
+
+def _alpha_label(alpha: float, convention: str) -> str:
+    return f"r = {alpha + 1:g}" if convention == "minus" else f"α = {alpha:g}"
+
+
+def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
+    """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first.
+
+    `summary` is `significance.report_verdicts(...)[1]` (already in risk order).
+    """
+    order = list(dict.fromkeys(summary["system"]))
+    alphas = sorted(summary["alpha"].unique())
+    text = {"risk": "▼ risk", "reward": "▲ reward", "inconclusive": "inconclusive", "undefined": "n/a (SE = 0)"}
+    cells = summary.assign(
+        cell=[f"{text[v]} {u:+.4f} ({a}/{m})" for v, u, a, m in
+              zip(summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"])],
+        label=[_alpha_label(a, convention) for a in summary["alpha"]])
+    labels = [_alpha_label(a, convention) for a in alphas]
+    wide = cells.pivot(index="system", columns="label", values="cell").reindex(index=order, columns=labels)
+    colours = cells.pivot(index="system", columns="label", values="verdict").reindex(index=order, columns=labels)
+    disagree = summary[summary["disagree"] != ""].groupby("system", sort=False).apply(
+        lambda g: "; ".join(f"{_alpha_label(a, convention)}: {_by_verdict(d)}" for a, d in zip(g["alpha"], g["disagree"])),
+        include_groups=False)
+    wide["methods that disagree"] = disagree.reindex(order).fillna("")
+    wide = wide.reset_index()
+    style = (wide.style.hide(axis="index").format(escape="html").format_index(escape="html", axis=1)
+             .set_properties(**{"text-align": "left"})
+             .apply(lambda frame: colours.reset_index(drop=True).reindex(columns=frame.columns)
+                    .map(lambda v: VERDICT_COLOURS.get(v, "") if isinstance(v, str) else ""), axis=None))
+    if caption:
+        style = style.set_caption(html.escape(caption))
+    return HTML(f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix'>" + interactive(style).markup + "</div>")
+
+
+def _by_verdict(disagree: str) -> str:
+    """`sign: risk; bca: risk; wilcoxon: reward` -> `risk (sign, bca), reward (wilcoxon)`."""
+    groups: dict[str, list[str]] = {}
+    for item in disagree.split("; "):
+        method, _, verdict = item.partition(": ")
+        groups.setdefault(verdict, []).append(method)
+    return ", ".join(f"{verdict} ({' '.join(methods)})" for verdict, methods in groups.items())
+
+
+def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "standard", caption: str | None = None):
+    """URisk and TRisk per system (rows, riskiest first) and α (columns), with the rule's adjusted p and mark;
+    the values that do not change with α (wins, losses, ties, FRisk, FReward, losses > 20%) once."""
+    order = list(dict.fromkeys(summary["system"]))
+    merged = risk.drop(columns=["verdict", "p_adjusted"], errors="ignore").merge(
+        summary[["system", "alpha", "p_adjusted", "verdict"]], on=["system", "alpha"])
+    merged["urisk"] = _signed(merged["urisk"], convention)
+    merged["trisk"] = _signed(merged["trisk"], convention)
+    merged["mark"] = merged["verdict"].map({"risk": " ▼", "reward": " ▲"}).fillna("")
+    parts = []
+    for alpha, at in merged.groupby("alpha", sort=True):
+        label = _alpha_label(alpha, convention)
+        at = at.set_index("system").reindex(order)
+        parts.append(pd.DataFrame({f"URisk {label}": [f"{u:+.4f}{m}" for u, m in zip(at["urisk"], at["mark"])],
+                                   f"TRisk {label}": at["trisk"], f"p_adj {label}": at["p_adjusted"]}, index=order))
+    once = risk.drop_duplicates("system").set_index("system").reindex(order)[
+        ["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]].rename(
+        columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"})
+    wide = pd.concat(parts + [once], axis=1).rename_axis("system").reset_index()
+    verdict = merged.pivot(index="system", columns="alpha", values="verdict").reindex(order)
+    style = styled(wide, precision=4, caption=caption)
+    for alpha in verdict.columns:
+        column = f"URisk {_alpha_label(alpha, convention)}"
+        colours = verdict[alpha].map(lambda v: VERDICT_COLOURS.get(v, "")).tolist()
+        style = style.apply(lambda _, c=colours: c, subset=[column])
+    return style
+
+
+def ci_wide(boot: pd.DataFrame, summary: pd.DataFrame, method: str = "bca", convention: str = "standard",
+            caption: str | None = None):
+    """The `method` interval of URisk at each level per system (rows, riskiest first) and α (columns), its own
+    verdict beside it, and ≠ where that verdict differs from the report's rule (no colour: colours are the rule's)."""
+    from .risk import to_convention
+    order = list(dict.fromkeys(summary["system"]))
+    shown = to_convention(boot[boot["method"] == method], convention)
+    rule = summary.set_index(["system", "alpha"])["verdict"]
+    shown = shown.assign(rule=rule.reindex(pd.MultiIndex.from_frame(shown[["system", "alpha"]])).to_numpy())
+    same = (shown["verdict"] == shown["rule"]) | ((shown["verdict"] == "inconclusive") & (shown["rule"] == "undefined"))
+    shown["cell"] = [f"[{lo:+.4f}, {hi:+.4f}] {v}{'' if s else ' ≠'}" for lo, hi, v, s in
+                     zip(shown["ci_low"], shown["ci_high"], shown["verdict"], same)]
+    shown["label"] = [f"{_alpha_label(a, convention)}, {lv:g}" for a, lv in zip(shown["alpha"], shown["level"])]
+    labels = list(dict.fromkeys(shown.sort_values(["alpha", "level"])["label"]))
+    wide = shown.pivot(index="system", columns="label", values="cell").reindex(index=order, columns=labels)
+    return styled(wide.rename_axis("system").reset_index(), caption=caption)
+
+
+def tests_wide(tests: pd.DataFrame, summary: pd.DataFrame, sig_level: float, convention: str = "standard",
+               caption: str | None = None):
+    """Adjusted p-values per system (rows, riskiest first), α and test (columns); the t-test column is the rule
+    (coloured by its verdict), the other tests' p-values below the level are bold, not coloured."""
+    order = list(dict.fromkeys(summary["system"]))
+    tests = tests.assign(label=[f"{t} {_alpha_label(a, convention)}" for t, a in zip(tests["test"], tests["alpha"])])
+    ranked = {t: i for i, t in enumerate(("t", "sign", "wilcoxon", "randomisation"))}
+    labels = list(dict.fromkeys(tests.sort_values(["alpha", "test"], key=lambda c: c.map(ranked) if c.name == "test"
+                                                  else c)["label"]))
+    wide = tests.pivot(index="system", columns="label", values="p_adjusted").reindex(index=order, columns=labels)
+    wide.columns = [f"p_{c}" for c in wide.columns]
+    table = wide.rename_axis("system").reset_index()
+    style = styled(table, caption=caption)
+    verdict = summary.set_index(["system", "alpha"])["verdict"]
+    for alpha in sorted(tests["alpha"].unique()):
+        column = f"p_t {_alpha_label(alpha, convention)}"
+        colours = [VERDICT_COLOURS.get(verdict.get((s, alpha), ""), "") for s in table["system"]]
+        style = style.apply(lambda _, c=colours: c, subset=[column])
+    others = [c for c in table.columns if c.startswith("p_") and not c.startswith("p_t ")]
+    return style.map(lambda v: "font-weight: bold" if isinstance(v, float) and v < sig_level else "", subset=others)
 
 
 # Non-deterministic systems (templates/nondeterministic.ipynb; riskreport.mixed)
@@ -354,3 +564,122 @@ def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, s
         "paired t-tests over topics, and URisk/TRisk at every α; the pooled system is the per-topic mean over an "
         "system's instances.")
     return HTML(f"<p>{html.escape(text)}</p>")
+
+
+# Choices the report made, LaTeX tables and the multi-measure table (issue 13)
+
+def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: bool) -> list[str]:
+    """Lines for the how-to box saying which baseline and measure the report chose, and why, when none was given."""
+    col = params.collection
+    notes = []
+    if not baseline_given:
+        why = ("the collection's default (collection.toml)" if col.default_baseline == params.baseline else
+               "the first system of the collection, for want of a default: pass --baseline (or set `baseline` in "
+               "collection.toml) to compare against the system you mean")
+        notes.append(f"No baseline was given: {params.baseline} is {why}.")
+    if not measure_given:
+        why = ("the collection's default (collection.toml)" if getattr(col, "default_measure", None) == params.measure
+               else "the default")
+        notes.append(f"No measure was given: {params.measure} is {why}.")
+    return notes
+
+
+def _mark_frame(table: pd.DataFrame, column: str, verdicts: pd.Series) -> pd.DataFrame:
+    return pd.DataFrame({column: verdicts.map({"risk": "▼", "reward": "▲"}).fillna("").to_numpy()}, index=table.index)
+
+
+def _legend(params: ReportParameters, correction: str) -> str:
+    adjusted = "unadjusted" if correction == "none" else f"{correction}-adjusted across the challengers"
+    return (f"▲/▼: significantly better/worse than {params.baseline} (two-sided paired t-test on the risk-adjusted "
+            f"differences, p < {params.sig_level:g}, {adjusted}).")
+
+
+def effectiveness_latex(effectiveness: pd.DataFrame, params: ReportParameters, correction: str) -> dict:
+    """Arguments of `latex.latex_table` for the effectiveness table (marks: the rule at α = 0)."""
+    table = effectiveness.sort_values("mean", ascending=False)[["system", "mean", "median", "sd", "delta"]] \
+        .rename(columns={"delta": "Δ"}).reset_index(drop=True)
+    ordered = effectiveness.sort_values("mean", ascending=False).reset_index(drop=True)
+    verdict = pd.Series(["reward" if m == "▲" else "risk" if m == "▼" else "" for m in
+                         significance_marks(ordered, params.sig_level)])
+    return dict(table=table, caption=f"{params.measure} per system; Δ against {params.baseline}.",
+                label="tab:effectiveness", best={"mean": "max", "median": "max"},
+                marks=_mark_frame(table, "mean", verdict), legend=_legend(params, correction))
+
+
+def risk_latex(risk: pd.DataFrame, summary: pd.DataFrame, params: ReportParameters, correction: str) -> dict:
+    """Arguments of `latex.latex_table` for URisk and TRisk per α (rows riskiest first, marks from the rule)."""
+    order = list(dict.fromkeys(summary["system"]))
+    alphas = sorted(risk["alpha"].unique())
+    urisk = risk.pivot(index="system", columns="alpha", values="urisk").reindex(order)
+    trisk = risk.pivot(index="system", columns="alpha", values="trisk").reindex(order)
+    verdict = summary.pivot(index="system", columns="alpha", values="verdict").reindex(order)
+    table = pd.concat([urisk.rename(columns=lambda a: f"α={a:g}"),
+                       trisk.rename(columns=lambda a: f"α={a:g} ")], axis=1).rename_axis("system").reset_index()
+    marks = pd.DataFrame({f"α={a:g}": verdict[a].map({"risk": "▼", "reward": "▲"}).fillna("").to_numpy()
+                          for a in alphas}, index=table.index)
+    return dict(table=table, caption=f"URisk and TRisk of {params.measure} against {params.baseline} per α "
+                f"(higher is better).", label="tab:risk", best={f"α={a:g}": "max" for a in alphas},
+                marks=marks, legend=_legend(params, correction),
+                column_groups=[("", 1), ("URisk", len(alphas)), ("TRisk", len(alphas))])
+
+
+def georisk_latex(analysis, params: ReportParameters) -> dict:
+    """Arguments of `latex.latex_table` for GeoRisk per α over the pool (best first)."""
+    wide = analysis.geo.pivot(index="system", columns="alpha", values="georisk")
+    means = analysis.geo.drop_duplicates("system").set_index("system")["mean"]
+    top = wide.columns.max()
+    wide = wide.sort_values(top, ascending=False)
+    table = pd.concat([means.reindex(wide.index).rename("mean"), wide.rename(columns=lambda a: f"α={a:g}")],
+                      axis=1).rename_axis("system").reset_index()
+    return dict(table=table, caption=f"GeoRisk of {params.measure} over a pool of {len(analysis.matrix)} systems "
+                "(Dinçer et al. 2016; higher is better).", label="tab:georisk",
+                best={c: "max" for c in table.columns if c != "system"},
+                column_groups=[("", 2), ("GeoRisk", len(wide.columns))])
+
+
+def bootstrap_latex(boot: pd.DataFrame, summary: pd.DataFrame, params: ReportParameters, method: str = "bca") -> dict:
+    """Arguments of `latex.latex_table` for the `method` intervals at the first level per α; marks from the rule,
+    † where the interval's own verdict differs."""
+    order = list(dict.fromkeys(summary["system"]))
+    level = boot["level"].min()
+    part = boot[(boot["method"] == method) & (boot["level"] == level)]
+    part = part.merge(summary[["system", "alpha", "verdict"]].rename(columns={"verdict": "rule"}), on=["system", "alpha"])
+    part = part.assign(cell=[f"[{lo:.4f}, {hi:.4f}]" for lo, hi in zip(part["ci_low"], part["ci_high"])],
+                       mark=[{"risk": "▼", "reward": "▲"}.get(r, "") +
+                             ("" if v == r or (v == "inconclusive" and r == "undefined") else "†")
+                             for v, r in zip(part["verdict"], part["rule"])])
+    cells = part.pivot(index="system", columns="alpha", values="cell").reindex(order)
+    marks = part.pivot(index="system", columns="alpha", values="mark").reindex(order)
+    table = cells.rename(columns=lambda a: f"α={a:g}").rename_axis("system").reset_index()
+    mark_frame = marks.rename(columns=lambda a: f"α={a:g}").reset_index(drop=True).fillna("")
+    return dict(table=table, caption=f"{method.upper() if method == 'bca' else method} {level:g} intervals of URisk "
+                f"of {params.measure} against {params.baseline} per α.", label="tab:bootstrap", marks=mark_frame,
+                legend="▲/▼: the report's verdict (paired t-test, adjusted); †: the interval's own verdict differs.")
+
+
+def multi_measure_styled(multi: pd.DataFrame, sig_level: float, caption: str | None = None):
+    """Mean per system (rows) and measure (columns) with ▲/▼ against the baseline (the rule at α = 0)."""
+    marked = multi.assign(cell=[f"{m:.4f}{' ▲' if p < sig_level and d > 0 else ' ▼' if p < sig_level and d < 0 else ''}"
+                                for m, d, p in zip(multi["mean"], multi["delta"], multi["p_adjusted"])])
+    wide = marked.pivot(index="system", columns="measure", values="cell")
+    wide = wide.reindex(index=list(dict.fromkeys(multi["system"])), columns=list(dict.fromkeys(multi["measure"])))
+    return styled(wide.rename_axis("system").reset_index().rename_axis(None, axis=1), caption=caption)
+
+
+def multi_measure_latex(multi: pd.DataFrame, params: ReportParameters, correction: str) -> dict:
+    """Arguments of `latex.latex_table` for the multi-measure table: one column group (mean, Δ) per measure."""
+    measures = list(dict.fromkeys(multi["measure"]))
+    systems = list(dict.fromkeys(multi["system"]))
+    columns, marks = {}, {}
+    for i, measure in enumerate(measures):
+        part = multi[multi["measure"] == measure].set_index("system").reindex(systems)
+        space = " " * i                       # column names must differ; the group header names the measure
+        columns[f"mean{space}"] = part["mean"].to_numpy()
+        columns[f"Δ{space}"] = part["delta"].to_numpy()
+        marks[f"mean{space}"] = ["▲" if p < params.sig_level and d > 0 else "▼" if p < params.sig_level and d < 0
+                                 else "" for d, p in zip(part["delta"], part["p_adjusted"])]
+    table = pd.DataFrame({"system": systems, **columns})
+    return dict(table=table, caption=f"Mean effectiveness per measure; Δ against {params.baseline}.",
+                label="tab:measures", best={c: "max" for c in columns if c.startswith("mean")},
+                marks=pd.DataFrame(marks, index=table.index), legend=_legend(params, correction),
+                column_groups=[("", 1)] + [(m, 2) for m in measures])

@@ -65,6 +65,9 @@ def test_report_renders_offline(browser, tiny_collection, tmp_path, cache_dir):
                     "8. Is the risk real? Bootstrap confidence intervals of URisk", "Methods", "Provenance"):
         assert heading in h2
     assert "Contents" in dom and "How to read this report" in dom
+    # the embedded table script ran: every interactive table has its search box, sortable headers and row count
+    assert dom.count('class="rr-tools"') == dom.count('class="rr-table"') > 0
+    assert "rr-sortable" in dom and "rows 1–" in dom and 'id="verdict-matrix"' in dom
     assert not any(s.get("src", "").startswith(("http:", "https:", "//")) for s in parser.scripts)
     assert requests == []
     # control: the same check sees a page that does fetch from the network

@@ -1,0 +1,73 @@
+"""The report's one significance rule: every section's marks agree with `significance.verdicts`."""
+import shutil
+import subprocess
+
+import pytest
+
+import riskreport as rr
+from riskreport import latex, report, significance
+
+
+@pytest.fixture(scope="module")
+def demo():
+    p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 5])
+    matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()
+    risk = rr.risk_table(matrix, p.baseline, p.alphas, p.measure)
+    tests = rr.inference.tests_table(matrix, p.baseline, p.alphas, p.measure, samples=1000)
+    boot = rr.inference.bootstrap_table(matrix, p.baseline, p.alphas, p.measure, samples=1000)
+    table, summary = significance.report_verdicts(risk, tests, boot, p.sig_level)
+    effectiveness = rr.effectiveness_table(matrix, p.baseline, p.measure)
+    return p, risk, tests, boot, table, summary, effectiveness
+
+
+def test_rule_is_the_adjusted_t_test(demo):
+    p, risk, tests, boot, table, summary, _ = demo
+    row = summary[(summary["system"] == "risky-llm") & (summary["alpha"] == 0)].iloc[0]
+    # unadjusted TRisk p = 0.0387 would say reward; Holm across the challengers says inconclusive (issue 13)
+    assert risk[(risk["system"] == "risky-llm") & (risk["alpha"] == 0)]["p_value"].iloc[0] < 0.05
+    assert row["p_adjusted"] > 0.05 and row["verdict"] == "inconclusive"
+    assert "sign: reward" in row["disagree"]
+    copy = summary[(summary["system"] == "bm25-copy-b")]
+    assert set(copy["verdict"]) == {"undefined"} and (copy["agree"] == copy["methods"]).all()
+
+
+def test_every_section_agrees_for_one_system_and_alpha(demo):
+    p, risk, tests, boot, table, summary, effectiveness = demo
+    rule = summary.set_index(["system", "alpha"])["verdict"]
+    # section 2 (effectiveness, α = 0)
+    marks = dict(zip(effectiveness["system"], report.significance_marks(effectiveness, p.sig_level)))
+    for system in p.challengers:
+        assert marks[system] == significance.MARKS.get(rule[(system, 0.0)], "")
+    # the verdict matrix, section 4 (wide risk table), section 8 (BCa table) and the LaTeX risk table
+    matrix_html = report.verdict_matrix(summary).markup
+    risk_html = report.risk_wide(risk, summary).to_html()
+    ci_html = report.ci_wide(boot, summary).to_html()
+    tex = latex.latex_table(**report.risk_latex(risk, summary, p, "holm"))
+    system, alpha = "risky-llm", 5.0
+    verdict = rule[(system, alpha)]
+    u = risk[(risk["system"] == system) & (risk["alpha"] == alpha)]["urisk"].iloc[0]
+    assert f"{verdict} {u:+.4f}" in matrix_html
+    assert f"{u:+.4f}{' ▼' if verdict == 'risk' else ' ▲' if verdict == 'reward' else ''}<" in risk_html
+    bca = boot[(boot["system"] == system) & (boot["alpha"] == alpha) & (boot["method"] == "bca")
+               & (boot["level"] == 0.95)].iloc[0]
+    differs = bca["verdict"] != verdict
+    assert (f"{bca['verdict']} ≠" in ci_html) == differs
+    line = next(row for row in tex.splitlines() if row.startswith("risky-llm"))
+    assert ("blacktriangle" in line) == (rule[(system, 0.0)] == "reward" or verdict == "reward")
+    assert "blacktriangledown" not in line or "risk" in set(rule.loc[system])
+
+
+def test_latex_tables_of_a_report_compile(demo, tmp_path):
+    p, risk, tests, boot, table, summary, effectiveness = demo
+    parts = [latex.latex_table(**report.effectiveness_latex(effectiveness, p, "holm")),
+             latex.latex_table(**report.risk_latex(risk, summary, p, "holm")),
+             latex.latex_table(**report.bootstrap_latex(boot, summary, p))]
+    assert all(r"\toprule" in part and r"\bottomrule" in part for part in parts)
+    if shutil.which("pdflatex") is None:
+        pytest.skip("no pdflatex")
+    document = tmp_path / "paper.tex"
+    document.write_text("\\documentclass{article}\\usepackage{booktabs,amssymb}\\begin{document}\n"
+                         + "\n".join(parts) + "\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", document.name], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
