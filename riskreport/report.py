@@ -101,7 +101,7 @@ class Page:
             width = image.size[0] // 2                          # 200 dpi shown at 100 dpi: sharp on any screen
         data = base64.b64encode(png.read_bytes()).decode("ascii")
         body = (f"<img src='data:image/png;base64,{data}' style='width:{width}px; max-width:100%' "
-                f"alt='{html.escape(text, quote=True)}'/>" + caption.markup)
+                f"alt='Figure {self.figures}'/>" + caption.markup)   # the caption follows; no names in attributes
         if collapsed:
             body = (f"<details class='rr-detail'><summary>Figure {self.figures}: {html.escape(text[:90])}"
                     f"{'…' if len(text) > 90 else ''}</summary>{body}</details>")

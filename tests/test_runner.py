@@ -31,12 +31,14 @@ def report(tiny_collection, tmp_path, cache_dir):
 def test_report_folder(report, tmp_path):
     assert report.parent == tmp_path / "reports" / "tiny" / "risk_report"
     assert (report.parent / "latest").resolve() == report
-    assert sorted(p.name for p in report.iterdir()) == ["params.json", "report.html", "report.ipynb", "tables"]
+    assert sorted(p.name for p in report.iterdir()) == ["figures", "params.json", "report.html", "report.ipynb", "tables"]
     assert sorted(p.name for p in (report / "tables").iterdir()) == [
-        "bootstrap.csv", "effectiveness.csv", "georisk.csv", "mixed_systems.csv", "risk.csv", "tests.csv", "topics.csv",
-        "tstar.csv", "tukey.csv"]
+        "bootstrap.csv", "bootstrap.tex", "effectiveness.csv", "effectiveness.tex", "georisk.csv", "georisk.tex",
+        "mixed_systems.csv", "risk.csv", "risk.tex", "tests.csv", "topics.csv", "tstar.csv", "tukey.csv",
+        "verdicts.csv"]
+    assert all(p.suffix in (".svg", ".pdf", ".png") for p in (report / "figures").iterdir())
     html = (report / "report.html").read_text()
-    for heading in ("Risk report: Tiny test collection", "1. Collection", "2. Effectiveness",
+    for heading in ("Risk report: Tiny test collection", "Verdicts at a glance", "1. Collection", "2. Effectiveness",
                     "3. Per-topic differences", "4. Risk against the baseline: URisk and TRisk",
                     "5. Exploratory topic analysis", "6. Multiple baselines: ZRisk, GeoRisk and T*Risk",
                     "7. Rank agreement across α", "8. Is the risk real?", "9. Paired tests", "10. A closer look",
