@@ -142,7 +142,53 @@ def methods_html(result: BayesianRisk, n_topics: int):
     return HTML(f"<p>{html.escape(methods_text(result, n_topics))}</p>")
 
 
-def priors_table(model: str, y: np.ndarray) -> pd.DataFrame:
-    """The brms default priors of a model on data y, as text (for the report)."""
+def priors_table(models: Sequence[str], matrix: pd.DataFrame) -> pd.DataFrame:
+    """The brms default priors of each model on the scores of `matrix`, as text (for the report)."""
+    y = matrix.to_numpy(dtype=float).ravel()
     return pd.DataFrame([{"model": LABELS[model], "family": FAMILY[model], "parameter": name,
-                          "prior": describe_prior(prior)} for name, prior in brms_priors(model, y).items()])
+                          "prior": describe_prior(prior)}
+                         for model in dict.fromkeys(models) for name, prior in brms_priors(model, y).items()])
+
+
+def brisk_display(brisk: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
+    """BRisk⁻ for the page: in the minus convention BRisk⁻ = −effect and the difference flips sign (positive = risk)."""
+    if convention == "minus":
+        return pd.DataFrame({"system": brisk["system"], "r": brisk["alpha"] + 1, "BRisk⁻": -brisk["effect_mean"],
+                             "BRisk⁻ low": -brisk["effect_high"], "BRisk⁻ high": -brisk["effect_low"],
+                             "baseline low": -brisk["baseline_high"], "baseline high": -brisk["baseline_low"],
+                             "overlap rule": brisk["verdict_overlap"], "difference (h − c)": -brisk["diff_mean"],
+                             "difference low": -brisk["diff_high"], "difference high": -brisk["diff_low"],
+                             "draw-wise rule": brisk["verdict_difference"], "diagnostics": brisk["diagnostics"]})
+    return pd.DataFrame({"system": brisk["system"], "alpha": brisk["alpha"], "effect": brisk["effect_mean"],
+                         "effect low": brisk["effect_low"], "effect high": brisk["effect_high"],
+                         "baseline low": brisk["baseline_low"], "baseline high": brisk["baseline_high"],
+                         "overlap rule": brisk["verdict_overlap"], "difference (c − h)": brisk["diff_mean"],
+                         "difference low": brisk["diff_low"], "difference high": brisk["diff_high"],
+                         "draw-wise rule": brisk["verdict_difference"], "diagnostics": brisk["diagnostics"]})
+
+
+def ppdrisk_display(ppdrisk: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
+    """PPDRisk⁻ for the page: the minus convention shows PPDRisk⁻ itself (positive = risk), else −PPDRisk⁻."""
+    sign, name = (-1.0, "PPDRisk⁻") if convention == "minus" else (1.0, "−PPDRisk⁻")
+    low, high = (ppdrisk["ppd_urisk_high"], ppdrisk["ppd_urisk_low"]) if sign < 0 else \
+        (ppdrisk["ppd_urisk_low"], ppdrisk["ppd_urisk_high"])
+    grid = {"r": ppdrisk["alpha"] + 1} if convention == "minus" else {"alpha": ppdrisk["alpha"]}
+    return pd.DataFrame({"system": ppdrisk["system"], **grid, f"{name} median": sign * ppdrisk["ppd_urisk_median"],
+                         f"{name} mean": sign * ppdrisk["ppd_urisk_mean"], "low": sign * low, "high": sign * high,
+                         "verdict": ppdrisk["verdict"], "diagnostics": ppdrisk["diagnostics"]})
+
+
+def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
+    """The challengers drawn in figures: all, or the `limit` with the lowest −PPDRisk⁻ median at the largest α."""
+    top = ppdrisk[ppdrisk["alpha"] == ppdrisk["alpha"].max()].sort_values(["ppd_urisk_median", "system"])
+    return top["system"].tolist()[:limit]
+
+
+def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str]) -> pd.DataFrame:
+    """The model's data in numbers: scores, systems, topics, exact zeros and ones."""
+    values = matrix.to_numpy(dtype=float)
+    rows = [("systems in the model's pool", len(matrix)), ("challengers reported", len(challengers)),
+            ("baseline (champion)", baseline), ("topics", matrix.shape[1]), ("scores", values.size),
+            ("scores = 0", int((values == 0).sum())), ("scores = 1", int((values == 1).sum())),
+            ("scores outside [0, 1]", int(((values < 0) | (values > 1)).sum()))]
+    return pd.DataFrame(rows, columns=["item", "value"]).astype({"value": str})

@@ -122,7 +122,7 @@ def diagnostics_table(results: Sequence[BayesFit]) -> pd.DataFrame:
 
 def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str, fit_options: dict) -> BayesFit:
     adjusted = risk_adjusted_scores(matrix, baseline, [alpha]).drop(columns="alpha")
-    return fit(family, scores_data(adjusted, systems=list(matrix.index)), **fit_options)
+    return fit(family, scores_data(adjusted, systems=list(matrix.index)), **{"criteria": False, **fit_options})
 
 
 def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], family: str = "skew_normal",
@@ -176,7 +176,8 @@ def paired_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], f
     for system in [s for s in (challengers or matrix.index) if s != baseline]:
         delta = (matrix.loc[system] - matrix.loc[baseline]).to_numpy(dtype=float)
         for alpha in alphas:
-            result = fit(model, paired_data(-risk_adjusted(delta, [alpha])[0], system, matrix.columns), **fit_options)
+            result = fit(model, paired_data(-risk_adjusted(delta, [alpha])[0], system, matrix.columns),
+                         **{"criteria": False, **fit_options})
             fits.append(result)
             urisk = -result.flat("b")
             low, high = np.quantile(urisk, [lo, hi])

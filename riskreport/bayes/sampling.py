@@ -102,16 +102,28 @@ def library_versions() -> dict:
 
 
 def stderr_progress(message: str) -> None:
-    print(f"[bayes] {message}", file=sys.stderr, flush=True)
+    """A progress line on stderr. Inside a Jupyter kernel it goes to the kernel's own stderr (the terminal
+    of `riskreport run`), not into the notebook, so that progress never lands in the report's HTML."""
+    line = f"[bayes] {message}\n"
+    terminal = getattr(sys.stderr, "_original_stdstream_copy", None)   # ipykernel's copy of fd 2
+    if isinstance(terminal, int):
+        try:
+            os.write(terminal, line.encode())
+            return
+        except OSError:
+            pass
+    sys.stderr.write(line)
+    sys.stderr.flush()
 
 
 def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,
-        tune: int = 1000, seed: int = 2026, target_accept: float = 0.8, cache_dir: str | Path | None = None,
+        tune: int = 1000, seed: int = 2026, target_accept: float = 0.9, criteria: bool = True, cache_dir: str | Path | None = None,
         use_cache: bool = True, progress: Progress | None = stderr_progress) -> BayesFit:
     """Fit `model` (see `models.MODELS`) to `data` until every system effect has bulk and tail ESS ≥ `target_ess`.
 
     At most `max_draws` draws in all (post warm-up, all chains). Seeded: the same inputs give the
-    same draws. Progress goes to `progress` (stderr by default; None: silent).
+    same draws. Progress goes to `progress` (stderr by default; None: silent). `target_accept` is
+    brms's `adapt_delta` (the thesis used 0.9). `criteria=False` skips WAIC/PSIS-LOO (BRisk⁻ fits).
 
     >>> data = scores_data(table)                                    # doctest: +SKIP
     >>> zoib = fit("zoib", data, target_ess=10_000)                  # doctest: +SKIP
@@ -126,7 +138,7 @@ def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int
     say = progress or (lambda message: None)
     priors = brms_priors(model, data.y)
     versions = library_versions()
-    key = cache_key(model, data, priors, settings, versions)
+    key = cache_key(model, data, priors, {**settings, "criteria": criteria}, versions)
     cache = FitCache(Path(cache_dir) if cache_dir else default_cache_dir() / "bayes") if use_cache else None
     if cache is not None:
         hit = cache.get(key)
@@ -135,13 +147,16 @@ def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int
             return _from_cache(hit, model, data, key)
     started = time.time()
     draws, batches, divergences = _sample_to_target(model, data, priors, settings, say)
+    sampled = time.time()
     diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", target_ess, divergences)
-    criteria = information_criteria(model, data, draws)
+    diagnostics["seconds_to_target"] = sampled - started      # compile and sampling, until the ESS check passed
+    information = information_criteria(model, data, draws) if criteria else {}
     seconds = time.time() - started
     say(f"{LABELS[model]}: {diagnostics['draws']:,} draws in {seconds:.1f} s; min ESS bulk "
         f"{diagnostics['min_ess_bulk']:,.0f}, tail {diagnostics['min_ess_tail']:,.0f}; max R̂ "
-        f"{diagnostics['max_rhat']:.4f}; {divergences} divergences; WAIC {criteria['waic']:.1f}")
-    result = BayesFit(model, data, priors, draws, settings, diagnostics, criteria, seconds, versions, False, key,
+        f"{diagnostics['max_rhat']:.4f}; {divergences} divergences"
+        + (f"; WAIC {information['waic']:.1f}" if information else ""))
+    result = BayesFit(model, data, priors, draws, settings, diagnostics, information, seconds, versions, False, key,
                       batches)
     if cache is not None:
         cache.put(key, result)
@@ -169,11 +184,11 @@ def cache_key(model: str, data: BayesData, priors: dict, settings: dict, version
 
 
 def _sample_to_target(model, data, priors, settings, say):
-    import nutpie   # heavy imports only when sampling
+    compiled = _compiled(model, data, priors, say)
+    import nutpie   # heavy imports only when sampling (imported by `_compiled`)
 
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
-    compiled = _compiled(model, data, priors, say)
     per_chain = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), settings["max_draws"] // chains))
     parts, batches, divergences = [], [], 0
     while True:
@@ -200,7 +215,8 @@ def _sample_to_target(model, data, priors, settings, say):
             if min(bulk, tail) < target:
                 say(f"{LABELS[model]}: max_draws = {settings['max_draws']:,} reached before the ESS target")
             return draws, batches, divergences
-        per_chain = min(room, max(50, math.ceil(done * (target / max(min(bulk, tail), 1.0) - 1) * 1.15)))
+        # each batch pays its own warm-up: overshoot a little rather than add a third batch
+        per_chain = min(room, max(done // 4, math.ceil(done * (target / max(min(bulk, tail), 1.0) - 1) * 1.3)))
 
 
 _COMPILED: dict = {}    # (model, systems, topics, observations) -> compiled nutpie model, reused within a process
@@ -208,6 +224,14 @@ _COMPILED: dict = {}    # (model, systems, topics, observations) -> compiled nut
 
 def _compiled(model: str, data: BayesData, priors: dict, say: Progress):
     """The compiled model for these shapes, with this data and these prior constants swapped in."""
+    import warnings
+
+    with warnings.catch_warnings():     # PyTensor's C-backend BLAS notice: the numba backend does not use it
+        warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS", category=UserWarning)
+        return _compile(model, data, priors, say)
+
+
+def _compile(model: str, data: BayesData, priors: dict, say: Progress):
     import nutpie
 
     shape = (model, len(data.systems), len(data.topics), data.n)
