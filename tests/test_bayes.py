@@ -240,3 +240,31 @@ def test_paired_model_intercept_is_urisk(generated):
     row = table.iloc[0]
     assert row["verdict"] == "risk" and row["urisk_low"] < delta.mean() < row["urisk_high"]
     assert abs(row["urisk_mean"] - delta.mean()) < 0.02
+
+
+def test_rbp_rank_gains_from_a_run_and_qrels():
+    run = pd.DataFrame({"query_id": ["1"] * 4 + ["2"], "doc_id": ["a", "b", "c", "d", "x"], "score": [4, 3, 2, 2, 1]})
+    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2"], "doc_id": ["a", "c", "d", "y"], "relevance": [2, 1, -2, 2]})
+    gains = bayes.rbp_rank_gains({"s": run}, qrels, ["1", "2", "3"], p=0.8, depth=4)
+    assert len(gains) == 12 and list(gains.columns) == ["system", "topic", "rank", "score"]
+    # topic 1: a (grade 2 of 2), b (unjudged), then the tie c/d by docno descending: d (spam, 0), c (grade 1 of 2)
+    assert gains["score"].tolist()[:4] == pytest.approx([0.2, 0.0, 0.0, 0.2 * 0.8 ** 3 * 0.5])
+    assert gains["score"].tolist()[4:] == [0.0] * 8             # unjudged, and a topic the run lacks
+
+
+def test_zoib_rank_fit_recovers_the_rank_slope():
+    rng = np.random.default_rng(5)
+    rows = []
+    for s, effect in enumerate([-0.5, 0.0, 0.5]):
+        for t in range(12):
+            for k in range(1, 6):
+                mu = 1 / (1 + np.exp(-(-1.0 + effect - 0.3 * (k - 3))))
+                g = 0.0 if rng.random() < 0.3 else rng.beta(mu * 20, (1 - mu) * 20)
+                rows.append((f"s{s}", f"t{t}", k, g))
+    table = pd.DataFrame(rows, columns=["system", "topic", "rank", "score"])
+    result = bayes.fit("zoib_rank", bayes.scores_data(table), use_cache=False, criteria=True, **FAST)
+    beta = result.flat("beta")
+    assert np.quantile(beta, 0.025) < -0.3 < np.quantile(beta, 0.975) and abs(result.flat("zi").mean() - 0.3) < 0.06
+    assert result.diagnostics["rhat_ok"] and np.isfinite(result.criteria["waic"])
+    with pytest.raises(ParameterError, match="rank"):
+        bayes.fit("zoib_rank", bayes.scores_data(table.drop(columns="rank")), use_cache=False, **FAST)

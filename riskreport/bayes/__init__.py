@@ -13,10 +13,10 @@ PPDRisk⁻, WAIC/PSIS-LOO and diagnostics. Tables use the standard convention (h
 from .measures import (BRISK_COLUMNS, MODEL_COLUMNS, PPDRISK_COLUMNS, SYSTEM_COLUMNS, brisk_table, diagnostics_table,
                        dominance_pairs, effects_rbo, model_table, paired_table, ppdrisk_draws, ppdrisk_table,
                        predictive_overlay, system_effects)
-from .models import LABELS, MODELS, BayesData, brms_priors, describe_prior, paired_data, scores_data
+from .models import LABELS, MODELS, BayesData, brms_priors, describe_prior, paired_data, rbp_rank_gains, scores_data
 from .sampling import BayesFit, FitCache, fit
 
 __all__ = ["BRISK_COLUMNS", "MODEL_COLUMNS", "PPDRISK_COLUMNS", "SYSTEM_COLUMNS", "LABELS", "MODELS", "BayesData",
            "BayesFit", "FitCache", "brisk_table", "brms_priors", "describe_prior", "diagnostics_table",
            "dominance_pairs", "effects_rbo", "fit", "model_table", "paired_data", "paired_table", "ppdrisk_draws",
-           "ppdrisk_table", "predictive_overlay", "scores_data", "system_effects"]
+           "ppdrisk_table", "predictive_overlay", "rbp_rank_gains", "scores_data", "system_effects"]
