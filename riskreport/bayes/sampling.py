@@ -33,6 +33,7 @@ from .models import (LABELS, BayesData, brms_priors, build_pymc_model, check_mod
 CACHE_FORMAT = 1
 LIBRARIES = ("riskreport", "pymc", "pytensor", "nutpie", "numba", "numpy", "arviz")
 INITIAL_EFFICIENCY = 0.6      # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
+LOW_RANK_BELOW = 0.25         # ESS per draw under which later batches adapt a low-rank mass matrix (correlated effects)
 RHAT_MAX = 1.01
 MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
 Progress = Callable[[str], None]
@@ -117,8 +118,9 @@ def stderr_progress(message: str) -> None:
 
 
 def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,
-        tune: int = 1000, seed: int = 2026, target_accept: float = 0.9, criteria: bool = True, cache_dir: str | Path | None = None,
-        use_cache: bool = True, progress: Progress | None = stderr_progress) -> BayesFit:
+        tune: int = 1000, seed: int = 2026, target_accept: float = 0.9, criteria: bool = True,
+        cache_dir: str | Path | None = None, use_cache: bool = True,
+        progress: Progress | None = stderr_progress) -> BayesFit:
     """Fit `model` (see `models.MODELS`) to `data` until every system effect has bulk and tail ESS ≥ `target_ess`.
 
     At most `max_draws` draws in all (post warm-up, all chains). Seeded: the same inputs give the
@@ -190,15 +192,17 @@ def _sample_to_target(model, data, priors, settings, say):
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
     per_chain = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), settings["max_draws"] // chains))
-    parts, batches, divergences = [], [], 0
+    parts, batches, divergences, low_rank = [], [], 0, False
     while True:
         batch = len(batches)
-        say(f"{LABELS[model]}: sampling {chains} chains × {per_chain:,} draws (+ {settings['tune']:,} warm-up), "
-            f"batch {batch + 1}")
+        mass = "low-rank" if low_rank else "diagonal"
+        say(f"{LABELS[model]}: sampling {chains} chains × {per_chain:,} draws (+ {settings['tune']:,} warm-up, "
+            f"{mass} mass matrix), batch {batch + 1}")
         started = time.time()
         trace = nutpie.sample(compiled, draws=per_chain, tune=settings["tune"], chains=chains,
                               cores=min(chains, os.cpu_count() or 1), seed=settings["seed"] + 7919 * batch,
-                              save_warmup=False, progress_bar=False, target_accept=settings["target_accept"])
+                              save_warmup=False, progress_bar=False, target_accept=settings["target_accept"],
+                              low_rank_modified_mass_matrix=low_rank)
         parts.append({name: np.asarray(trace.posterior[name].values) for name in free_variables(model)})
         batch_divergences = int(np.asarray(trace.sample_stats["diverging"].values).sum())
         divergences += batch_divergences
@@ -206,17 +210,25 @@ def _sample_to_target(model, data, priors, settings, say):
         draws = _with_effects({name: np.concatenate([p[name] for p in parts], axis=1) for name in parts[0]})
         bulk, tail = _min_ess(draws[effects])
         total, done = draws["b"].size, draws["b"].shape[1]
-        batches.append({"chains": chains, "draws_per_chain": per_chain, "seconds": round(time.time() - started, 2),
-                        "divergences": batch_divergences, "min_ess_bulk": bulk, "min_ess_tail": tail})
+        batches.append({"chains": chains, "draws_per_chain": per_chain, "mass_matrix": mass,
+                        "seconds": round(time.time() - started, 2), "divergences": batch_divergences,
+                        "min_ess_bulk": bulk, "min_ess_tail": tail})
         say(f"{LABELS[model]}: {total:,} draws, min ESS of the system effects bulk {bulk:,.0f} / tail {tail:,.0f} "
             f"(target {target:,}) after {time.time() - started:.1f} s")
         room = settings["max_draws"] // chains - done
-        if min(bulk, tail) >= target or room < 1:
-            if min(bulk, tail) < target:
+        reached = min(bulk, tail)
+        if reached >= target or room < 1:
+            if reached < target:
                 say(f"{LABELS[model]}: max_draws = {settings['max_draws']:,} reached before the ESS target")
             return draws, batches, divergences
+        if not low_rank and reached / total < LOW_RANK_BELOW:
+            # strongly correlated effects (e.g. near-identical systems): a low-rank mass matrix mixes far better;
+            # size the next batch by the usual efficiency guess, then by what it measures
+            low_rank = True
+            per_chain = min(room, max(50, math.ceil((target - reached) / chains / INITIAL_EFFICIENCY)))
+            continue
         # each batch pays its own warm-up: overshoot a little rather than add a third batch
-        per_chain = min(room, max(done // 4, math.ceil(done * (target / max(min(bulk, tail), 1.0) - 1) * 1.3)))
+        per_chain = min(room, max(done // 4, math.ceil(done * (target / max(reached, 1.0) - 1) * 1.3)))
 
 
 _COMPILED: dict = {}    # (model, systems, topics, observations) -> compiled nutpie model, reused within a process
