@@ -176,7 +176,8 @@ def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) 
     if not (isinstance(target_accept, float) and 0.5 <= target_accept < 1):
         raise ParameterError(f"target_accept must be a number in [0.5, 1), got {target_accept!r}.")
     return {"target_ess": int(target_ess), "max_draws": int(max_draws), "chains": int(chains), "tune": int(tune),
-            "seed": int(seed), "target_accept": float(target_accept), "sampler": "nutpie (NUTS), numba backend"}
+            "seed": int(seed), "target_accept": float(target_accept), "sampler": "nutpie (NUTS), numba backend",
+            "initial_efficiency": INITIAL_EFFICIENCY, "low_rank_below": LOW_RANK_BELOW}   # the batch rule, in the key
 
 
 def cache_key(model: str, data: BayesData, priors: dict, settings: dict, versions: dict) -> str:
