@@ -1,0 +1,320 @@
+"""The Bayesian models of Benham's thesis (Ch. 4–5; SPEC §7), with brms's default priors.
+
+Pure functions: data and priors in, a PyMC model (for sampling) or NumPy arrays (pointwise
+log-likelihood, posterior predictive replicates) out. Group effects are non-centred as in
+brms: r_sys[i] = sd_sys·z_i, r_top[j] = sd_top·z_j, z ~ N(0, 1); b is the intercept.
+
+Models (brms family; formula):
+- `gaussian`: BHM-Gaussian, y ~ N(b + r_sys + r_top, σ).
+- `skew_normal`: BHM-Skew-Normal, brms parameterisation (mean μ, sd σ, shape λ).
+- `zoib`: BHM-ZOiB, zero_one_inflated_beta with logit μ = b + r_sys + r_top.
+- `paired_gaussian`, `paired_skew_normal`: intercept-only models of d_j = −l_r(Δ_j) (URisk⁻_r).
+- `zoib_rank`: BHM-ZOiB-Rank, zero_inflated_beta of per-rank gains, logit μ = b + β(k − k̄) + r_sys + r_top.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import hashlib
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from ..errors import ParameterError
+
+MODELS = ("gaussian", "skew_normal", "zoib", "paired_gaussian", "paired_skew_normal", "zoib_rank")
+LABELS = {"gaussian": "BHM-Gaussian", "skew_normal": "BHM-Skew-Normal", "zoib": "BHM-ZOiB",
+          "paired_gaussian": "Paired-Gaussian", "paired_skew_normal": "Paired-Skew-Normal",
+          "zoib_rank": "BHM-ZOiB-Rank"}
+FAMILY = {"gaussian": "gaussian", "skew_normal": "skew_normal", "zoib": "zero_one_inflated_beta",
+          "paired_gaussian": "gaussian", "paired_skew_normal": "skew_normal", "zoib_rank": "zero_inflated_beta"}
+FAMILY_PARAMETERS = {"gaussian": ["sigma"], "skew_normal": ["sigma", "alpha"], "zoib": ["phi", "zoi", "coi"],
+                     "paired_gaussian": ["sigma"], "paired_skew_normal": ["sigma", "alpha"],
+                     "zoib_rank": ["beta", "phi", "zi"]}
+R_MAD = 1.4826          # R's mad() constant
+SQRT_2_PI = np.sqrt(2.0 / np.pi)
+
+
+@dataclass(frozen=True)
+class BayesData:
+    """Scores in long format, coded for a model: y, system and topic codes, optional rank."""
+
+    y: np.ndarray
+    system: np.ndarray          # codes into `systems`
+    topic: np.ndarray           # codes into `topics`
+    systems: tuple
+    topics: tuple
+    rank: np.ndarray | None = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    def digest(self) -> str:
+        """SHA-256 of the data (values, codes and labels): part of the cache key of a fit."""
+        h = hashlib.sha256()
+        for array in (self.y, self.system, self.topic) + ((self.rank,) if self.rank is not None else ()):
+            h.update(np.ascontiguousarray(array, dtype=float).tobytes())
+        h.update(repr((self.systems, self.topics)).encode())
+        return h.hexdigest()
+
+
+def scores_data(scores: pd.DataFrame, systems=None) -> BayesData:
+    """Code a tidy `system, topic, score[, rank]` table (or a systems × topics matrix) for a model.
+
+    `systems` restricts and orders the systems (the model's pool); topics keep their order of appearance.
+    """
+    if "score" not in scores.columns:          # a matrix: systems x topics
+        scores = scores.stack().rename("score").rename_axis(["system", "topic"]).reset_index()
+    table = scores.copy()
+    table["system"], table["topic"] = table["system"].astype(str), table["topic"].astype(str)
+    if systems is not None:
+        systems = list(dict.fromkeys(systems))
+        missing = sorted(set(systems) - set(table["system"]))
+        if missing:
+            raise ParameterError(f"No scores for system(s) {', '.join(missing)} in the model's data.")
+        table = table[table["system"].isin(systems)]
+    else:
+        systems = list(dict.fromkeys(table["system"]))
+    topics = list(dict.fromkeys(table["topic"]))
+    y = table["score"].to_numpy(dtype=float)
+    if not np.all(np.isfinite(y)):
+        raise ParameterError("The model's scores must be finite numbers.")
+    rank = table["rank"].to_numpy(dtype=float) if "rank" in table.columns else None
+    return BayesData(y=y, system=pd.Categorical(table["system"], categories=systems).codes.astype(np.int64),
+                     topic=pd.Categorical(table["topic"], categories=topics).codes.astype(np.int64),
+                     systems=tuple(systems), topics=tuple(topics), rank=rank)
+
+
+def paired_data(d: np.ndarray, system: str, topics) -> BayesData:
+    """Data of a paired model: one challenger's d_j = −l_r(Δ_j) over the topics."""
+    d = np.asarray(d, dtype=float)
+    return BayesData(y=d, system=np.zeros(len(d), dtype=np.int64), topic=np.arange(len(d)),
+                     systems=(system,), topics=tuple(map(str, topics)))
+
+
+def check_model(model: str) -> str:
+    if model not in MODELS:
+        raise ParameterError(f"model must be one of {', '.join(MODELS)}, got {model!r}.")
+    return model
+
+
+def check_support(model: str, y: np.ndarray) -> None:
+    """The likelihood's support: [0, 1] for ZOiB, [0, 1) for the zero-inflated beta of ZOiB-Rank."""
+    if model == "zoib" and (np.any(y < 0) or np.any(y > 1)):
+        raise ParameterError("BHM-ZOiB models scores in [0, 1]; this measure has scores outside it "
+                             "(use the Gaussian or skew-normal model).")
+    if model == "zoib_rank" and (np.any(y < 0) or np.any(y >= 1)):
+        raise ParameterError("BHM-ZOiB-Rank models per-rank gains in [0, 1).")
+
+
+def r_round(x: float, digits: int = 1) -> float:
+    """R's round() (IEC 60559: halves to even, on the decimal value R prints)."""
+    return float(np.round(x, digits))
+
+
+def brms_priors(model: str, y: np.ndarray) -> dict:
+    """brms ≥ 2.13 default priors (SPEC §7; brms R/priors.R `def_scale_prior`, `def_dprior`).
+
+    Identity link: S = max(2.5, round(mad(y), 1)) (R's mad, constant 1.4826),
+    b ~ Student-t(3, round(median(y), 1), S); sd and σ ~ half-Student-t(3, 0, S); λ ~ N(0, 4).
+    Logit link (the data are not used): b ~ Student-t(3, 0, 2.5), sd ~ half-Student-t(3, 0, 2.5),
+    φ ~ Gamma(0.01, 0.01), zoi, coi, zi ~ Beta(1, 1); β of ZOiB-Rank flat.
+    Values are (distribution, *parameters) tuples, e.g. ("student_t", 3, 0.2, 2.5).
+    """
+    check_model(model)
+    y = np.asarray(y, dtype=float)
+    if FAMILY[model] in ("gaussian", "skew_normal"):
+        median = float(np.median(y))
+        scale = max(2.5, r_round(float(np.median(np.abs(y - median))) * R_MAD))
+        priors = {"b": ("student_t", 3, r_round(median), scale), "sigma": ("half_student_t", 3, 0, scale)}
+        if FAMILY[model] == "skew_normal":
+            priors["alpha"] = ("normal", 0, 4)
+    else:
+        scale = 2.5
+        priors = {"b": ("student_t", 3, 0.0, 2.5), "phi": ("gamma", 0.01, 0.01)}
+        priors.update({"zoi": ("beta", 1, 1), "coi": ("beta", 1, 1)} if model == "zoib" else {"zi": ("beta", 1, 1)})
+        if model == "zoib_rank":
+            priors["beta"] = ("flat",)
+    if not model.startswith("paired"):
+        priors["sd_sys"] = priors["sd_top"] = ("half_student_t", 3, 0, scale)
+    return priors
+
+
+def describe_prior(prior: tuple) -> str:
+    """brms-style text of a prior: `student_t(3, 0.2, 2.5)`."""
+    name, *args = prior
+    return f"{name}({', '.join(f'{a:g}' for a in args)})" if args else name
+
+
+def free_variables(model: str) -> list[str]:
+    """Names of the model's parameters as stored in a fit (z_* are the non-centred group effects)."""
+    names = ["b"]
+    if not model.startswith("paired"):
+        names += ["sd_sys", "sd_top", "z_sys", "z_top"]
+    names += FAMILY_PARAMETERS[model]
+    return names
+
+
+def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
+    """The data and prior constants of a model as named arrays: the shared data of its compiled form.
+
+    A compiled model depends only on the model and the shapes (systems, topics, observations);
+    `sampling` swaps these arrays in to reuse it (e.g. for BRisk⁻ at every α).
+    """
+    y = np.asarray(data.y, dtype=float)
+    inputs = {"y": y, "system": data.system.astype(np.int64), "topic": data.topic.astype(np.int64),
+              "b_loc": np.float64(priors["b"][2]), "b_scale": np.float64(priors["b"][3])}
+    if "sd_sys" in priors:
+        inputs["sd_scale"] = np.float64(priors["sd_sys"][3])
+    if "sigma" in priors:
+        inputs["sigma_scale"] = np.float64(priors["sigma"][3])
+    if FAMILY[model] in ("zero_one_inflated_beta", "zero_inflated_beta"):
+        inner = (y > 0) & (y < 1)
+        inputs.update({"y": np.where(inner, y, 0.5), "inner": inner.astype(float), "n0": np.float64((y == 0).sum()),
+                       "n1": np.float64((y == 1).sum()), "n_inner": np.float64(inner.sum())})
+    if model == "zoib_rank":
+        inputs["rank_centred"] = np.asarray(data.rank, dtype=float) - float(np.mean(data.rank))
+    return inputs
+
+
+def build_pymc_model(model: str, data: BayesData, priors: dict):
+    """The PyMC model of `model` on `data` with `priors` (see `brms_priors`); data and prior constants are `pm.Data`."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    with pm.Model(check_bounds=False) as pymc_model:   # transforms keep every parameter in its support
+        inputs = {name: pm.Data(name, value) for name, value in model_inputs(model, data, priors).items()}
+        eta = pm.StudentT("b", nu=3, mu=inputs["b_loc"], sigma=inputs["b_scale"])
+        if not model.startswith("paired"):
+            sd_sys = pm.HalfStudentT("sd_sys", nu=3, sigma=inputs["sd_scale"])
+            sd_top = pm.HalfStudentT("sd_top", nu=3, sigma=inputs["sd_scale"])
+            z_sys = pm.Normal("z_sys", 0.0, 1.0, shape=len(data.systems))
+            z_top = pm.Normal("z_top", 0.0, 1.0, shape=len(data.topics))
+            eta = eta + sd_sys * z_sys[inputs["system"]] + sd_top * z_top[inputs["topic"]]
+        if model == "zoib_rank":
+            eta = eta + pm.Flat("beta") * inputs["rank_centred"]
+        family, y = FAMILY[model], inputs["y"]
+        if family == "gaussian":
+            pm.Normal("obs", mu=eta, sigma=pm.HalfStudentT("sigma", nu=3, sigma=inputs["sigma_scale"]), observed=y)
+        elif family == "skew_normal":
+            sigma = pm.HalfStudentT("sigma", nu=3, sigma=inputs["sigma_scale"])
+            lam = pm.Normal("alpha", mu=0.0, sigma=4.0)
+            delta = lam / pt.sqrt(1 + lam ** 2)
+            omega = sigma / pt.sqrt(1 - 2 * delta ** 2 / np.pi)
+            pm.SkewNormal("obs", mu=eta - omega * delta * SQRT_2_PI, sigma=omega, alpha=lam, observed=y)
+        else:
+            phi = pm.Gamma("phi", alpha=0.01, beta=0.01)
+            a = pm.math.invlogit(eta) * phi
+            beta_logp = pm.logp(pm.Beta.dist(alpha=a, beta=phi - a), y)
+            pm.Potential("obs_inner", pt.sum(inputs["inner"] * beta_logp))
+            n0, n1, n_in = inputs["n0"], inputs["n1"], inputs["n_inner"]
+            if model == "zoib":
+                zoi, coi = pm.Beta("zoi", 1.0, 1.0), pm.Beta("coi", 1.0, 1.0)
+                pm.Potential("obs_01", (n0 + n1) * pt.log(zoi) + n0 * pt.log1p(-coi) + n1 * pt.log(coi)
+                             + n_in * pt.log1p(-zoi))
+            else:
+                zi = pm.Beta("zi", 1.0, 1.0)
+                pm.Potential("obs_0", n0 * pt.log(zi) + n_in * pt.log1p(-zi))
+    return pymc_model
+
+
+def linear_predictor(model: str, data: BayesData, draws: dict, index=slice(None)) -> np.ndarray:
+    """η[d, n] for the draws `draws[name][d]` (flattened chains) and the observations `index`."""
+    b = draws["b"][:, None]
+    if model.startswith("paired"):
+        return np.broadcast_to(b, (len(b), len(np.arange(data.n)[index])))
+    system, topic = data.system[index], data.topic[index]
+    eta = b + draws["r_sys"][:, system] + draws["r_top"][:, topic]
+    if model == "zoib_rank":
+        eta = eta + draws["beta"][:, None] * (data.rank[index] - data.rank.mean())
+    return eta
+
+
+def skew_normal_location(mu, sigma, lam):
+    """brms skew-normal (mean μ, sd σ, shape λ) → (ξ, ω): δ = λ/√(1+λ²), ω = σ/√(1 − 2δ²/π), ξ = μ − ωδ√(2/π)."""
+    delta = lam / np.sqrt(1 + lam ** 2)
+    omega = sigma / np.sqrt(1 - 2 * delta ** 2 / np.pi)
+    return mu - omega * delta * SQRT_2_PI, omega, delta
+
+
+def log_likelihood(model: str, data: BayesData, draws: dict, index=slice(None)) -> np.ndarray:
+    """Pointwise log-likelihood log p(y_n | θ_d), shape (draws, observations), 0/1 point masses included."""
+    y = data.y[index]
+    eta = linear_predictor(model, data, draws, index)
+    family = FAMILY[model]
+    if family == "gaussian":
+        sigma = draws["sigma"][:, None]
+        return -0.5 * ((y - eta) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
+    if family == "skew_normal":
+        xi, omega, _ = skew_normal_location(eta, draws["sigma"][:, None], draws["alpha"][:, None])
+        z = (y - xi) / omega
+        return (np.log(2) - np.log(omega) - 0.5 * z ** 2 - 0.5 * np.log(2 * np.pi)
+                + special.log_ndtr(draws["alpha"][:, None] * z))
+    phi = draws["phi"][:, None]
+    inner = (y > 0) & (y < 1)
+    out = np.empty(eta.shape)
+    a = special.expit(eta[:, inner]) * phi                      # Beta(μφ, (1 − μ)φ) on the interior only
+    out[:, inner] = ((a - 1) * np.log(y[inner]) + (phi - a - 1) * np.log1p(-y[inner])
+                     - special.gammaln(a) - special.gammaln(phi - a) + special.gammaln(phi))
+    if model == "zoib":
+        zoi, coi = draws["zoi"][:, None], draws["coi"][:, None]
+        out[:, inner] += np.log1p(-zoi)
+        out[:, y == 0] = np.log(zoi) + np.log1p(-coi)
+        out[:, y == 1] = np.log(zoi) + np.log(coi)
+    else:
+        zi = draws["zi"][:, None]
+        out[:, inner] += np.log1p(-zi)
+        out[:, y == 0] = np.log(zi)
+    return out
+
+
+def predict(model: str, data: BayesData, draws: dict, rng: np.random.Generator, index=slice(None)) -> np.ndarray:
+    """One posterior predictive replicate ỹ[d, n] ~ p(y | θ_d) per draw and observation, independent across cells."""
+    eta = linear_predictor(model, data, draws, index)
+    family = FAMILY[model]
+    if family == "gaussian":
+        return eta + draws["sigma"][:, None] * rng.standard_normal(eta.shape)
+    if family == "skew_normal":
+        xi, omega, delta = skew_normal_location(eta, draws["sigma"][:, None], draws["alpha"][:, None])
+        z0, z1 = np.abs(rng.standard_normal(eta.shape)), rng.standard_normal(eta.shape)
+        return xi + omega * (delta * z0 + np.sqrt(1 - delta ** 2) * z1)
+    mu = special.expit(eta)
+    phi = draws["phi"][:, None]
+    interior = rng.beta(mu * phi, (1 - mu) * phi)
+    interior = np.clip(interior, 1e-300, 1 - 1e-16)         # Beta draws may round to 0 or 1 for tiny φ
+    if model == "zoib":
+        boundary = rng.random(eta.shape) < draws["zoi"][:, None]
+        one = rng.random(eta.shape) < draws["coi"][:, None]
+        return np.where(boundary, one.astype(float), interior)
+    zero = rng.random(eta.shape) < draws["zi"][:, None]
+    return np.where(zero, 0.0, interior)
+
+
+def rbp_rank_gains(runs: dict, qrels: pd.DataFrame, topics, p: float = 0.8, depth: int = 10) -> pd.DataFrame:
+    """Per-rank RBP gains g_ijk = (1 − p)·p^(k−1)·rel/rel_max of each run (the data of BHM-ZOiB-Rank).
+
+    `runs` maps a system to its `query_id, doc_id, score` table (`trec.read_run`); ranks follow score
+    descending, then docno descending (SPEC §1); unjudged, non-relevant and spam documents gain 0; a
+    topic a run lacks (or ranks fewer than `depth` documents for) has gain 0 at the missing ranks.
+    Tidy `system, topic, rank, score` for ranks 1..`depth` of every system and topic.
+    """
+    if not 0 < p < 1 or depth < 1:
+        raise ParameterError(f"RBP gains need 0 < p < 1 and depth ≥ 1, got p = {p!r}, depth = {depth!r}.")
+    grades = qrels.assign(relevance=qrels["relevance"].clip(lower=0)).set_index(["query_id", "doc_id"])["relevance"]
+    top = float(grades.max()) if len(grades) and grades.max() > 0 else 1.0
+    topics = [str(t) for t in topics]
+    frames = []
+    for system, run in runs.items():
+        ranked = run[run["query_id"].astype(str).isin(topics)].sort_values(
+            ["query_id", "score", "doc_id"], ascending=[True, False, False])
+        ranked = ranked.assign(rank=ranked.groupby("query_id").cumcount() + 1)
+        ranked = ranked[ranked["rank"] <= depth]
+        rel = grades.reindex(pd.MultiIndex.from_frame(ranked[["query_id", "doc_id"]].astype(str))).fillna(0).to_numpy()
+        found = pd.DataFrame({"topic": ranked["query_id"].astype(str).to_numpy(), "rank": ranked["rank"].to_numpy(),
+                              "score": (1 - p) * p ** (ranked["rank"].to_numpy() - 1) * rel / top})
+        grid = pd.MultiIndex.from_product([topics, range(1, depth + 1)], names=["topic", "rank"])
+        full = found.set_index(["topic", "rank"])["score"].reindex(grid, fill_value=0.0).reset_index()
+        frames.append(full.assign(system=system))
+    return pd.concat(frames, ignore_index=True)[["system", "topic", "rank", "score"]]

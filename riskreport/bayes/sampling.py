@@ -1,0 +1,397 @@
+"""Fitting a model to a target effective sample size, with an on-disk cache of the draws.
+
+NUTS through PyMC and the nutpie sampler (numba backend): the fastest of the engines measured
+on this project's 2-core machines (see README, "Bayesian risk"). A fit samples `chains` chains;
+when the ESS of the system effects (bulk and tail) is below `target_ess` it adds batches of
+chains of the same length, with fresh seeds, until the target holds or `max_draws` is reached,
+and it says which. Draws are cached under `$RISKREPORT_CACHE/bayes`, keyed by the data, model,
+priors, settings and library versions; an entry carries a checksum of its content and key and
+is written atomically, so a damaged or foreign entry is never read back as a fit.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..evaluation import default_cache_dir
+from .models import (LABELS, BayesData, brms_priors, build_pymc_model, check_model, check_support, free_variables,
+                     model_inputs)
+
+CACHE_FORMAT = 1
+LIBRARIES = ("riskreport", "pymc", "pytensor", "nutpie", "numba", "numpy", "arviz")
+INITIAL_EFFICIENCY = 0.6      # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
+LOW_RANK_BELOW = 0.25         # ESS per draw under which later batches adapt a low-rank mass matrix (correlated effects)
+RHAT_MAX = 1.01
+MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
+Progress = Callable[[str], None]
+
+
+@dataclass
+class BayesFit:
+    """Posterior draws of one model on one data set, with diagnostics and model-choice criteria.
+
+    `draws[name]` has shape (chain, draw, ...); `r_sys` and `r_top` are the group effects.
+    `diagnostics` holds R̂, bulk/tail ESS and divergences with pass/fail flags; `criteria`
+    WAIC and PSIS-LOO on the deviance scale (lower is better).
+    """
+
+    model: str
+    data: BayesData
+    priors: dict
+    draws: dict
+    settings: dict
+    diagnostics: dict
+    criteria: dict
+    seconds: float
+    versions: dict
+    cached: bool = False
+    key: str = ""
+    batches: list = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.model]
+
+    @property
+    def n_draws(self) -> int:
+        first = self.draws["b"]
+        return int(first.shape[0] * first.shape[1])
+
+    @property
+    def n_chains(self) -> int:
+        return int(self.draws["b"].shape[0])
+
+    def flat(self, name: str) -> np.ndarray:
+        """Draws of `name` with the chains concatenated: shape (draws, ...)."""
+        values = self.draws[name]
+        return values.reshape((-1,) + values.shape[2:])
+
+    def flat_draws(self) -> dict:
+        return {name: self.flat(name) for name in self.draws}
+
+    @property
+    def effects_name(self) -> str:
+        """The parameter whose ESS is the target: the system effects (the intercept of a paired model)."""
+        return "b" if self.model.startswith("paired") else "r_sys"
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.diagnostics.get("ok", False))
+
+
+def library_versions() -> dict:
+    versions = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def stderr_progress(message: str) -> None:
+    """A progress line on stderr. Inside a Jupyter kernel it goes to the kernel's own stderr (the terminal
+    of `riskreport run`), not into the notebook, so that progress never lands in the report's HTML."""
+    line = f"[bayes] {message}\n"
+    terminal = getattr(sys.stderr, "_original_stdstream_copy", None)   # ipykernel's copy of fd 2
+    if isinstance(terminal, int):
+        try:
+            os.write(terminal, line.encode())
+            return
+        except OSError:
+            pass
+    sys.stderr.write(line)
+    sys.stderr.flush()
+
+
+def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,
+        tune: int = 1000, seed: int = 2026, target_accept: float = 0.9, criteria: bool = True,
+        cache_dir: str | Path | None = None, use_cache: bool = True,
+        progress: Progress | None = stderr_progress) -> BayesFit:
+    """Fit `model` (see `models.MODELS`) to `data` until every system effect has bulk and tail ESS ≥ `target_ess`.
+
+    At most `max_draws` draws in all (post warm-up, all chains). Seeded: the same inputs give the
+    same draws. Progress goes to `progress` (stderr by default; None: silent). `target_accept` is
+    brms's `adapt_delta` (the thesis used 0.9). `criteria=False` skips WAIC/PSIS-LOO (BRisk⁻ fits).
+
+    >>> data = scores_data(table)                                    # doctest: +SKIP
+    >>> zoib = fit("zoib", data, target_ess=10_000)                  # doctest: +SKIP
+    >>> zoib.diagnostics["min_ess_bulk"], zoib.criteria["waic"]      # doctest: +SKIP
+    """
+    check_model(model)
+    check_support(model, data.y)
+    settings = check_settings(target_ess=target_ess, max_draws=max_draws, chains=chains, tune=tune, seed=seed,
+                              target_accept=target_accept)
+    if model == "zoib_rank" and data.rank is None:
+        raise ParameterError("BHM-ZOiB-Rank needs per-rank gains: a scores table with a `rank` column.")
+    say = progress or (lambda message: None)
+    priors = brms_priors(model, data.y)
+    versions = library_versions()
+    key = cache_key(model, data, priors, {**settings, "criteria": criteria}, versions)
+    cache = FitCache(Path(cache_dir) if cache_dir else default_cache_dir() / "bayes") if use_cache else None
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            say(f"{LABELS[model]}: cached draws ({hit['meta']['n_draws']:,} draws), no sampling")
+            return _from_cache(hit, model, data, key)
+    started = time.time()
+    draws, batches, divergences = _sample_to_target(model, data, priors, settings, say)
+    sampled = time.time()
+    diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", target_ess, divergences)
+    diagnostics["seconds_to_target"] = sampled - started      # compile and sampling, until the ESS check passed
+    information = information_criteria(model, data, draws) if criteria else {}
+    seconds = time.time() - started
+    say(f"{LABELS[model]}: {diagnostics['draws']:,} draws in {seconds:.1f} s; min ESS bulk "
+        f"{diagnostics['min_ess_bulk']:,.0f}, tail {diagnostics['min_ess_tail']:,.0f}; max R̂ "
+        f"{diagnostics['max_rhat']:.4f}; {divergences} divergences"
+        + (f"; WAIC {information['waic']:.1f}" if information else ""))
+    result = BayesFit(model, data, priors, draws, settings, diagnostics, information, seconds, versions, False, key,
+                      batches)
+    if cache is not None:
+        cache.put(key, result)
+    return result
+
+
+def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) -> dict:
+    """The sampling settings, checked: whole numbers in range, 0.5 ≤ target_accept < 1."""
+    for name, value, low in (("target_ess", target_ess, 1), ("max_draws", max_draws, 1), ("chains", chains, 1),
+                             ("tune", tune, 50), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ParameterError(f"{name} must be a whole number ≥ {low}, got {value!r}.")
+    if chains > max_draws:
+        raise ParameterError(f"max_draws ({max_draws}) must allow at least one draw per chain ({chains} chains).")
+    if not (isinstance(target_accept, float) and 0.5 <= target_accept < 1):
+        raise ParameterError(f"target_accept must be a number in [0.5, 1), got {target_accept!r}.")
+    return {"target_ess": int(target_ess), "max_draws": int(max_draws), "chains": int(chains), "tune": int(tune),
+            "seed": int(seed), "target_accept": float(target_accept), "sampler": "nutpie (NUTS), numba backend",
+            "initial_efficiency": INITIAL_EFFICIENCY, "low_rank_below": LOW_RANK_BELOW}   # the batch rule, in the key
+
+
+def cache_key(model: str, data: BayesData, priors: dict, settings: dict, versions: dict) -> str:
+    blob = json.dumps({"format": CACHE_FORMAT, "model": model, "data": data.digest(), "priors": priors,
+                       "settings": settings, "versions": versions}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _sample_to_target(model, data, priors, settings, say):
+    compiled = _compiled(model, data, priors, say)
+    import nutpie   # heavy imports only when sampling (imported by `_compiled`)
+
+    chains, target = settings["chains"], settings["target_ess"]
+    effects = "b" if model.startswith("paired") else "r_sys"
+    per_chain = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), settings["max_draws"] // chains))
+    parts, batches, divergences, low_rank = [], [], 0, False
+    while True:
+        batch = len(batches)
+        mass = "low-rank" if low_rank else "diagonal"
+        say(f"{LABELS[model]}: sampling {chains} chains × {per_chain:,} draws (+ {settings['tune']:,} warm-up, "
+            f"{mass} mass matrix), batch {batch + 1}")
+        started = time.time()
+        trace = nutpie.sample(compiled, draws=per_chain, tune=settings["tune"], chains=chains,
+                              cores=min(chains, os.cpu_count() or 1), seed=settings["seed"] + 7919 * batch,
+                              save_warmup=False, progress_bar=False, target_accept=settings["target_accept"],
+                              low_rank_modified_mass_matrix=low_rank)
+        parts.append({name: np.asarray(trace.posterior[name].values) for name in free_variables(model)})
+        batch_divergences = int(np.asarray(trace.sample_stats["diverging"].values).sum())
+        divergences += batch_divergences
+        # a later batch continues each chain after its own warm-up: chain k of every batch is appended along draws
+        draws = _with_effects({name: np.concatenate([p[name] for p in parts], axis=1) for name in parts[0]})
+        bulk, tail = _min_ess(draws[effects])
+        total, done = draws["b"].size, draws["b"].shape[1]
+        batches.append({"chains": chains, "draws_per_chain": per_chain, "mass_matrix": mass,
+                        "seconds": round(time.time() - started, 2), "divergences": batch_divergences,
+                        "min_ess_bulk": bulk, "min_ess_tail": tail})
+        say(f"{LABELS[model]}: {total:,} draws, min ESS of the system effects bulk {bulk:,.0f} / tail {tail:,.0f} "
+            f"(target {target:,}) after {time.time() - started:.1f} s")
+        room = settings["max_draws"] // chains - done
+        reached = min(bulk, tail)
+        if reached >= target or room < 1:
+            if reached < target:
+                say(f"{LABELS[model]}: max_draws = {settings['max_draws']:,} reached before the ESS target")
+            return draws, batches, divergences
+        if not low_rank and reached / total < LOW_RANK_BELOW:
+            # strongly correlated effects (e.g. near-identical systems): a low-rank mass matrix mixes far better;
+            # size the next batch by the usual efficiency guess, then by what it measures
+            low_rank = True
+            per_chain = min(room, max(50, math.ceil((target - reached) / chains / INITIAL_EFFICIENCY)))
+            continue
+        # each batch pays its own warm-up: overshoot a little rather than add a third batch
+        per_chain = min(room, max(done // 4, math.ceil(done * (target / max(reached, 1.0) - 1) * 1.3)))
+
+
+_COMPILED: dict = {}    # (model, systems, topics, observations) -> compiled nutpie model, reused within a process
+
+
+def _compiled(model: str, data: BayesData, priors: dict, say: Progress):
+    """The compiled model for these shapes, with this data and these prior constants swapped in."""
+    import warnings
+
+    with warnings.catch_warnings():     # PyTensor's C-backend BLAS notice: the numba backend does not use it
+        warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS", category=UserWarning)
+        return _compile(model, data, priors, say)
+
+
+def _compile(model: str, data: BayesData, priors: dict, say: Progress):
+    import nutpie
+
+    shape = (model, len(data.systems), len(data.topics), data.n)
+    inputs = model_inputs(model, data, priors)
+    if shape in _COMPILED:
+        return _COMPILED[shape].with_data(**inputs)
+    say(f"{LABELS[model]}: compiling the model ({data.n:,} scores, {len(data.systems)} systems)")
+    started = time.time()
+    compiled = nutpie.compile_pymc_model(build_pymc_model(model, data, priors), backend="numba",
+                                         var_names=free_variables(model))
+    say(f"{LABELS[model]}: compiled in {time.time() - started:.1f} s")
+    _COMPILED[shape] = compiled
+    return compiled
+
+
+def _with_effects(draws: dict) -> dict:
+    """Add the group effects r = sd·z to the free variables."""
+    if "z_sys" in draws:
+        draws["r_sys"] = draws["sd_sys"][..., None] * draws["z_sys"]
+        draws["r_top"] = draws["sd_top"][..., None] * draws["z_top"]
+    return draws
+
+
+def _min_ess(values: np.ndarray) -> tuple[float, float]:
+    import arviz as az
+
+    values = values.reshape(values.shape[:2] + (-1,))
+    dataset = az.convert_to_dataset({"x": values})
+    bulk = az.ess(dataset, method="bulk")["x"].values
+    tail = az.ess(dataset, method="tail")["x"].values
+    return float(np.min(bulk)), float(np.min(tail))
+
+
+def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> dict:
+    """R̂ (rank-normalised split), bulk and tail ESS per parameter, and the pass/fail flags of SPEC §7.
+
+    Passes when every R̂ < 1.01, every system effect has bulk and tail ESS ≥ `target_ess`
+    and no transition diverged. `per_parameter` maps `name[i]` to (rhat, ess_bulk, ess_tail).
+    """
+    import arviz as az
+
+    names = [n for n in draws if not n.startswith("z_")]
+    dataset = az.convert_to_dataset({n: draws[n] for n in names})
+    rhat, bulk, tail = az.rhat(dataset), az.ess(dataset, method="bulk"), az.ess(dataset, method="tail")
+    per_parameter = {}
+    for name in names:
+        r, eb, et = (np.atleast_1d(x[name].values) for x in (rhat, bulk, tail))
+        for i in range(len(r)):
+            label = name if draws[name].ndim == 2 else f"{name}[{i}]"
+            per_parameter[label] = (float(r[i]), float(eb[i]), float(et[i]))
+    effect_keys = [k for k in per_parameter if k == effects or k.startswith(effects + "[")]
+    max_rhat = max(v[0] for v in per_parameter.values())
+    min_bulk = min(per_parameter[k][1] for k in effect_keys)
+    min_tail = min(per_parameter[k][2] for k in effect_keys)
+    result = {"draws": int(draws["b"].size), "chains": int(draws["b"].shape[0]), "divergences": int(divergences),
+              "max_rhat": max_rhat, "min_ess_bulk": min_bulk, "min_ess_tail": min_tail, "target_ess": int(target_ess),
+              "rhat_ok": bool(max_rhat < RHAT_MAX), "ess_ok": bool(min(min_bulk, min_tail) >= target_ess),
+              "divergences_ok": divergences == 0, "per_parameter": per_parameter}
+    result["ok"] = result["rhat_ok"] and result["ess_ok"] and result["divergences_ok"]
+    failed = [what for what, flag in (("R̂ ≥ 1.01", "rhat_ok"), (f"ESS < {target_ess:,}", "ess_ok"),
+                                      ("divergent transitions", "divergences_ok")) if not result[flag]]
+    result["problems"] = "; ".join(failed)
+    return result
+
+
+def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
+    """WAIC and PSIS-LOO on the deviance scale (ArviZ), from the pointwise log-likelihood.
+
+    When draws × observations exceed `MAX_LOGLIK_VALUES` the draws are thinned evenly (the count used is reported).
+    """
+    import warnings
+
+    import arviz as az
+    from .models import log_likelihood
+
+    chains, per_chain = draws["b"].shape[:2]
+    step = max(1, math.ceil(chains * per_chain * data.n / MAX_LOGLIK_VALUES))
+    kept = {name: values[:, ::step] for name, values in draws.items()}
+    flat = {name: v.reshape((-1,) + v.shape[2:]) for name, v in kept.items()}
+    loglik = log_likelihood(model, data, flat).reshape(chains, -1, data.n)
+    idata = az.from_dict(posterior={"b": kept["b"]}, log_likelihood={"y": loglik})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # the Pareto-k warning is reported as a number instead
+        waic = az.waic(idata, scale="log")
+        loo = az.loo(idata, scale="log", pointwise=True)
+    return {"waic": -2 * float(waic["elpd_waic"]), "waic_se": 2 * float(waic["se"]), "p_waic": float(waic["p_waic"]),
+            "loo": -2 * float(loo["elpd_loo"]), "loo_se": 2 * float(loo["se"]), "p_loo": float(loo["p_loo"]),
+            "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()), "loglik_draws": int(loglik.shape[0] * loglik.shape[1])}
+
+
+class FitCache:
+    """Posterior draws on disk, one `.npz` per fit: arrays plus a JSON record of key, metadata and checksum."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def _file(self, key: str) -> Path:
+        return self.root / f"{key}.npz"
+
+    def get(self, key: str) -> dict | None:
+        path = self._file(key)
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files if name != "__record__"}
+                record = json.loads(bytes(stored["__record__"]).decode())
+        except Exception:   # unreadable: treat as absent, sample again and overwrite
+            return None
+        if record.get("key") != key or record.get("sha256") != _checksum(key, arrays):
+            return None
+        return {"arrays": arrays, "meta": record["meta"]}
+
+    def put(self, key: str, result: BayesFit) -> None:
+        arrays = {name: np.ascontiguousarray(values) for name, values in result.draws.items() if not name.startswith("r_")}
+        meta = {"model": result.model, "priors": result.priors, "settings": result.settings,
+                "diagnostics": result.diagnostics, "criteria": result.criteria, "seconds": result.seconds,
+                "versions": result.versions, "batches": result.batches, "n_draws": result.n_draws}
+        record = {"key": key, "sha256": _checksum(key, arrays), "meta": meta}
+        buffer = io.BytesIO()
+        np.savez(buffer, __record__=np.frombuffer(json.dumps(record, default=float).encode(), dtype=np.uint8),
+                 **arrays)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".npz")
+            with os.fdopen(handle, "wb") as out:
+                out.write(buffer.getvalue())
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, self._file(key))
+        except OSError as error:     # a read-only or full cache costs a re-run, never the report
+            stderr_progress(f"could not write the draws cache in {self.root}: {error}")
+
+
+def _checksum(key: str, arrays: dict) -> str:
+    digest = hashlib.sha256(key.encode())
+    for name in sorted(arrays):
+        values = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{values.dtype.str}|{values.shape}".encode())
+        digest.update(values.tobytes())
+    return digest.hexdigest()
+
+
+def _from_cache(hit: dict, model: str, data: BayesData, key: str) -> BayesFit:
+    meta = hit["meta"]
+    diagnostics = meta["diagnostics"]
+    diagnostics["per_parameter"] = {k: tuple(v) for k, v in diagnostics["per_parameter"].items()}
+    priors = {k: tuple(v) for k, v in meta["priors"].items()}
+    return BayesFit(model, data, priors, _with_effects(dict(hit["arrays"])), meta["settings"], diagnostics,
+                    meta["criteria"], meta["seconds"], meta["versions"], True, key, meta["batches"])

@@ -1,0 +1,270 @@
+"""Bayesian risk (SPEC §7): priors, likelihoods and replicates against scipy, small fits on generated
+data with known effects, the draws cache, and the thesis's TREC-COVID worked example when ../shared is present."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from riskreport import bayes
+from riskreport.bayes import models
+from riskreport.errors import ParameterError
+
+from conftest import SHARED_DATA
+
+COVID = SHARED_DATA / "trec-covid-round1"
+FAST = dict(target_ess=600, max_draws=8000, chains=2, tune=400, seed=7, target_accept=0.9, progress=None)
+
+
+# ---------------------------------------------------------------- priors, likelihoods, replicates (no sampling)
+
+def test_brms_default_priors_identity_link():
+    y = np.array([0.1, 0.2, 0.3, 0.34, 0.5, 0.9])
+    priors = bayes.brms_priors("gaussian", y)
+    assert priors["b"] == ("student_t", 3, 0.3, 2.5)           # round(median 0.32, 1); S = max(2.5, mad)
+    assert priors["sigma"] == priors["sd_sys"] == ("half_student_t", 3, 0, 2.5)
+    wide = np.array([-10.0, -4.0, 0.0, 3.0, 12.0])              # mad = 4 × 1.4826 = 5.9304 → 5.9
+    assert bayes.brms_priors("skew_normal", wide)["b"] == ("student_t", 3, 0.0, 5.9)
+    assert bayes.brms_priors("skew_normal", wide)["alpha"] == ("normal", 0, 4)
+    assert "sd_sys" not in bayes.brms_priors("paired_gaussian", y)
+
+
+def test_brms_default_priors_logit_link_ignore_the_data():
+    for y in (np.array([0.0, 0.5, 1.0]), np.array([0.9, 0.95, 0.99])):
+        priors = bayes.brms_priors("zoib", y)
+        assert priors["b"] == ("student_t", 3, 0.0, 2.5) and priors["sd_top"] == ("half_student_t", 3, 0, 2.5)
+        assert priors["phi"] == ("gamma", 0.01, 0.01) and priors["zoi"] == priors["coi"] == ("beta", 1, 1)
+    assert bayes.brms_priors("zoib_rank", np.array([0.0, 0.1]))["beta"] == ("flat",)
+    assert bayes.describe_prior(("student_t", 3, 0.0, 2.5)) == "student_t(3, 0, 2.5)"
+
+
+def _draws(n=5, **extra):
+    rng = np.random.default_rng(0)
+    d = {"b": rng.normal(0, 0.3, n), "r_sys": rng.normal(0, 0.2, (n, 2)), "r_top": rng.normal(0, 0.2, (n, 3))}
+    d.update({k: np.full(n, v) if np.isscalar(v) else v for k, v in extra.items()})
+    return d
+
+
+def _cells():
+    y = np.array([0.0, 0.2, 0.5, 1.0, 0.7, 0.05])
+    return models.BayesData(y=y, system=np.array([0, 0, 0, 1, 1, 1]), topic=np.array([0, 1, 2, 0, 1, 2]),
+                            systems=("a", "b"), topics=("1", "2", "3"))
+
+
+def test_log_likelihood_matches_scipy():
+    data = _cells()
+    d = _draws(sigma=0.3, alpha=2.0, phi=8.0, zoi=0.1, coi=0.4)
+    eta = models.linear_predictor("gaussian", data, d)
+    assert np.allclose(models.log_likelihood("gaussian", data, d), stats.norm.logpdf(data.y, eta, 0.3))
+    xi, omega, _ = models.skew_normal_location(eta, 0.3, 2.0)
+    assert np.allclose(models.log_likelihood("skew_normal", data, d), stats.skewnorm.logpdf(data.y, 2.0, xi, omega))
+    mu = 1 / (1 + np.exp(-eta))
+    expected = np.where(data.y == 0, np.log(0.1 * 0.6), np.where(data.y == 1, np.log(0.1 * 0.4),
+                        np.log(0.9) + stats.beta.logpdf(np.clip(data.y, 1e-9, 1 - 1e-9), mu * 8, (1 - mu) * 8)))
+    assert np.allclose(models.log_likelihood("zoib", data, d), expected)
+
+
+def test_skew_normal_parameterisation_has_brms_mean_and_sd():
+    rng = np.random.default_rng(1)
+    data = models.BayesData(y=np.zeros(1), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",),
+                            topics=("1",))
+    d = {"b": np.full(400_000, 0.3), "r_sys": np.zeros((400_000, 1)), "r_top": np.zeros((400_000, 1)),
+         "sigma": np.full(400_000, 0.2), "alpha": np.full(400_000, -4.0)}
+    y = models.predict("skew_normal", data, d, rng)
+    assert abs(y.mean() - 0.3) < 2e-3 and abs(y.std() - 0.2) < 2e-3 and stats.skew(y.ravel()) < -0.5
+
+
+def test_zoib_replicates_have_the_point_masses():
+    rng = np.random.default_rng(2)
+    data = _cells()
+    y = models.predict("zoib", data, _draws(200_000, phi=5.0, zoi=0.2, coi=0.25), rng)
+    assert abs((y == 0).mean() - 0.2 * 0.75) < 3e-3 and abs((y == 1).mean() - 0.2 * 0.25) < 3e-3
+    assert y.min() >= 0 and y.max() <= 1
+
+
+def test_bad_inputs_raise_parameter_errors():
+    with pytest.raises(ParameterError, match="model must be one of"):
+        bayes.fit("poisson", _cells())
+    with pytest.raises(ParameterError, match="outside"):
+        bayes.fit("zoib", models.BayesData(y=np.array([0.5, 1.5]), system=np.array([0, 1]), topic=np.array([0, 0]),
+                                           systems=("a", "b"), topics=("1",)))
+    with pytest.raises(ParameterError, match="target_ess"):
+        bayes.fit("gaussian", _cells(), target_ess=0)
+    with pytest.raises(ParameterError, match="No scores for system"):
+        bayes.scores_data(pd.DataFrame({"system": ["a"], "topic": ["1"], "score": [0.1]}), systems=["a", "zz"])
+
+
+# ---------------------------------------------------------------- small fits on generated data
+
+EFFECTS = np.array([-0.8, -0.4, -0.1, 0.0, 0.1, 0.4, 0.8, 1.2])     # logit scale; system "s3" is the baseline
+
+
+@pytest.fixture(scope="module")
+def generated():
+    """8 systems × 40 topics of ZOiB scores with known system effects (and a few exact 0s and 1s)."""
+    rng = np.random.default_rng(11)
+    topics = rng.normal(0, 0.7, 40)
+    mu = 1 / (1 + np.exp(-(-0.3 + EFFECTS[:, None] + topics[None, :])))
+    y = rng.beta(mu * 12, (1 - mu) * 12)
+    boundary = rng.random(y.shape) < 0.03
+    y = np.where(boundary, (rng.random(y.shape) < 0.3).astype(float), y)
+    return pd.DataFrame(y, index=[f"s{i}" for i in range(8)], columns=[f"t{j}" for j in range(40)])
+
+
+@pytest.fixture(scope="module")
+def zoib_fit(generated, tmp_path_factory):
+    return bayes.fit("zoib", bayes.scores_data(generated), cache_dir=tmp_path_factory.mktemp("cache"), **FAST)
+
+
+def test_zoib_recovers_known_effects(zoib_fit):
+    effects = bayes.system_effects(zoib_fit).set_index("system")
+    truth = pd.Series(EFFECTS - EFFECTS.mean(), index=[f"s{i}" for i in range(8)]).reindex(effects.index)
+    assert stats.spearmanr(effects["effect_median"], truth).statistic > 0.95
+    assert effects["rank"].min() == 1 and sorted(effects["rank"]) == list(range(1, 9))
+    inside = (effects["effect_low"] - 0.1 <= truth) & (truth <= effects["effect_high"] + 0.1)
+    assert inside.all()
+    assert effects.loc["s7", "better_than"] >= 2 and effects.loc["s0", "worse_than"] >= 2
+    d = zoib_fit.diagnostics
+    assert d["rhat_ok"] and d["ess_ok"], d["problems"]     # divergences are reported, not asserted: 8 systems only
+    assert d["min_ess_bulk"] >= 600 and d["min_ess_tail"] >= 600 and d["max_rhat"] < 1.01
+    assert {"waic", "loo", "p_waic", "p_loo"} <= set(zoib_fit.criteria)
+
+
+def test_ppdrisk_flags_the_clearly_worse_systems(zoib_fit):
+    table = bayes.ppdrisk_table(zoib_fit, "s3", [0.0, 1.0], measure="sim")
+    at0 = table[table["alpha"] == 0].set_index("system")
+    assert at0.loc["s0", "verdict"] == "risk" and at0.loc["s7", "verdict"] == "reward"
+    assert (table["ppd_urisk_low"] <= table["ppd_urisk_median"]).all()
+    at1 = table[table["alpha"] == 1].set_index("system")
+    assert (at1["ppd_urisk_median"] <= at0["ppd_urisk_median"] + 1e-12).all()     # losses weigh more
+    assert list(table.columns) == bayes.PPDRISK_COLUMNS
+
+
+def test_ppdrisk_memory_is_bounded_by_the_chunk(zoib_fit):
+    values, names = bayes.ppdrisk_draws(zoib_fit, "s3", [0.0], chunk=100)
+    again, _ = bayes.ppdrisk_draws(zoib_fit, "s3", [0.0], chunk=100)
+    assert values.shape == (1, zoib_fit.n_draws, 7) and np.array_equal(values, again)   # seeded
+
+
+def test_cached_fit_is_read_back_and_checked(zoib_fit, generated, tmp_path_factory):
+    cache_dir = tmp_path_factory.getbasetemp() / "cache0"
+    again = bayes.fit("zoib", bayes.scores_data(generated), cache_dir=cache_dir, **FAST)
+    assert again.cached and np.array_equal(again.draws["r_sys"], zoib_fit.draws["r_sys"])
+    assert again.criteria == pytest.approx(zoib_fit.criteria)
+    entry = cache_dir / f"{again.key}.npz"
+    blob = bytearray(entry.read_bytes())
+    blob[len(blob) // 2] ^= 0xFF                                  # damage the stored draws
+    entry.write_bytes(bytes(blob))
+    assert bayes.FitCache(cache_dir).get(again.key) is None       # a damaged entry is a miss, never a fit
+
+
+def test_gaussian_fit_is_seeded_and_brisk_rules_are_labelled(generated):
+    scaled = generated * 0.5
+    first = bayes.fit("gaussian", bayes.scores_data(scaled), use_cache=False, **FAST)
+    second = bayes.fit("gaussian", bayes.scores_data(scaled), use_cache=False, **FAST)
+    assert np.array_equal(first.draws["r_sys"], second.draws["r_sys"])
+    table, fits = bayes.brisk_table(scaled, "s3", [0.0, 2.0], family="gaussian", measure="sim", use_cache=False,
+                                    **FAST)
+    assert list(table.columns) == bayes.BRISK_COLUMNS and len(fits) == 2
+    at0 = table[table["alpha"] == 0].set_index("system")
+    assert at0.loc["s0", "verdict_difference"] == "risk" and at0.loc["s7", "verdict_difference"] == "reward"
+    worse = table.set_index(["system", "alpha"])["effect_mean"]
+    assert worse[("s0", 2.0)] < worse[("s0", 0.0)]               # Eq. 4.5 adjustment lowers a losing system
+
+
+def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
+    capped = bayes.fit("gaussian", bayes.scores_data(generated * 0.5), use_cache=False,
+                       **{**FAST, "target_ess": 50_000, "max_draws": 3000})
+    assert not capped.diagnostics["ess_ok"] and capped.n_draws <= 3000
+    assert "ESS < 50,000" in capped.diagnostics["problems"]
+
+
+# ---------------------------------------------------------------- SPEC §7 worked example (../shared)
+
+needs_covid = pytest.mark.skipif(not COVID.is_dir(), reason="../shared TREC-COVID data not present")
+
+
+@pytest.fixture(scope="module")
+def covid(tmp_path_factory):
+    scores = pd.read_csv(COVID / "round1_data.csv")
+    pooled = pd.read_csv(COVID / "round1_pooled.csv")
+    systems = [s for s in scores["system"].unique() if s in set(pooled.loc[pooled["pooled"] == 1, "system"])]
+    return bayes.scores_data(scores, systems=systems), tmp_path_factory.mktemp("covid-cache")
+
+
+@needs_covid
+def test_worked_example_data(covid):
+    data, _ = covid
+    assert (data.n, int((data.y == 0).sum()), int((data.y == 1).sum()), len(data.systems)) == (1260, 39, 17, 42)
+
+
+@needs_covid
+@pytest.mark.parametrize("model, waic", [("gaussian", 538.1), ("zoib", -656.1)])
+def test_worked_example_waic_and_ppdrisk(covid, model, waic):
+    data, cache = covid
+    result = bayes.fit(model, data, target_ess=10_000, cache_dir=cache, seed=2026, progress=None)
+    assert result.ok, result.diagnostics["problems"]
+    assert result.criteria["waic"] == pytest.approx(waic, abs=3)
+    if model == "zoib":
+        table = bayes.ppdrisk_table(result, "bm25_baseline", [0.0])
+        flagged = table.loc[table["verdict"] != "inconclusive", ["system", "verdict"]].values.tolist()
+        assert flagged == [["UB_NLP_RUN_1", "risk"]]
+
+
+def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
+    from riskreport.bayes import analysis
+    scaled = generated.clip(0, 1)
+    options = {k: v for k, v in FAST.items() if k in ("target_ess", "max_draws", "chains", "seed")}
+    result = analysis.bayesian_risk(scaled, "s3", [0.0, 1.0], measure="sim", models=["gaussian", "zoib"],
+                                    family="gaussian", level=0.95, cache_dir=tmp_path_factory.getbasetemp() / "cache0",
+                                    progress=None, **options)
+    assert list(result.models["model"]) == ["gaussian", "zoib"] and len(result.brisk_fits) == 2
+    assert set(result.ppdrisk["alpha"]) == {0.0, 1.0} and result.ppd_draws.shape[0] == 2
+    assert len(result.diagnostics) == 4 and set(result.overlay["source"]) == {"observed", "predicted"}
+    text = analysis.methods_text(result, 40)
+    assert "student_t(3, 0, 2.5)" in text and "nutpie" in text and "10,000" not in text
+    minus = analysis.brisk_display(result.brisk, "minus")
+    assert (minus["BRisk⁻"] == -result.brisk["effect_mean"]).all()
+    shown = analysis.ppdrisk_display(result.ppdrisk, "minus")
+    assert (shown["PPDRisk⁻ median"] == -result.ppdrisk["ppd_urisk_median"]).all()
+    assert analysis.priors_table(["gaussian", "zoib"], scaled)["parameter"].tolist()[:2] == ["b", "sigma"]
+    with pytest.raises(ParameterError, match="family"):
+        analysis.check_options(["gaussian"], "student", "zoib", 0.95)
+
+
+def test_paired_model_intercept_is_urisk(generated):
+    table, fits = bayes.paired_table(generated.iloc[[0, 3]], "s3", [0.0], family="gaussian", use_cache=False,
+                                     **{**FAST, "target_ess": 2000})
+    delta = generated.loc["s0"] - generated.loc["s3"]
+    row = table.iloc[0]
+    assert row["verdict"] == "risk" and row["urisk_low"] < delta.mean() < row["urisk_high"]
+    assert abs(row["urisk_mean"] - delta.mean()) < 0.02
+
+
+def test_rbp_rank_gains_from_a_run_and_qrels():
+    run = pd.DataFrame({"query_id": ["1"] * 4 + ["2"], "doc_id": ["a", "b", "c", "d", "x"], "score": [4, 3, 2, 2, 1]})
+    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2"], "doc_id": ["a", "c", "d", "y"], "relevance": [2, 1, -2, 2]})
+    gains = bayes.rbp_rank_gains({"s": run}, qrels, ["1", "2", "3"], p=0.8, depth=4)
+    assert len(gains) == 12 and list(gains.columns) == ["system", "topic", "rank", "score"]
+    # topic 1: a (grade 2 of 2), b (unjudged), then the tie c/d by docno descending: d (spam, 0), c (grade 1 of 2)
+    assert gains["score"].tolist()[:4] == pytest.approx([0.2, 0.0, 0.0, 0.2 * 0.8 ** 3 * 0.5])
+    assert gains["score"].tolist()[4:] == [0.0] * 8             # unjudged, and a topic the run lacks
+
+
+def test_zoib_rank_fit_recovers_the_rank_slope():
+    rng = np.random.default_rng(5)
+    rows = []
+    for s, effect in enumerate([-0.5, 0.0, 0.5]):
+        for t in range(12):
+            for k in range(1, 6):
+                mu = 1 / (1 + np.exp(-(-1.0 + effect - 0.3 * (k - 3))))
+                g = 0.0 if rng.random() < 0.3 else rng.beta(mu * 20, (1 - mu) * 20)
+                rows.append((f"s{s}", f"t{t}", k, g))
+    table = pd.DataFrame(rows, columns=["system", "topic", "rank", "score"])
+    result = bayes.fit("zoib_rank", bayes.scores_data(table), use_cache=False, criteria=True, **FAST)
+    beta = result.flat("beta")
+    assert np.quantile(beta, 0.025) < -0.3 < np.quantile(beta, 0.975) and abs(result.flat("zi").mean() - 0.3) < 0.06
+    assert result.diagnostics["max_rhat"] < 1.05 and np.isfinite(result.criteria["waic"])   # 3 systems: sd_sys is vague
+    with pytest.raises(ParameterError, match="rank"):
+        bayes.fit("zoib_rank", bayes.scores_data(table.drop(columns="rank")), use_cache=False, **FAST)
