@@ -11,9 +11,10 @@ PACKAGES = ("riskreport", "ir_measures", "pytrec_eval-terrier", "numpy", "pandas
             "matplotlib", "seaborn", "papermill", "nbconvert")
 
 
-def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for name in PACKAGES:
+def package_versions(packages=PACKAGES, python: bool = True) -> dict[str, str]:
+    """Installed version of each of `packages` ("not installed" when absent), and Python's."""
+    versions = {"python": platform.python_version()} if python else {}
+    for name in packages:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -19,7 +19,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
@@ -27,6 +26,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..evaluation import default_cache_dir
+from ..provenance import package_versions
 from .models import (LABELS, BayesData, brms_priors, build_pymc_model, check_model, check_support, free_variables,
                      model_inputs)
 
@@ -93,13 +93,7 @@ class BayesFit:
 
 
 def library_versions() -> dict:
-    versions = {}
-    for name in LIBRARIES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+    return package_versions(LIBRARIES, python=False)
 
 
 def stderr_progress(message: str) -> None:
