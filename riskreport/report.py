@@ -360,7 +360,7 @@ VERDICT_COLOURS = {"risk": "background-color: #fde0d2", "reward": "background-co
 VERDICT_ANCHOR = "verdict-matrix"
 
 
-def interactive(table, page_size: int = 10, summary: str | None = None, open_: bool = False) -> HTML:
+def interactive(table, page_size: int = 8, summary: str | None = None, open_: bool = False) -> HTML:
     """A table (DataFrame or Styler) the page makes sortable, searchable and paged (script in the nbconvert
     template, no network); inside a collapsed `<details>` titled `summary` when one is given."""
     markup = (table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table)).to_html()
