@@ -26,7 +26,7 @@ nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_b
 """
 from importlib import metadata as _metadata
 
-from . import inference, instances, mixed, rankings, risk
+from . import inference, instances, mixed, pools, rankings, risk, significance
 from .batch import run_batch
 from .collection import Collection, load_collection
 from .corrections import adjust_pvalues
@@ -57,7 +57,7 @@ __all__ = [
     "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single", "risk_adjusted_scores", "smooth_value",
     "rank_agreement", "to_convention", "MixedFit", "fit_pair", "mixed_table",
     # modules
-    "inference", "instances", "mixed", "rankings", "risk",
+    "inference", "instances", "mixed", "pools", "rankings", "risk", "significance",
     # errors
     "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError", "ReportExecutionError",
 ]

@@ -34,11 +34,11 @@ class UnknownNameError(RiskReportError):
 
     def __init__(self, kind: str, name: str, available: list[str], hint: str = ""):
         self.kind, self.name, self.available = kind, name, list(available)
-        close = difflib.get_close_matches(str(name), self.available, n=1)
+        close = suggestion(str(name), self.available)
         listing = ", ".join(self.available) if self.available else "(none)"
         message = f"Unknown {kind} {name!r}."
         if close:
-            message += f" Did you mean {close[0]!r}?"
+            message += f" Did you mean {close!r}?"
         message += f" Available {kind}s: {listing}."
         if hint:
             message += f" {hint}"
@@ -47,6 +47,18 @@ class UnknownNameError(RiskReportError):
 
     def __reduce__(self):
         return (self.__class__, (self.kind, self.name, self.available, self.hint))
+
+
+def suggestion(name: str, available: list[str]) -> str | None:
+    """The name in `available` that `name` most likely means: the same name in another case (`BM25` -> `bm25`,
+    `ndcg@10` -> `nDCG@10`), else the closest name compared in lower case, else None."""
+    lowered = {}
+    for candidate in available:
+        lowered.setdefault(str(candidate).lower(), candidate)
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1)
+    return lowered[close[0]] if close else None
 
 
 class ParameterError(RiskReportError, ValueError):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import ParameterError
+from .figures import FigureWriter
 from .params import ReportParameters
 from .provenance import file_hashes, inputs_digest, package_versions
 
@@ -58,6 +59,7 @@ class Page:
         self.workers = int(context.get("workers") or 1)
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
+        self._writer = FigureWriter()
 
     def header(self, params: ReportParameters, title: str | None = None, convention: str = "standard",
                guide: str | None = None, significance: str | None = None, notes: list[str] | None = None) -> HTML:
@@ -75,37 +77,30 @@ class Page:
         return HTML(f"<p class='rr-caption'><strong>Figure {self.figures}.</strong> {html.escape(text)}</p>")
 
     def figure(self, figure, text: str, slug: str, collapsed: bool = False) -> HTML:
-        """Save a figure as `figures/<n>-<slug>.{svg,pdf,png}` (the caption in each file's metadata; PNG at
-        200 dpi), close it, and return it for the page: the PNG embedded with its numbered caption, inside a
-        collapsed `<details>` when `collapsed`. `figure`: a Figure, an Axes, an array of Axes or a seaborn grid.
+        """The figure for the page, numbered and captioned: a PNG at 100 dpi embedded, inside a collapsed `<details>`
+        when `collapsed`; and for papers `figures/<n>-<slug>.{svg,pdf,png}` (PNG at 200 dpi, the caption in each
+        file's metadata), written in the background until `finish()`. The figure is closed.
+        `figure`: a Figure, an Axes, an array of Axes or a seaborn grid.
         """
         import base64
 
-        import matplotlib as mpl
         import matplotlib.pyplot as plt
         fig = _figure_of(figure)
         caption = self.caption(text)
-        self.figures_dir.mkdir(parents=True, exist_ok=True)
-        stem = self.figures_dir / f"{self.figures}-{slug}"
-        title = f"Figure {self.figures}: {slug}"
-        metadata = {"svg": {"Title": title, "Description": text}, "pdf": {"Title": title, "Subject": text},
-                    "png": {"Title": title, "Description": text}}
-        with mpl.rc_context({"pdf.fonttype": 42, "svg.fonttype": "none", "svg.hashsalt": "riskreport"}):
-            for fmt in ("svg", "pdf", "png"):
-                fig.savefig(stem.with_suffix(f".{fmt}"), format=fmt, metadata=metadata[fmt], bbox_inches="tight",
-                            dpi=200 if fmt == "png" else None)
+        png = self._writer.submit(fig, self.figures_dir / f"{self.figures}-{slug}", f"Figure {self.figures}: {slug}",
+                                  text)
         plt.close(fig)
-        png = stem.with_suffix(".png")
-        from PIL import Image
-        with Image.open(png) as image:
-            width = image.size[0] // 2                          # 200 dpi shown at 100 dpi: sharp on any screen
-        data = base64.b64encode(png.read_bytes()).decode("ascii")
-        body = (f"<img src='data:image/png;base64,{data}' style='width:{width}px; max-width:100%' "
+        data = base64.b64encode(png).decode("ascii")
+        body = (f"<img src='data:image/png;base64,{data}' style='max-width:100%' "
                 f"alt='Figure {self.figures}'/>" + caption.markup)   # the caption follows; no names in attributes
         if collapsed:
             body = (f"<details class='rr-detail'><summary>Figure {self.figures}: {html.escape(text[:90])}"
                     f"{'…' if len(text) > 90 else ''}</summary>{body}</details>")
         return HTML(body)
+
+    def finish(self) -> list[Path]:
+        """Wait until every figure's files are in `figures/` (call once, at the end of the notebook)."""
+        return self._writer.wait()
 
     def save_latex(self, latex: str, name: str) -> Path:
         """Write a LaTeX table (`latex.latex_table(...)`) as `<tables_dir>/<name>.tex`."""
@@ -365,7 +360,7 @@ VERDICT_COLOURS = {"risk": "background-color: #fde0d2", "reward": "background-co
 VERDICT_ANCHOR = "verdict-matrix"
 
 
-def interactive(table, page_size: int = 10, summary: str | None = None, open_: bool = False) -> HTML:
+def interactive(table, page_size: int = 8, summary: str | None = None, open_: bool = False) -> HTML:
     """A table (DataFrame or Styler) the page makes sortable, searchable and paged (script in the nbconvert
     template, no network); inside a collapsed `<details>` titled `summary` when one is given."""
     markup = (table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table)).to_html()
@@ -374,6 +369,12 @@ def interactive(table, page_size: int = 10, summary: str | None = None, open_: b
         body = (f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
                 f"{body}</details>")
     return HTML(body)
+
+
+def side_by_side(*parts: HTML) -> HTML:
+    """Figures (from `Page.figure`) next to each other, each scaled to its share of the page width."""
+    return HTML("<div class='rr-figures'>" + "".join(f"<div class='rr-figure'>{part.markup}</div>" for part in parts)
+                + "</div>")
 
 
 def back_link() -> HTML:
@@ -406,7 +407,7 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
     wide = cells.pivot(index="system", columns="label", values="cell").reindex(index=order, columns=labels)
     colours = cells.pivot(index="system", columns="label", values="verdict").reindex(index=order, columns=labels)
     disagree = summary[summary["disagree"] != ""].groupby("system", sort=False).apply(
-        lambda g: "; ".join(f"{_alpha_label(a, convention)}: {_by_verdict(d)}" for a, d in zip(g["alpha"], g["disagree"])),
+        lambda g: "; ".join(f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"], g["disagree"])),
         include_groups=False)
     wide["methods that disagree"] = disagree.reindex(order).fillna("")
     wide = wide.reset_index()
@@ -420,12 +421,14 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
 
 
 def _by_verdict(disagree: str) -> str:
-    """`sign: risk; bca: risk; wilcoxon: reward` -> `risk (sign, bca), reward (wilcoxon)`."""
+    """`sign: risk; bca: risk; wilcoxon: reward` -> `risk: sign bca; reward: wilcoxon`; more than two methods
+    with one verdict are counted (`risk: 5 methods`); every method's verdict is in tables/verdicts.csv."""
     groups: dict[str, list[str]] = {}
     for item in disagree.split("; "):
         method, _, verdict = item.partition(": ")
         groups.setdefault(verdict, []).append(method)
-    return ", ".join(f"{verdict} ({' '.join(methods)})" for verdict, methods in groups.items())
+    return ", ".join(f"{verdict}: {' '.join(methods) if len(methods) <= 2 else f'{len(methods)} methods'}"
+                     for verdict, methods in groups.items())
 
 
 def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "standard", caption: str | None = None):

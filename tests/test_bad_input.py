@@ -381,3 +381,24 @@ def test_cli_exit_1_with_file_and_line(break_it, tiny_collection, cache_dir, tmp
     assert len(captured.err.strip().splitlines()) == 1, captured.err
     assert re.search(message, captured.err), captured.err
     assert not out.exists() and captured.out == ""
+
+
+@pytest.mark.parametrize("name, available, expected", [
+    ("BM25", ["bm25", "bm25-copy-a", "dense"], "bm25"),
+    ("ndcg@10", ["ERR@20", "nDCG@10", "Judged@10", "AP"], "nDCG@10"),
+    ("NDCG@20", ["ERR@20", "nDCG@10", "nDCG@20"], "nDCG@20"),
+    ("bm52", ["BM25", "dense"], "BM25"),
+    ("zzz", ["bm25"], None),
+])
+def test_suggestions_ignore_case(name, available, expected):
+    from riskreport.errors import UnknownNameError, suggestion
+    assert suggestion(name, available) == expected
+    message = str(UnknownNameError("baseline", name, available))
+    assert (f"Did you mean {expected!r}?" in message) if expected else "Did you mean" not in message
+
+
+def test_measure_suggestion_ignores_case():
+    from riskreport.errors import UnknownNameError
+    from riskreport.evaluation import canonical_measure
+    with pytest.raises(UnknownNameError, match=r"Did you mean 'nDCG@10'\?"):
+        canonical_measure("ndcg@10")

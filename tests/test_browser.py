@@ -4,7 +4,9 @@ Asserts the section headings from the rendered DOM and that the page requests no
 network. `.ci/run` installs Chromium with the system package manager; the test skips only when
 no browser is available.
 """
+import html
 import json
+import re
 import shutil
 import subprocess
 import warnings
@@ -70,10 +72,39 @@ def test_report_renders_offline(browser, tiny_collection, tmp_path, cache_dir):
     assert "rr-sortable" in dom and "rows 1–" in dom and 'id="verdict-matrix"' in dom
     assert not any(s.get("src", "").startswith(("http:", "https:", "//")) for s in parser.scripts)
     assert requests == []
+    # sorting and searching work: a copy of the page clicks the `mean` header and types a system into the search box
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
+    dom, requests = render(browser, probe, tmp_path / "probe")
+    result = json.loads(html.unescape(re.search(r'<pre id="rr-probe">(.*?)</pre>', dom, re.S).group(1)))
+    assert result["means"] == sorted(result["means"]) and len(result["means"]) > 1       # ascending after one click
+    assert 0 < len(result["found"]) < result["rows"] and all(result["query"] in row for row in result["found"])
+    assert requests == []
     # control: the same check sees a page that does fetch from the network
     control = tmp_path / "control.html"
     control.write_text('<html><body><h1>x</h1><script src="https://cdn.example.invalid/lib.js"></script></body></html>')
     assert render(browser, control, tmp_path / "control")[1] == ["https://cdn.example.invalid/lib.js"]
+
+
+PROBE = """<script>
+window.addEventListener("load", function () {
+  var box = Array.prototype.find.call(document.querySelectorAll("div.rr-table"), function (b) {
+    return Array.prototype.some.call(b.querySelectorAll("thead th"), function (th) { return th.textContent.trim() === "mean"; }); });
+  var heads = Array.prototype.slice.call(box.querySelectorAll("thead tr:last-child th"));
+  var col = heads.findIndex(function (th) { return th.textContent.trim() === "mean"; });
+  heads[col].click();
+  var visible = function () { return Array.prototype.filter.call(box.querySelectorAll("tbody tr"),
+                                                                 function (r) { return r.style.display !== "none"; }); };
+  var means = visible().map(function (r) { return parseFloat(r.cells[col].textContent); });
+  var rows = box.querySelectorAll("tbody tr").length, query = visible()[0].cells[0].textContent.trim();
+  var search = box.querySelector("input[type=search]"); search.value = query;
+  search.dispatchEvent(new Event("input"));
+  var found = visible().map(function (r) { return r.textContent; });
+  var out = document.createElement("pre"); out.id = "rr-probe";
+  out.textContent = JSON.stringify({means: means, rows: rows, query: query, found: found});
+  document.body.appendChild(out);
+});
+</script>"""
 
 
 def render(browser: str, page, work) -> tuple[str, list[str]]:

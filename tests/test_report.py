@@ -20,3 +20,27 @@ def test_page_context_says_where_tables_go_and_how_many_threads(tmp_path):
     assert page.workers == 3 and report.Page(None).workers == 1 and str(report.Page().tables_dir) == "tables"
     with pytest.raises(ParameterError, match="context has unknown keys"):
         report.Page({"tables": "x"})
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_path, background):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from riskreport.figures import FigureWriter
+    page = report.Page({"tables_dir": str(tmp_path / "tables")})
+    page._writer = FigureWriter(background=background)
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [1, 0])
+    markup = page.figure(ax, "A caption: losses < 0", "line", collapsed=True)._repr_html_()
+    assert "<details" in markup and "data:image/png;base64" in markup and "Figure 1." in markup
+    page.finish()
+    stem = tmp_path / "figures" / "1-line"
+    assert "A caption: losses &lt; 0" in stem.with_suffix(".svg").read_text()
+    assert b"A caption" in stem.with_suffix(".pdf").read_bytes()
+    with Image.open(stem.with_suffix(".png")) as image:
+        assert image.info.get("Description") == "A caption: losses < 0"
+        assert round(image.info["dpi"][0]) == 200
+    assert not plt.get_fignums()                                   # closed in this process

@@ -34,9 +34,8 @@ def test_report_folder(report, tmp_path):
     assert sorted(p.name for p in report.iterdir()) == ["figures", "params.json", "report.html", "report.ipynb", "tables"]
     assert sorted(p.name for p in (report / "tables").iterdir()) == [
         "bootstrap.csv", "bootstrap.tex", "effectiveness.csv", "effectiveness.tex", "georisk.csv", "georisk.tex",
-        "mixed_systems.csv", "risk.csv", "risk.tex", "tests.csv", "topics.csv", "tstar.csv", "tukey.csv",
-        "verdicts.csv"]
-    assert all(p.suffix in (".svg", ".pdf", ".png") for p in (report / "figures").iterdir())
+        "mixed_systems.csv", "risk.csv", "risk.tex", "tests.csv", "topics.csv", "tstar.csv", "tukey.csv", "verdicts.csv"]
+    assert {p.suffix for p in (report / "figures").iterdir()} == {".svg", ".pdf", ".png"}
     html = (report / "report.html").read_text()
     for heading in ("Risk report: Tiny test collection", "Verdicts at a glance", "1. Collection", "2. Effectiveness",
                     "3. Per-topic differences", "4. Risk against the baseline: URisk and TRisk",

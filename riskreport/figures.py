@@ -1,0 +1,112 @@
+"""Figures for papers: every figure of a page as SVG, PDF and a 200-dpi PNG, its caption in the metadata.
+
+Each format re-draws a figure, which used to be most of a report's run time. `FigureWriter`
+draws the 200-dpi PNG once (the page embeds it at half size), pickles the finished figure and
+has one worker process write SVG and PDF while the notebook goes on: a process, not a thread,
+because matplotlib's font cache is not thread-safe. A figure that does not pickle, or a page
+built from a plain script (whose top-level code a spawned worker would run again), is written
+at once. `FigureWriter.wait` returns when every file is written and raises the first
+error of a worker.
+"""
+from __future__ import annotations
+
+import io
+import multiprocessing
+import pickle
+import sys
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+
+from .processes import exit_with_parent
+
+PNG_DPI = 200
+RC = {"pdf.fonttype": 42, "svg.fonttype": "none", "svg.hashsalt": "riskreport"}
+
+
+def metadata(title: str, caption: str) -> dict[str, dict[str, str]]:
+    """Per format, the metadata keys that carry the figure's title and caption."""
+    return {"svg": {"Title": title, "Description": caption}, "pdf": {"Title": title, "Subject": caption},
+            "png": {"Title": title, "Description": caption}}
+
+
+def write_png(figure, stem: Path, title: str, caption: str) -> bytes:
+    """Write `<stem>.png` at 200 dpi with `caption` in its metadata; return a half-size copy for a screen page."""
+    from PIL import Image
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata=metadata(title, caption)["png"], bbox_inches="tight", dpi=PNG_DPI)
+    stem.with_suffix(".png").write_bytes(buffer.getvalue())
+    with Image.open(buffer) as image:
+        small = image.resize((max(1, image.width // 2), max(1, image.height // 2)), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    small.save(out, format="PNG")
+    return out.getvalue()
+
+
+def write_vector(figure, stem: Path, title: str, caption: str) -> list[Path]:
+    """Write `figure` as `<stem>.svg` and `<stem>.pdf` with `caption` in each file's metadata."""
+    import matplotlib as mpl
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    with mpl.rc_context(RC):
+        for fmt in ("svg", "pdf"):
+            path = stem.with_suffix(f".{fmt}")
+            figure.savefig(path, format=fmt, metadata=metadata(title, caption)[fmt], bbox_inches="tight")
+            paths.append(path)
+    return paths
+
+
+def _write_pickled(payload: bytes, stem: str, title: str, caption: str) -> list[str]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure = pickle.loads(payload)
+    try:
+        return [str(p) for p in write_vector(figure, Path(stem), title, caption)]
+    finally:
+        plt.close(figure)
+
+
+def _can_spawn() -> bool:
+    """A spawned worker re-imports `__main__`: safe from a kernel, `python -m` or an interactive session, not
+    from a plain script, whose top-level code would run again (there figures are written at once)."""
+    main = sys.modules.get("__main__")
+    return getattr(main, "__spec__", None) is not None or getattr(main, "__file__", None) is None
+
+
+class FigureWriter:
+    """Writes figure files in one background process; `wait()` before the report is complete."""
+
+    def __init__(self, background: bool | None = None):
+        self.background = _can_spawn() if background is None else background
+        self._pool: ProcessPoolExecutor | None = None
+        self._pending: list[Future] = []
+
+    def submit(self, figure, stem: Path, title: str, caption: str) -> bytes:
+        """Write the files of `figure`: the PNG now (returned at half size, for the page), SVG and PDF in the
+        background when the figure pickles. The caller may close the figure at once."""
+        png = write_png(figure, stem, title, caption)
+        payload = None
+        if self.background:
+            try:
+                payload = pickle.dumps(figure)
+            except Exception:                # e.g. a lambda in a formatter: write now instead
+                payload = None
+        if payload is None:
+            write_vector(figure, stem, title, caption)
+            return png
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=exit_with_parent)   # ends with the kernel
+        self._pending.append(self._pool.submit(_write_pickled, payload, str(stem), title, caption))
+        return png
+
+    def wait(self) -> list[Path]:
+        """Block until every submitted figure is written; the paths written in the background."""
+        pending, self._pending = self._pending, []
+        try:
+            return [Path(p) for future in pending for p in future.result()]
+        finally:
+            if self._pool is not None and not self._pending:
+                self._pool.shutdown(wait=True)
+                self._pool = None
