@@ -103,34 +103,37 @@ def _reason(error: OSError) -> str:
 
 # ---- disk-full detection ---------------------------------------------------------------------
 
+def _chain(error: BaseException | None):
+    """`error`, then its cause or context, and so on (each once)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ or error.__context__
+
+
 def disk_problem(error: BaseException) -> str | None:
     """'no space left on the device', ... when `error` (or its cause) is a disk-full error; else None.
 
     Also recognises an error raised inside a kernel, which reaches us as text ("[Errno 28] ...").
     """
-    seen = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, OSError) and error.errno in DISK_ERRNOS:
-            return DISK_ERRNOS[error.errno]
-        for number in _ERRNO_TEXT.findall(str(error)):
+    for link in _chain(error):
+        if isinstance(link, OSError) and link.errno in DISK_ERRNOS:
+            return DISK_ERRNOS[link.errno]
+        for number in _ERRNO_TEXT.findall(str(link)):
             if int(number) in DISK_ERRNOS:
                 return DISK_ERRNOS[int(number)]
-        error = error.__cause__ or error.__context__
     return None
 
 
 def failed_file(error: BaseException) -> str | None:
     """The file an OSError (or a kernel's error text, "...: '/path'") names, if any."""
-    seen = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, OSError) and error.filename:
-            return str(error.filename)
-        named = _NAMED_FILE.search(str(error))
+    for link in _chain(error):
+        if isinstance(link, OSError) and link.filename:
+            return str(link.filename)
+        named = _NAMED_FILE.search(str(link))
         if named:
             return named.group(1)
-        error = error.__cause__ or error.__context__
     return None
 
 
