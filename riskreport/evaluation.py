@@ -26,7 +26,7 @@ import ir_measures
 import pandas as pd
 
 from .collection import Collection
-from .errors import InputFormatError, RiskReportError, UnknownNameError
+from .errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from .files import write_atomic
 from .processes import exit_with_parent
 from .trec import read_qrels, read_run, read_scores
@@ -94,15 +94,79 @@ def measure_pipeline():
     return providers.FallbackProvider(default if gdeval_provider() == "perl" else [NATIVE] + default)
 
 
+SCORE = "score"   # the label of a score table's values when neither the table nor the user names a measure
+
+
 def canonical_measure(measure: str) -> str:
-    """The canonical ir_measures string of `measure`, or a clear error."""
+    """The canonical ir_measures string of `measure`, every parameter given kept, or a clear error.
+
+    ir_measures' own string leaves out parameters equal to their default (`RBP(p=0.8)` prints
+    as `RBP`); a report's labels keep what the user wrote. `score`, the label of an unnamed
+    score column, is returned as it is.
+
+    >>> canonical_measure("RBP(p=0.8)"), canonical_measure("nDCG@10"), canonical_measure("score")
+    ('RBP(p=0.8)', 'nDCG@10', 'score')
+    """
+    text = str(measure).strip()
+    if text == SCORE:
+        return SCORE
     try:
-        return str(ir_measures.parse_measure(str(measure)))
+        parsed = ir_measures.parse_measure(text)
     except (ValueError, NameError, SyntaxError, TypeError, AttributeError) as error:
         raise UnknownNameError(
-            "measure", str(measure), ["ERR@20", "nDCG@10", "nDCG(dcg='exp-log2')@20", "AP", "P@10", "RR",
-                                      "RBP(p=0.8)", "Judged@10"],
+            "measure", text, ["ERR@20", "nDCG@10", "nDCG(dcg='exp-log2')@20", "AP", "P@10", "RR",
+                              "RBP(p=0.8)", "Judged@10"],
             hint=f"ir_measures could not parse it ({error}); any measure string ir_measures parses works.") from None
+    return _measure_string(parsed)
+
+
+def _measure_string(parsed) -> str:
+    """ir_measures' `Measure.__repr__` without its omission of parameters equal to their default."""
+    def value(v):
+        return "{" + ",".join(f"{k}:{x}" for k, x in sorted(v.items()) if k != x) + "}" if isinstance(v, dict) else repr(v)
+    params = ",".join(f"{k}={value(v)}" for k, v in parsed.params.items() if k != parsed.AT_PARAM)
+    text = f"{parsed.__name__}({params})" if params else parsed.__name__
+    return f"{text}@{parsed.params[parsed.AT_PARAM]}" if parsed.AT_PARAM in parsed.params else text
+
+
+def resolve_measure(collection: Collection, measure: str | None = None, fallback: str = "nDCG@10") -> str:
+    """The measure a report on `collection` uses, and its label.
+
+    Given: the label of a score table's rows as it is (a score-table collection may name any
+    measure), else its canonical ir_measures string. Not given: the collection's default
+    (collection.toml); else, for a collection of score tables only, the one measure its table
+    holds (`score` when it has no `measure` column), and an error naming them when it holds
+    several; else `fallback`.
+    """
+    tables_only = not collection.runs and not collection.instances and collection.scores is not None
+    labels = score_table_measures(collection) if tables_only else []
+    if measure is None:
+        measure = collection.default_measure
+    if measure is None:
+        if not labels:
+            return canonical_measure(fallback)
+        if len(labels) > 1:
+            raise ParameterError(f"{collection.scores} holds scores of {len(labels)} measures ({', '.join(labels)}): "
+                                 "choose one with --measure (or `measure` in collection.toml).")
+        return labels[0]
+    if str(measure).strip() in labels:
+        return str(measure).strip()
+    try:
+        return canonical_measure(measure)
+    except UnknownNameError as error:
+        if not labels:
+            raise
+        raise UnknownNameError("measure", str(measure), labels, hint=f"(the measures of {collection.scores})") from error
+
+
+def score_table_measures(collection: Collection) -> list[str]:
+    """The measures a collection's score table holds: its `measure` labels, rows without one
+    counted as the collection's default measure, else as `score`."""
+    if collection.scores is None:
+        return []
+    labels = _score_table(collection)["measure"].unique().tolist()
+    blank = canonical_measure(collection.default_measure) if collection.default_measure else SCORE
+    return list(dict.fromkeys(blank if label == "" else label for label in labels))
 
 
 def judged_measure(measure: str, default_depth: int = 1000) -> str:
@@ -136,7 +200,7 @@ def collection_topics(collection: Collection, measure: str | None = None) -> lis
     else:
         table = _score_table(collection)
         if measure is not None:
-            table = table[table["measure"].isin(measure_labels(collection, canonical_measure(measure)))]
+            table = table[table["measure"].isin(measure_labels(collection, resolve_measure(collection, measure)))]
         topics = natural_sort(table["topic"].unique())
     if not topics and collection.qrels is not None:
         raise no_relevant_documents(collection.qrels)
@@ -203,7 +267,7 @@ def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None
     >>> scores = evaluate(load_collection("demo"), "nDCG@10")   # doctest: +SKIP
     >>> scores.matrix().mean(axis=1)                            # doctest: +SKIP
     """
-    measure = canonical_measure(measure)
+    measure = resolve_measure(collection, measure)
     known = available_systems(collection, measure)
     wanted = list(known) if systems is None else list(dict.fromkeys(systems))   # a name given twice counts once
     for system in wanted:
@@ -439,12 +503,24 @@ def _score_table(collection: Collection) -> pd.DataFrame:
 
 
 def measure_labels(collection: Collection, measure: str) -> set[str]:
-    """Labels in scores.csv's `measure` column that mean `measure` (rows without one carry the default)."""
+    """Labels in the score table's `measure` column that mean `measure`: itself, a label ir_measures
+    reads as the same measure (`RBP` for `RBP(p=0.8)`), and '' (rows without a label, which carry
+    the collection's default measure, else whichever measure the report names)."""
     labels = {measure}
     default = collection.default_measure
     if default is None or canonical_measure(default) == measure:
         labels.add("")
+    if collection.scores is not None and measure != SCORE:
+        labels |= {label for label in _score_table(collection)["measure"].unique() if _same_measure(label, measure)}
     return labels
+
+
+@functools.lru_cache(maxsize=256)
+def _same_measure(label: str, measure: str) -> bool:
+    try:
+        return label != "" and ir_measures.parse_measure(label) == ir_measures.parse_measure(measure)
+    except Exception:      # a label ir_measures does not parse (a score table may name any measure)
+        return False
 
 
 def _scores_from_table(collection: Collection, measure: str, systems: list[str]) -> RunScores:
@@ -497,10 +573,10 @@ def judged_fraction(collection: Collection, measure: str, systems: Iterable[str]
     Unjudged documents count as non-relevant, which biases comparisons against a pooled
     baseline; a low judged fraction warns of that.
     """
-    judged = judged_measure(canonical_measure(measure))
     runs = {s: p for s, p in collection.runs.items() if systems is None or s in set(systems)}
     if not runs:
         return pd.DataFrame(columns=["system", "measure", "judged"])
+    judged = judged_measure(canonical_measure(measure))
     raw = evaluate_runs(collection.qrels, runs, [judged], **options)[judged].values
     raw = raw[raw["topic"].isin(topic_set(read_qrels(collection.qrels)))]
     table = raw.groupby("system", sort=False)["score"].mean().rename("judged").reset_index()

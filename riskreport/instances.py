@@ -28,7 +28,7 @@ import pandas as pd
 
 from .collection import Collection, load_collection
 from .errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from .evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, measure_labels, available_systems, canonical_measure,
+from .evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, measure_labels, available_systems, resolve_measure,
                          collection_topics, empty_instances_folder, evaluate_runs, natural_sort,
                          require_common_topics)
 from .params import ReportParameters, resolve_parameters
@@ -122,7 +122,7 @@ def evaluate_instances(collection: Collection | str, measure: str, systems: Iter
     """
     if not isinstance(collection, Collection):
         collection = load_collection(collection)
-    measure = canonical_measure(measure)
+    measure = resolve_measure(collection, measure)
     known = available_systems(collection, measure, instances=True)
     wanted = list(known) if systems is None else list(dict.fromkeys(systems))
     for system in wanted:

@@ -6,7 +6,7 @@ from typing import Iterable, Sequence
 
 from .collection import Collection, load_collection
 from .errors import ParameterError, UnknownNameError
-from .evaluation import available_systems, canonical_measure, collection_topics
+from .evaluation import available_systems, canonical_measure, collection_topics, resolve_measure
 
 DEFAULT_MEASURE = "nDCG@10"
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
@@ -45,7 +45,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     """
     if not isinstance(collection, Collection):
         collection = load_collection(collection)
-    measure = canonical_measure(measure or collection.default_measure or DEFAULT_MEASURE)
+    measure = resolve_measure(collection, measure, fallback=DEFAULT_MEASURE)
     known = list(available_systems(collection, measure, instances=instances))
     if not known:
         raise ParameterError(f"Collection {collection.name!r} has no system with {measure} scores "

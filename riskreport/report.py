@@ -17,7 +17,7 @@ from .figures import FigureWriter
 from .params import ReportParameters
 from .provenance import file_hashes, inputs_digest, package_versions
 
-CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers")
+CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen")
 
 
 class HTML:
@@ -44,8 +44,8 @@ class Page:
     """One report page as a template builds it: figure numbers, the tables folder, the input digest, threads.
 
     `context` is the template's `context` parameter. `riskreport run` passes the report's own
-    `tables_dir`, the `inputs_sha256` of the files it hashed while planning, and the `workers`
-    (threads) a bootstrap may use; run by hand (None), tables go to ./tables, the inputs are
+    `tables_dir`, the `inputs_sha256` of the files it hashed while planning, the `workers`
+    (threads) a bootstrap may use, and which of `baseline` and `measure` it `chosen` by default; run by hand (None), tables go to ./tables, the inputs are
     hashed here and one thread is used. Figures are numbered from 1 on each page.
     """
 
@@ -57,6 +57,7 @@ class Page:
         self.tables_dir = Path(context.get("tables_dir") or "tables")
         self.inputs_sha256 = context.get("inputs_sha256")
         self.workers = int(context.get("workers") or 1)
+        self.chosen = set(context.get("chosen") or [])
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter()
@@ -70,6 +71,12 @@ class Page:
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
         return header(params, digest, title, convention, guide, significance, notes)
+
+    def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
+        """`choice_notes` for the template's `baseline` and `measure` parameters: a value counts as given
+        when the template received it and `riskreport run` did not choose it (`context["chosen"]`)."""
+        return choice_notes(params, baseline_given=baseline is not None and "baseline" not in self.chosen,
+                            measure_given=measure is not None and "measure" not in self.chosen)
 
     def caption(self, text: str) -> HTML:
         """The next numbered figure caption of this page."""
@@ -213,14 +220,16 @@ def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) 
     """Two tables: the collection in numbers, and per system its source, missing topics and judged fraction."""
     from .trec import read_qrels
     col = params.collection
-    rows = [("systems in the report", len(params.systems)), ("topics (with ≥ 1 relevant document)", len(scores.topics))]
+    topics = "topics (with ≥ 1 relevant document)" if col.qrels is not None else "topics (scored in the table)"
+    rows = [("systems in the report", len(params.systems)), (topics, len(scores.topics))]
     if col.qrels is not None:
         qrels = read_qrels(col.qrels)
         rows += [("judgments", len(qrels)), ("relevant judgments (relevance > 0)", int((qrels["relevance"] > 0).sum())),
                  ("judged topics without relevant documents (excluded)",
                   qrels["query_id"].nunique() - len(scores.topics))]
-    rows += [("system–topic pairs missing from runs (scored 0)", len(scores.missing)),
-             ("run topics absent from the qrels (dropped)", len(scores.extra))]
+    rows += [("system–topic pairs missing from runs (scored 0)", len(scores.missing))]
+    if col.qrels is not None:
+        rows += [("run topics absent from the qrels (dropped)", len(scores.extra))]
     overview = pd.DataFrame(rows, columns=["item", "value"])
     missing = scores.missing.groupby("system")["topic"].agg(lambda t: ", ".join(t))
     per_system = pd.DataFrame({"system": params.systems})
@@ -406,10 +415,9 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
     labels = [_alpha_label(a, convention) for a in alphas]
     wide = cells.pivot(index="system", columns="label", values="cell").reindex(index=order, columns=labels)
     colours = cells.pivot(index="system", columns="label", values="verdict").reindex(index=order, columns=labels)
-    disagree = summary[summary["disagree"] != ""].groupby("system", sort=False).apply(
-        lambda g: "; ".join(f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"], g["disagree"])),
-        include_groups=False)
-    wide["methods that disagree"] = disagree.reindex(order).fillna("")
+    disagree = {system: "; ".join(f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"], g["disagree"]))
+                for system, g in summary[summary["disagree"] != ""].groupby("system", sort=False)}
+    wide["methods that disagree"] = pd.Series(disagree, dtype=object).reindex(order).fillna("")
     wide = wide.reset_index()
     style = (wide.style.hide(axis="index").format(escape="html").format_index(escape="html", axis=1)
              .set_properties(**{"text-align": "left"})
@@ -573,16 +581,24 @@ def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, s
 
 def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: bool) -> list[str]:
     """Lines for the how-to box saying which baseline and measure the report chose, and why, when none was given."""
+    from .evaluation import SCORE, canonical_measure, score_table_measures
     col = params.collection
     notes = []
     if not baseline_given:
         why = ("the collection's default (collection.toml)" if col.default_baseline == params.baseline else
-               "the first system of the collection, for want of a default: pass --baseline (or set `baseline` in "
-               "collection.toml) to compare against the system you mean")
+               "the first system of the collection in alphabetical order, for want of a default: pass --baseline "
+               "(or set `baseline` in collection.toml) to compare against the system you mean")
         notes.append(f"No baseline was given: {params.baseline} is {why}.")
     if not measure_given:
-        why = ("the collection's default (collection.toml)" if getattr(col, "default_measure", None) == params.measure
-               else "the default")
+        if col.default_measure and canonical_measure(col.default_measure) == params.measure:
+            why = "the collection's default (collection.toml)"
+        elif params.measure == SCORE:
+            why = (f"the label of the values of {col.scores.name}, which has no `measure` column: name the measure "
+                   "with --measure (e.g. --measure 'RBP(p=0.8)') or a `measure` column, and the report will use it")
+        elif params.measure in score_table_measures(col):
+            why = f"the one measure of {col.scores.name}"
+        else:
+            why = "riskreport's default; choose another with --measure"
         notes.append(f"No measure was given: {params.measure} is {why}.")
     return notes
 

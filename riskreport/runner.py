@@ -208,7 +208,7 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
               "collection": {"name": params.collection.name, "path": str(params.collection.path),
                              "files_sha256": file_hashes(params.collection.files())},
               "template_sha256": file_hashes([tpl.path])[str(tpl.path)], "versions": package_versions(),
-              "show_code": bool(show_code)}
+              "show_code": bool(show_code), "chosen": [n for n in ("baseline", "measure") if n not in given]}
     return ReportPlan(tpl, params, effective, record, fingerprint(record))
 
 
@@ -366,7 +366,8 @@ def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
     if CONTEXT not in plan.template.parameters:
         return {}
     return {CONTEXT: {"tables_dir": str(work / "tables"), "workers": workers or os.cpu_count() or 1,
-                      "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"])}}
+                      "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"]),
+                      "chosen": plan.record["chosen"]}}
 
 
 def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None:

@@ -104,3 +104,46 @@ def test_bare_score_table_is_a_collection(tmp_path, cache_dir):
     col = load_collection(table)
     assert col.name == "campaign" and col.location == table and col.files() == [table]
     assert evaluate(col, "RBP(p=0.8)").matrix().loc["b"].tolist() == [0.25, 0.3]
+
+
+def test_bare_score_table_is_labelled_score_and_says_why(tmp_path, cache_dir):
+    """Issue 13 point 6: no `measure` column and no --measure gives `score`, not riskreport's nDCG@10 default,
+    and the report says which baseline and measure it chose, and why."""
+    from riskreport import report
+    from riskreport.params import resolve_parameters
+    table = tmp_path / "round1.csv"
+    table.write_text("system,topic,score\nzeta,1,0.5\nzeta,2,0.1\nAlpha,1,0.25\nAlpha,2,0.3\n")
+    p = resolve_parameters(table)
+    assert (p.measure, p.baseline) == ("score", "Alpha")
+    notes = " ".join(report.choice_notes(p, baseline_given=False, measure_given=False))
+    assert "Alpha is the first system of the collection in alphabetical order" in notes
+    assert "score is the label of the values of round1.csv, which has no `measure` column" in notes
+    assert resolve_parameters(table, measure="RBP(p=0.8)").measure == "RBP(p=0.8)"
+    assert report.choice_notes(resolve_parameters(table, baseline="zeta", measure="AP"), True, True) == []
+
+
+def test_score_table_measures_default_and_errors(tmp_path, cache_dir):
+    from riskreport.errors import ParameterError, UnknownNameError
+    from riskreport.params import resolve_parameters
+    one = tmp_path / "one.csv"
+    one.write_text("system,topic,score,measure\na,1,0.5,my_metric\nb,1,0.25,my_metric\n")
+    assert resolve_parameters(one).measure == "my_metric"            # any label, not only ir_measures strings
+    assert evaluate(load_collection(one), "my_metric").matrix().loc["b"].tolist() == [0.25]
+    two = tmp_path / "two.csv"
+    two.write_text("system,topic,score,measure\na,1,0.5,AP\nb,1,0.25,AP\na,1,0.4,RBP\nb,1,0.2,RBP\n")
+    with pytest.raises(ParameterError, match=r"two.csv holds scores of 2 measures \(AP, RBP\): choose one"):
+        resolve_parameters(two)
+    # ir_measures reads `RBP` and `RBP(p=0.8)` as one measure; the label keeps the parameter the user gave
+    p = resolve_parameters(two, measure="RBP(p=0.8)")
+    assert p.measure == "RBP(p=0.8)"
+    assert evaluate(p.collection, p.measure).matrix().loc["b"].tolist() == [0.2]
+    with pytest.raises(UnknownNameError, match="AP"):
+        resolve_parameters(two, measure="ap")
+
+
+def test_measure_labels_keep_parameters_equal_to_a_default():
+    from riskreport.evaluation import canonical_measure
+    assert canonical_measure("RBP(p=0.8)") == "RBP(p=0.8)"       # ir_measures prints it as `RBP`
+    assert canonical_measure(canonical_measure("RBP(rel=2,p=0.8)")) == "RBP(rel=2,p=0.8)"
+    assert canonical_measure(" nDCG(dcg='exp-log2')@20 ") == "nDCG(dcg='exp-log2')@20"
+    assert canonical_measure("RBP") == "RBP"

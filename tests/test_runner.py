@@ -1,4 +1,5 @@
 """End to end: the template executed with papermill, exported to HTML, written atomically."""
+import re
 import json
 import os
 import shutil
@@ -136,3 +137,23 @@ def test_minus_convention_subset_and_scores_csv(tmp_path, cache_dir):
     risk = pd.read_csv(folder / "tables" / "risk.csv")
     assert sorted(risk["system"].unique()) == ["good", "risky"]
     assert risk.set_index(["system", "alpha"]).loc[("risky", 1.0), "urisk"] == pytest.approx(-0.25)
+
+
+def test_bare_score_table_report_says_what_it_chose(tmp_path, cache_dir):
+    """Issue 13 point 6: a bare CSV without `measure` column and no --measure/--baseline is labelled `score`,
+    and the report says which baseline and measure it chose and why; a given baseline gets no such note."""
+    table = tmp_path / "campaign.csv"
+    rows = ["system,topic,score"] + [f"{s},{t},{v}" for s, vs in
+                                     {"zz-new": [1, 1, 0, 0.5], "bm25": [0.5] * 4}.items() for t, v in zip("1234", vs)]
+    table.write_text("\n".join(rows) + "\n")
+    folder = run_report("risk_report", collection=str(table), alphas=[0, 1], out=tmp_path / "out")
+    text = re.sub(r"<[^>]+>", "", (folder / "report.html").read_text())
+    assert "No baseline was given: bm25 is the first system of the collection in alphabetical order" in text
+    assert "No measure was given: score is the label of the values of campaign.csv" in text
+    assert set(pd.read_csv(folder / "tables" / "risk.csv")["measure"]) == {"score"}
+    assert json.loads((folder / "params.json").read_text())["chosen"] == ["baseline", "measure"]
+    again = run_report("risk_report", collection=str(table), baseline="bm25", measure="RBP(p=0.8)", alphas=[0, 1],
+                       out=tmp_path / "out2")
+    text = re.sub(r"<[^>]+>", "", (again / "report.html").read_text())
+    assert "No baseline was given" not in text and "No measure was given" not in text
+    assert set(pd.read_csv(again / "tables" / "risk.csv")["measure"]) == {"RBP(p=0.8)"}
