@@ -1,7 +1,9 @@
 """LaTeX tables for papers: booktabs rules, best values bold, significance marks as superscripts.
 
 A table is written as a `table` float that a paper `\\input`s; it needs only `booktabs` and
-`amssymb` (both in every TeX distribution), which the file's first line names. Text from
+`amssymb` (both in every TeX distribution), which the file's first line names. A table of more
+than `LONG_ROWS` rows (a campaign of 100 systems) is a `longtable` instead, which breaks across
+pages and also needs `longtable` (one-column documents). Text from
 files (system ids, topic ids) is escaped, so `bm25_rm3` and `50%` print as they read.
 
 >>> table = pd.DataFrame({"system": ["bm25", "dense_a"], "mean": [0.3012, 0.3391]})
@@ -28,6 +30,8 @@ import math
 import re
 
 import pandas as pd
+
+LONG_ROWS = 40      # more rows than fit a page: a longtable instead of a table float
 
 # The marks riskreport's pages use, and what each becomes in LaTeX (math mode, amssymb).
 MARKS = {"▲": r"\blacktriangle", "▼": r"\blacktriangledown", "△": r"\vartriangle", "▽": r"\triangledown",
@@ -101,6 +105,8 @@ def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int
             start += span
         header.append(" ".join(rules))
     header.append(" & ".join(escape(c) for c in columns) + r" \\")
+    if len(body) > LONG_ROWS:
+        return _longtable(spec, header, body, caption, label, legend)
     lines = [r"% riskreport table: needs \usepackage{booktabs,amssymb}",
              rf"\begin{{table}}[{placement}]", r"\centering", rf"\caption{{{escape(caption)}}}",
              rf"\label{{{label}}}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *header, r"\midrule", *body,
@@ -108,6 +114,18 @@ def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int
     if legend:
         lines.append(r"\par\smallskip{\footnotesize " + _legend(legend) + "}")
     lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def _longtable(spec: str, header: list[str], body: list[str], caption: str, label: str, legend: str | None) -> str:
+    """A `longtable` (breaks across pages, its header repeated on each) for tables of more than LONG_ROWS rows."""
+    lines = [r"% riskreport table: needs \usepackage{booktabs,amssymb,longtable} (a long table: it breaks across pages)",
+             rf"\begin{{longtable}}{{{spec}}}", rf"\caption{{{escape(caption)}}}\label{{{label}}} \\",
+             r"\toprule", *header, r"\midrule", r"\endfirsthead",
+             rf"\multicolumn{{{len(spec)}}}{{l}}{{\footnotesize (continued)}} \\", r"\toprule", *header, r"\midrule",
+             r"\endhead", r"\bottomrule", r"\endfoot", *body, r"\end{longtable}"]
+    if legend:
+        lines.append(r"{\footnotesize " + _legend(legend) + r"\par}")
     return "\n".join(lines) + "\n"
 
 

@@ -425,7 +425,7 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
                     .map(lambda v: VERDICT_COLOURS.get(v, "") if isinstance(v, str) else ""), axis=None))
     if caption:
         style = style.set_caption(html.escape(caption))
-    return HTML(f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix'>" + interactive(style).markup + "</div>")
+    return HTML(f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix'>" + interactive(style, page_size=12).markup + "</div>")
 
 
 def _by_verdict(disagree: str) -> str:
@@ -671,7 +671,7 @@ def bootstrap_latex(boot: pd.DataFrame, summary: pd.DataFrame, params: ReportPar
     marks = part.pivot(index="system", columns="alpha", values="mark").reindex(order)
     table = cells.rename(columns=lambda a: f"α={a:g}").rename_axis("system").reset_index()
     mark_frame = marks.rename(columns=lambda a: f"α={a:g}").reset_index(drop=True).fillna("")
-    return dict(table=table, caption=f"{method.upper() if method == 'bca' else method} {level:g} intervals of URisk "
+    return dict(table=table, caption=f"{'BCa' if method == 'bca' else method} {level:g} intervals of URisk "
                 f"of {params.measure} against {params.baseline} per α.", label="tab:bootstrap", marks=mark_frame,
                 legend="▲/▼: the report's verdict (paired t-test, adjusted); †: the interval's own verdict differs.")
 

@@ -47,3 +47,24 @@ def test_tables_compile_with_plain_pdflatex(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "paper.pdf").stat().st_size > 1000
+
+
+def test_long_tables_break_across_pages(tmp_path):
+    """A campaign's 106 challengers do not fit a float: more than LONG_ROWS rows make a longtable, which compiles."""
+    from riskreport.latex import LONG_ROWS
+    long = pd.DataFrame({"system": [f"run_{i}" for i in range(106)], "urisk": [-i / 100 for i in range(106)]})
+    marks = pd.DataFrame({"urisk": ["▼" if i % 3 == 0 else "" for i in range(106)]})
+    text = latex_table(long, caption="URisk of 106 runs.", label="tab:long", marks=marks, best={"urisk": "max"},
+                       legend="▼ risk.")
+    assert "\\begin{longtable}{lr}" in text and "\\endhead" in text and "\\begin{table}" not in text
+    assert "needs \\usepackage{booktabs,amssymb,longtable}" in text.splitlines()[0]
+    assert "\\begin{table}" in latex_table(long.head(LONG_ROWS), caption="c", label="l")
+    if shutil.which("pdflatex") is None:
+        pytest.skip("no pdflatex")
+    (tmp_path / "t.tex").write_text(text)
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs,amssymb,longtable}\n"
+                                        "\\begin{document}\n\\input{t.tex}\n\\end{document}\n")
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "Output written on paper.pdf (3 pages" in done.stdout
