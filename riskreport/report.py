@@ -7,6 +7,7 @@ holds one `Page`: its figure numbers, where its tables go, and what the runner a
 from __future__ import annotations
 
 import html
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -613,6 +614,11 @@ def _legend(params: ReportParameters, correction: str) -> str:
             f"differences, p < {params.sig_level:g}, {adjusted}).")
 
 
+def tex_label(params: ReportParameters, name: str) -> str:
+    """`tab:<collection>:<name>`: labels of two reports' tables do not clash in one paper."""
+    return f"tab:{re.sub(r'[^A-Za-z0-9.-]+', '-', params.collection.name)}:{name}"
+
+
 def effectiveness_latex(effectiveness: pd.DataFrame, params: ReportParameters, correction: str) -> dict:
     """Arguments of `latex.latex_table` for the effectiveness table (marks: the rule at α = 0)."""
     table = effectiveness.sort_values("mean", ascending=False)[["system", "mean", "median", "sd", "delta"]] \
@@ -621,7 +627,7 @@ def effectiveness_latex(effectiveness: pd.DataFrame, params: ReportParameters, c
     verdict = pd.Series(["reward" if m == "▲" else "risk" if m == "▼" else "" for m in
                          significance_marks(ordered, params.sig_level)])
     return dict(table=table, caption=f"{params.measure} per system; Δ against {params.baseline}.",
-                label="tab:effectiveness", best={"mean": "max", "median": "max"},
+                label=tex_label(params, "effectiveness"), best={"mean": "max", "median": "max"},
                 marks=_mark_frame(table, "mean", verdict), legend=_legend(params, correction))
 
 
@@ -637,7 +643,7 @@ def risk_latex(risk: pd.DataFrame, summary: pd.DataFrame, params: ReportParamete
     marks = pd.DataFrame({f"α={a:g}": verdict[a].map({"risk": "▼", "reward": "▲"}).fillna("").to_numpy()
                           for a in alphas}, index=table.index)
     return dict(table=table, caption=f"URisk and TRisk of {params.measure} against {params.baseline} per α "
-                f"(higher is better).", label="tab:risk", best={f"α={a:g}": "max" for a in alphas},
+                f"(higher is better).", label=tex_label(params, "risk"), best={f"α={a:g}": "max" for a in alphas},
                 marks=marks, legend=_legend(params, correction),
                 column_groups=[("", 1), ("URisk", len(alphas)), ("TRisk", len(alphas))])
 
@@ -651,7 +657,7 @@ def georisk_latex(analysis, params: ReportParameters) -> dict:
     table = pd.concat([means.reindex(wide.index).rename("mean"), wide.rename(columns=lambda a: f"α={a:g}")],
                       axis=1).rename_axis("system").reset_index()
     return dict(table=table, caption=f"GeoRisk of {params.measure} over a pool of {len(analysis.matrix)} systems "
-                "(Dinçer et al. 2016; higher is better).", label="tab:georisk",
+                "(Dinçer et al. 2016; higher is better).", label=tex_label(params, "georisk"),
                 best={c: "max" for c in table.columns if c != "system"},
                 column_groups=[("", 2), ("GeoRisk", len(wide.columns))])
 
@@ -672,7 +678,7 @@ def bootstrap_latex(boot: pd.DataFrame, summary: pd.DataFrame, params: ReportPar
     table = cells.rename(columns=lambda a: f"α={a:g}").rename_axis("system").reset_index()
     mark_frame = marks.rename(columns=lambda a: f"α={a:g}").reset_index(drop=True).fillna("")
     return dict(table=table, caption=f"{'BCa' if method == 'bca' else method} {level:g} intervals of URisk "
-                f"of {params.measure} against {params.baseline} per α.", label="tab:bootstrap", marks=mark_frame,
+                f"of {params.measure} against {params.baseline} per α.", label=tex_label(params, "bootstrap"), marks=mark_frame,
                 legend="▲/▼: the report's verdict (paired t-test, adjusted); †: the interval's own verdict differs.")
 
 
@@ -699,6 +705,6 @@ def multi_measure_latex(multi: pd.DataFrame, params: ReportParameters, correctio
                                  else "" for d, p in zip(part["delta"], part["p_adjusted"])]
     table = pd.DataFrame({"system": systems, **columns})
     return dict(table=table, caption=f"Mean effectiveness per measure; Δ against {params.baseline}.",
-                label="tab:measures", best={c: "max" for c in columns if c.startswith("mean")},
+                label=tex_label(params, "measures"), best={c: "max" for c in columns if c.startswith("mean")},
                 marks=pd.DataFrame(marks, index=table.index), legend=_legend(params, correction),
                 column_groups=[("", 1)] + [(m, 2) for m in measures])
