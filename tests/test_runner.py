@@ -3,6 +3,7 @@ import re
 import json
 import os
 import shutil
+import subprocess
 import warnings
 
 import nbformat
@@ -55,6 +56,12 @@ def test_report_folder(report, tmp_path):
     index = json.loads((tmp_path / "reports" / "index.json").read_text())   # a plain run updates the index too
     assert [(e["path"], e["status"], e["latest"]) for e in index["reports"]] == [
         (f"tiny/risk_report/{report.name}", "ok", True)]
+    if shutil.which("pdflatex"):        # the report's tables and figures go into a paper as they are
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-output-directory",
+                               str(tmp_path), f"\\def\\report{{{report}}}\\input{{paper.tex}}"],
+                              cwd=PROJECT_ROOT / "examples" / "paper", capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout[-2000:]
+        assert "Output written on" in done.stdout and "tab:tiny:risk" in (report / "tables" / "risk.tex").read_text()
 
 
 def test_runner_context_reaches_the_kernel_but_not_the_fingerprint(report, tiny_collection):
