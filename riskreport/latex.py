@@ -10,7 +10,7 @@ files (system ids, topic ids) is escaped, so `bm25_rm3` and `50%` print as they 
 >>> print(latex_table(table, caption="Mean nDCG@10.", label="tab:eff", best={"mean": "max"}))
 ... # doctest: +NORMALIZE_WHITESPACE
 % riskreport table: needs \\usepackage{booktabs,amssymb}
-\\begin{table}[t]
+\\begin{table}[tbp]
 \\centering
 \\caption{Mean nDCG@10.}
 \\label{tab:eff}
@@ -64,7 +64,7 @@ def mark(symbol: str) -> str:
 def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int = 4,
                 best: dict[str, str] | None = None, marks: pd.DataFrame | None = None,
                 legend: str | None = None, column_groups: list[tuple[str, int]] | None = None,
-                placement: str = "t") -> str:
+                placement: str = "tbp") -> str:
     """A booktabs `table` float of `table` (its columns as they are; the index is not printed).
 
     - `best`: column -> "max" or "min"; the best value of that column is bold (ties: all of them).
