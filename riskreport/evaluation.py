@@ -85,13 +85,18 @@ def gdeval_provider() -> str:
     return choice
 
 
+def native_providers() -> list:
+    """riskreport's own ir_measures providers, in the order they are tried: gdeval's ERR and
+    nDCG(dcg='exp-log2') (unless `RISKREPORT_GDEVAL=perl`) and RBP."""
+    from . import gdeval, rbp
+    return ([] if gdeval_provider() == "perl" else [gdeval.NATIVE]) + [rbp.NATIVE]
+
+
 def measure_pipeline():
-    """The ir_measures providers riskreport evaluates with: its native gdeval first (unless
-    `RISKREPORT_GDEVAL=perl`), then ir_measures' own, in ir_measures' order."""
+    """The ir_measures providers riskreport evaluates with: its native ones first (`native_providers`),
+    then ir_measures' own, in ir_measures' order."""
     from ir_measures import providers
-    from .gdeval import NATIVE
-    default = list(ir_measures.DefaultPipeline.providers)
-    return providers.FallbackProvider(default if gdeval_provider() == "perl" else [NATIVE] + default)
+    return providers.FallbackProvider(native_providers() + list(ir_measures.DefaultPipeline.providers))
 
 
 def canonical_measure(measure: str) -> str:
