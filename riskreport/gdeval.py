@@ -38,7 +38,7 @@ def ranked_gains(topics: np.ndarray, docnos: np.ndarray, scores: np.ndarray, jud
     Rows are ranked by score descending and docno descending (gdeval's `runOrder`, `riskreport.ranked`);
     only the first `k` of each topic are looked up in `judgments` ({(topic, docno): grade > 0}).
     """
-    ranked = rank_run(topics, docnos, scores).head(k)
+    ranked = rank_run(topics, docnos, scores, k)
     gains = np.zeros((len(ranked.topics), k))
     gains[ranked.topic, ranked.rank] = ranked.lookup(judgments)
     return ranked.topics, gains

@@ -97,14 +97,17 @@ class NativeRBPEvaluator(providers.Evaluator):
         self.judgments = judgments
 
     def _iter_calc(self, run):
-        ranked = rank_run(*run_arrays(run))
-        scored = np.array([t in self.qrel_qids for t in ranked.topics.tolist()], dtype=bool)
+        arrays = run_arrays(run)
+        ranked: dict = {}                                   # one ranking per cutoff
         for measure in self.measures:
             rel = None if measure["rel"] is NOT_PROVIDED else int(measure["rel"])
             depth = None if measure["cutoff"] is NOT_PROVIDED else int(measure["cutoff"])
-            values = rbp(ranked, self.judgments, float(measure["p"]), rel, depth)
-            for i in np.flatnonzero(scored):
-                yield Metric(query_id=str(ranked.topics[i]), measure=measure, value=float(values[i]))
+            if depth not in ranked:
+                ranked[depth] = rank_run(*arrays, depth)
+            values = rbp(ranked[depth], self.judgments, float(measure["p"]), rel, depth)
+            for i, topic in enumerate(ranked[depth].topics.tolist()):
+                if topic in self.qrel_qids:
+                    yield Metric(query_id=str(topic), measure=measure, value=float(values[i]))
 
 
 NATIVE = NativeRBPProvider()

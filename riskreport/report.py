@@ -15,9 +15,10 @@ import pandas as pd
 from .errors import ParameterError
 from .figures import FigureWriter
 from .params import ReportParameters
+from .evaluation import remember_digests
 from .provenance import file_hashes, inputs_digest, package_versions
 
-CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers")
+CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "file_digests")
 
 
 class HTML:
@@ -44,7 +45,8 @@ class Page:
     """One report page as a template builds it: figure numbers, the tables folder, the input digest, threads.
 
     `context` is the template's `context` parameter. `riskreport run` passes the report's own
-    `tables_dir`, the `inputs_sha256` of the files it hashed while planning, and the `workers`
+    `tables_dir`, the `inputs_sha256` of the files it hashed while planning (and `file_digests`, each
+    file's digest with its signature, so the kernel does not hash them again), and the `workers`
     (threads) a bootstrap may use; run by hand (None), tables go to ./tables, the inputs are
     hashed here and one thread is used. Figures are numbered from 1 on each page.
     """
@@ -57,6 +59,7 @@ class Page:
         self.tables_dir = Path(context.get("tables_dir") or "tables")
         self.inputs_sha256 = context.get("inputs_sha256")
         self.workers = int(context.get("workers") or 1)
+        remember_digests(context.get("file_digests") or [])      # input files the runner hashed: not again
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter()

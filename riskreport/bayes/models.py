@@ -311,7 +311,7 @@ def rbp_rank_gains(runs: dict, qrels: pd.DataFrame, topics, p: float = 0.8, dept
     topics = [str(t) for t in topics]
     frames = []
     for system, run in runs.items():
-        ranked = rank_run(*run_arrays(run))
+        ranked = rank_run(*run_arrays(run), depth)
         found = rank_gains(ranked, judgments, p, depth, scale=top)
         row = {t: i for i, t in enumerate(ranked.topics.tolist())}
         gains = np.zeros((len(topics), depth))
