@@ -44,3 +44,22 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
         assert image.info.get("Description") == "A caption: losses < 0"
         assert round(image.info["dpi"][0]) == 200
     assert not plt.get_fignums()                                   # closed in this process
+
+
+def test_write_csv_is_byte_identical_to_pandas(tmp_path):
+    import numpy as np
+    import pandas as pd
+    from riskreport.report import CSV_FLOAT, write_csv
+    n = 70
+    table = pd.DataFrame({"system": [f"s{i % 4}" for i in range(n)], "measure": "RBP(p=0.8,rel=2)",
+                          "alpha": np.arange(n) % 3 * 0.5, "x": np.linspace(-1, 1, n) ** 3 * 1e5,
+                          "k": np.arange(n), "flag": np.arange(n) % 2 == 0})
+    table.loc[::5, "x"], table.loc[1::9, "x"], table.loc[2::11, "x"] = np.nan, np.inf, -0.0
+    table["note"] = pd.Series(['a,b', None, 'q"x', "", "ok", "l\nm", np.nan] * 10, dtype=object)
+    table["text"] = pd.Series(["a,b", None, "plain", ""] * 18, dtype="str")[:n]
+    write_csv(table, tmp_path / "ours.csv")
+    table.to_csv(tmp_path / "pandas.csv", index=False, float_format=CSV_FLOAT)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    mixed = pd.DataFrame({"a": [1.5, 2.0], "b": pd.Series([1, "x"], dtype=object)})   # falls back to pandas
+    write_csv(mixed, tmp_path / "mixed.csv")
+    assert (tmp_path / "mixed.csv").read_text() == mixed.to_csv(index=False, float_format=CSV_FLOAT)
