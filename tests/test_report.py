@@ -63,3 +63,24 @@ def test_write_csv_is_byte_identical_to_pandas(tmp_path):
     mixed = pd.DataFrame({"a": [1.5, 2.0], "b": pd.Series([1, "x"], dtype=object)})   # falls back to pandas
     write_csv(mixed, tmp_path / "mixed.csv")
     assert (tmp_path / "mixed.csv").read_text() == mixed.to_csv(index=False, float_format=CSV_FLOAT)
+
+
+def test_styler_html_writes_the_markup_pandas_writes(monkeypatch):
+    import numpy as np
+    import pandas as pd
+    import riskreport as rr
+    from riskreport import report, significance
+    monkeypatch.setattr(report, "FAST_HTML_CELLS", 0)                  # every table takes the fast path
+    rng = np.random.default_rng(4)
+    matrix = pd.DataFrame(rng.beta(2, 5, (9, 25)), index=[f"s<{i}>" for i in range(9)],
+                          columns=[str(t) for t in range(25)])
+    alphas = [0.0, 1.0, 5.0]
+    risk = rr.risk_table(matrix, "s<0>", alphas)
+    tests = rr.inference.tests_table(matrix, "s<0>", alphas, samples=200)
+    boot = rr.inference.bootstrap_table(matrix, "s<0>", alphas, samples=300)
+    verdicts, summary = significance.report_verdicts(risk, tests, boot)
+    styles = [report.risk_wide(risk, summary, caption="risk & <co>"), report.ci_wide(boot, summary, caption="ci"),
+              report.tests_wide(tests, summary, 0.05, caption="tests"), report.styled(verdicts, caption="all"),
+              report.styled(risk[["system", "alpha", "urisk", "p_value"]], highlight={"urisk": "max"})]
+    for style in styles:
+        assert report.styler_html(style) == style.to_html()
