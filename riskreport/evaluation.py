@@ -548,7 +548,7 @@ def judged_fraction(collection: Collection, measure: str, systems: Iterable[str]
     if not runs:
         return pd.DataFrame(columns=["system", "measure", "judged"])
     raw = evaluate_runs(collection.qrels, runs, [judged], **options)[judged].values
-    raw = raw[raw["topic"].isin(topic_set(read_qrels(collection.qrels)))]
+    raw = raw[raw["topic"].isin(qrels_topics(collection.qrels)[0])]
     table = raw.groupby("system", sort=False)["score"].mean().rename("judged").reset_index()
     table.insert(1, "measure", judged)
     return table

@@ -84,3 +84,21 @@ def test_styler_html_writes_the_markup_pandas_writes(monkeypatch):
               report.styled(risk[["system", "alpha", "urisk", "p_value"]], highlight={"urisk": "max"})]
     for style in styles:
         assert report.styler_html(style) == style.to_html()
+
+
+@pytest.mark.parametrize("show_code", [False, True])
+def test_export_makes_nbconvert_accessibility_edits_without_a_soup_round_trip(show_code):
+    import nbformat
+    from bs4 import BeautifulSoup
+    from nbconvert import HTMLExporter
+    from riskreport import export
+    cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/html": "<img src='data:image/png;base64,AAAA'/><img alt='a' src='x.png'>"
+                                           "<div class='jp-OutputArea-output' tabindex='1'>t</div><table><tr><td>1</td></tr></table>"})])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T\n\n## Section"), cell])
+    options = dict(extra_template_basedirs=[str(export.TEMPLATE_DIR)], template_name="riskreport", embed_images=True,
+                   exclude_input=not show_code)
+    theirs, _ = HTMLExporter(**options).from_notebook_node(notebook)
+    ours, _ = export._exporter_class()(**options).from_notebook_node(notebook)
+    assert str(BeautifulSoup(ours, features="html.parser")) == theirs
+    assert ours.count(export.NO_ALT) == 1 and 'tabindex="0"' in ours and "tabindex='1'" not in ours
