@@ -24,22 +24,40 @@ riskreport.errors.UnknownNameError: Unknown baseline 'bm25'. ... The matrix look
 A whole report is one call, `rr.run_report("risk_report", collection="demo")` (papermill and
 nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
+import importlib as _importlib
+from importlib import util as _util
 from importlib import metadata as _metadata
 
-from . import inference, instances, mixed, pools, rankings, risk, significance
-from .batch import run_batch
-from .collection import Collection, load_collection
-from .corrections import adjust_pvalues
-from .effectiveness import effectiveness_table
 from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
-from .evaluation import TopicScores, evaluate, judged_fraction
-from .instances import InstanceScores, evaluate_instances
-from .mixed import MixedFit, fit_pair, mixed_table
-from .params import ReportParameters, check_report_options, resolve_parameters
-from .rankings import rank_agreement
-from .risk import (deltas, georisk, georisk_table, risk_adjusted, risk_adjusted_scores, risk_table, smooth_value,
-                   to_convention, topic_risk, trisk, tstar_table, urisk, zrisk, zrisk_single)
-from .runner import run_report
+
+# Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
+# statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
+_LAZY = {
+    "run_batch": "batch", "Collection": "collection", "load_collection": "collection",
+    "adjust_pvalues": "corrections", "effectiveness_table": "effectiveness", "TopicScores": "evaluation",
+    "evaluate": "evaluation", "judged_fraction": "evaluation", "InstanceScores": "instances",
+    "evaluate_instances": "instances", "MixedFit": "mixed", "fit_pair": "mixed", "mixed_table": "mixed",
+    "ReportParameters": "params", "check_report_options": "params", "resolve_parameters": "params",
+    "rank_agreement": "rankings", "run_report": "runner",
+    **{name: "risk" for name in ("deltas", "georisk", "georisk_table", "risk_adjusted", "risk_adjusted_scores",
+                                 "risk_table", "smooth_value", "to_convention", "topic_risk", "trisk", "tstar_table",
+                                 "urisk", "zrisk", "zrisk_single")},
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(_importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_") and _util.find_spec(f"{__name__}.{name}") is not None:
+        return _importlib.import_module(f".{name}", __name__)           # a submodule: rr.inference, rr.evaluation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 try:
     __version__ = _metadata.version("riskreport")

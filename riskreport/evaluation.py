@@ -85,13 +85,18 @@ def gdeval_provider() -> str:
     return choice
 
 
+def native_providers() -> list:
+    """riskreport's own ir_measures providers, in the order they are tried: gdeval's ERR and
+    nDCG(dcg='exp-log2') (unless `RISKREPORT_GDEVAL=perl`), RBP and Judged."""
+    from . import gdeval, judged, rbp
+    return ([] if gdeval_provider() == "perl" else [gdeval.NATIVE]) + [rbp.NATIVE, judged.NATIVE]
+
+
 def measure_pipeline():
-    """The ir_measures providers riskreport evaluates with: its native gdeval first (unless
-    `RISKREPORT_GDEVAL=perl`), then ir_measures' own, in ir_measures' order."""
+    """The ir_measures providers riskreport evaluates with: its native ones first (`native_providers`),
+    then ir_measures' own, in ir_measures' order."""
     from ir_measures import providers
-    from .gdeval import NATIVE
-    default = list(ir_measures.DefaultPipeline.providers)
-    return providers.FallbackProvider(default if gdeval_provider() == "perl" else [NATIVE] + default)
+    return providers.FallbackProvider(native_providers() + list(ir_measures.DefaultPipeline.providers))
 
 
 SCORE = "score"   # the label of a score table's values when neither the table nor the user names a measure
@@ -242,12 +247,41 @@ def natural_sort(values: Iterable[str]) -> list[str]:
     return sorted(values)
 
 
-def file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+_DIGESTS: dict[tuple, str] = {}   # file signature -> SHA-256: a file is hashed once per process while unchanged
+
+
+def file_signature(path: str | Path) -> tuple:
+    """What identifies a file's content without reading it: path, device, inode, size, mtime and ctime (ns).
+    Any write changes the ctime, so an unchanged signature means an unchanged file."""
+    stat = os.stat(path)
+    return (str(Path(path).resolve()), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's content; remembered for the file's signature (`file_signature`)."""
+    key = file_signature(path)
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
+
+
+def known_digests(paths: Iterable[str | Path]) -> list[list]:
+    """[*signature, digest] of files, for another process to `remember_digests` (the report's kernel)."""
+    return [[*file_signature(p), file_digest(p)] for p in paths]
+
+
+def remember_digests(entries: Iterable[list]) -> None:
+    """Take digests computed by another process for files whose signature is still the same."""
+    for *key, digest in entries:
+        try:
+            if file_signature(key[0]) == tuple(key):
+                _DIGESTS[tuple(key)] = digest
+        except OSError:
+            continue
 
 
 def default_cache_dir() -> Path:
@@ -406,19 +440,31 @@ def _init_worker(qrels: pd.DataFrame, measures: list[str], worker: bool = True) 
         exit_with_parent()
     parsed = [ir_measures.parse_measure(m) for m in measures]
     _WORKER["measures"] = dict(zip(parsed, measures))
-    _WORKER["evaluator"] = measure_pipeline().evaluator(parsed, qrels)
+    evaluator = measure_pipeline().evaluator(parsed, qrels)
+    _WORKER["evaluator"] = evaluator
+    _WORKER["native"] = all(_is_native(e) for e in getattr(evaluator, "evaluators", [evaluator]))
+
+
+def _is_native(evaluator) -> bool:
+    """riskreport's providers take a run as a table (`query_id, doc_id, score`) at numpy speed."""
+    from . import gdeval, judged, rbp
+    return isinstance(evaluator, (gdeval.NativeGdevalEvaluator, rbp.NativeRBPEvaluator, judged.NativeJudgedEvaluator))
 
 
 def _evaluate_file(path: Path) -> dict:
     """Read and check one run, evaluate every measure: {measure: (topics, values), 'run_topics': [...]}"""
-    run = read_run(path)
-    ranking: dict[str, dict[str, float]] = {}   # ir_measures converts a dict far faster than a DataFrame
-    for topic, docno, score in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist()):
-        ranking.setdefault(topic, {})[docno] = score
-    run_topics = set(ranking)
+    table = read_run(path)
+    if _WORKER["native"]:
+        run = table
+        run_topics = set(pd.unique(table["query_id"]).tolist())
+    else:                                       # ir_measures converts a dict far faster than a DataFrame
+        run: dict[str, dict[str, float]] = {}
+        for topic, docno, score in zip(table["query_id"].tolist(), table["doc_id"].tolist(), table["score"].tolist()):
+            run.setdefault(topic, {})[docno] = score
+        run_topics = set(run)
     out: dict = {m: ([], []) for m in _WORKER["measures"].values()}
     try:
-        for metric in _WORKER["evaluator"].iter_calc(ranking):
+        for metric in _WORKER["evaluator"].iter_calc(run):
             if metric.query_id not in run_topics:  # some providers also score topics the run lacks
                 continue
             topics, values = out[_WORKER["measures"][metric.measure]]
@@ -578,7 +624,7 @@ def judged_fraction(collection: Collection, measure: str, systems: Iterable[str]
         return pd.DataFrame(columns=["system", "measure", "judged"])
     judged = judged_measure(canonical_measure(measure))
     raw = evaluate_runs(collection.qrels, runs, [judged], **options)[judged].values
-    raw = raw[raw["topic"].isin(topic_set(read_qrels(collection.qrels)))]
+    raw = raw[raw["topic"].isin(qrels_topics(collection.qrels)[0])]
     table = raw.groupby("system", sort=False)["score"].mean().rename("judged").reset_index()
     table.insert(1, "measure", judged)
     return table

@@ -24,7 +24,9 @@ import numpy as np
 import pandas as pd
 from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import Any, Choices, NOT_PROVIDED
-from ir_measures.util import QrelsConverter, RunConverter
+from ir_measures.util import QrelsConverter
+
+from .ranked import rank_run, run_arrays
 
 MAX_JUDGMENT = 4   # gdeval's maximum grade: ERR's gains are divided by 2^4
 
@@ -33,32 +35,13 @@ def ranked_gains(topics: np.ndarray, docnos: np.ndarray, scores: np.ndarray, jud
                  k: int) -> tuple[np.ndarray, np.ndarray]:
     """(topic ids, gains matrix topics × k) of a run in gdeval's order, padded with gain 0.
 
-    Rows are sorted by topic, score descending and docno descending (gdeval's `runOrder`);
+    Rows are ranked by score descending and docno descending (gdeval's `runOrder`, `riskreport.ranked`);
     only the first `k` of each topic are looked up in `judgments` ({(topic, docno): grade > 0}).
     """
-    codes, names = pd.factorize(topics)
-    order = np.lexsort((-scores, codes))                    # topic, then score descending
-    codes, scores, docnos = codes[order], scores[order], docnos[order]
-    starts = np.r_[0, np.flatnonzero(np.diff(codes)) + 1]
-    rank = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
-    tied = np.r_[False, (codes[1:] == codes[:-1]) & (scores[1:] == scores[:-1])]
-    if tied.any():                                          # equal scores: docno descending, as gdeval
-        docnos = _docno_ties(codes, scores, docnos, tied)
-    keep = rank < k
-    gains = np.zeros((len(names), k))
-    topic_of, rank_of = codes[keep], rank[keep]
-    gains[topic_of, rank_of] = [judgments.get((names[t], d), 0) for t, d in zip(topic_of, docnos[keep])]
-    return np.asarray(names), gains
-
-
-def _docno_ties(codes: np.ndarray, scores: np.ndarray, docnos: np.ndarray, tied: np.ndarray) -> np.ndarray:
-    """Docnos reordered descending within each run of equal (topic, score)."""
-    docnos = docnos.copy()
-    starts = np.flatnonzero(tied & ~np.r_[False, tied[:-1]]) - 1     # a run of ties starts one row before
-    ends = np.flatnonzero(tied & ~np.r_[tied[1:], False]) + 1
-    for start, end in zip(starts, ends):
-        docnos[start:end] = sorted(docnos[start:end], reverse=True)
-    return docnos
+    ranked = rank_run(topics, docnos, scores, k)
+    gains = np.zeros((len(ranked.topics), k))
+    gains[ranked.topic, ranked.rank] = ranked.lookup(judgments)
+    return ranked.topics, gains
 
 
 def dcg(gains: np.ndarray) -> np.ndarray:
@@ -110,7 +93,7 @@ class NativeGdevalEvaluator(providers.Evaluator):
                           for topic, group in ideal.groupby("query_id", sort=False)} for k in self.cutoffs}
 
     def _iter_calc(self, run):
-        topics, docnos, scores = _run_arrays(run)
+        topics, docnos, scores = run_arrays(run)
         if not len(topics):
             return
         for k in self.cutoffs:
@@ -125,20 +108,6 @@ class NativeGdevalEvaluator(providers.Evaluator):
                     topic = str(names[i])
                     v = value[i] / self.ideal[k][topic] if measure.NAME == "nDCG" else value[i]
                     yield Metric(query_id=topic, measure=measure, value=float(v))
-
-
-def _run_arrays(run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(topic, docno, score) arrays of a run given as ir_measures accepts it (dict of dicts, DataFrame, ...)."""
-    if isinstance(run, dict):
-        topics, docnos, scores = [], [], []
-        for topic, ranking in run.items():
-            topics += [str(topic)] * len(ranking)
-            docnos += ranking.keys()
-            scores += ranking.values()
-        return np.asarray(topics, dtype=object), np.asarray(docnos, dtype=object), np.asarray(scores, dtype=float)
-    table = run if isinstance(run, pd.DataFrame) else RunConverter(run).as_pd_dataframe()
-    return (table["query_id"].astype(str).to_numpy(dtype=object), table["doc_id"].astype(str).to_numpy(dtype=object),
-            table["score"].to_numpy(dtype=float))
 
 
 NATIVE = NativeGdevalProvider()

@@ -232,18 +232,35 @@ def sign_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def wilcoxon_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Wilcoxon signed-rank test, zeros dropped, x rounded to 10 decimals first: (W⁺, two-sided p)."""
+    """Wilcoxon signed-rank test, zeros dropped, x rounded to 10 decimals first: (W⁺, two-sided p).
+
+    As `scipy.stats.wilcoxon(nonzero, zero_method="wilcox")` row by row: where scipy uses its normal
+    approximation (more than 50 non-zero differences, or more than 13 with ties) the statistic, tie
+    correction and p-value are computed here for every row at once; the few small rows (exact or
+    permutation p-values) go to scipy.
+    """
     rounded = np.round(x, 10)
     flat = rounded.reshape(-1, rounded.shape[-1])
-    w_plus, p = np.full(len(flat), np.nan), np.full(len(flat), np.nan)
-    for i, row in enumerate(flat):
-        nonzero = row[row != 0]
-        if len(nonzero) == 0:
-            w_plus[i], p[i] = 0.0, 1.0
-            continue
-        ranks = stats.rankdata(np.abs(nonzero))
-        w_plus[i] = ranks[nonzero > 0].sum()
-        p[i] = stats.wilcoxon(nonzero, zero_method="wilcox").pvalue
+    rows, c = flat.shape
+    n = np.count_nonzero(flat, axis=-1)
+    magnitude = np.where(flat != 0, np.abs(flat), -1.0)                    # zeros rank below everything
+    ranks = stats.rankdata(magnitude, axis=-1) - (c - n)[:, None]          # ranks among the non-zero ones
+    w_plus = np.where(flat > 0, ranks, 0.0).sum(axis=-1)
+    ordered = np.sort(magnitude, axis=-1)
+    new_value = np.ones((rows, c), dtype=bool)
+    new_value[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    starts = np.flatnonzero(new_value.reshape(-1))
+    sizes = np.diff(np.r_[starts, rows * c]).astype(float)
+    nonzero_run = ordered.reshape(-1)[starts] >= 0
+    ties = np.bincount(starts[nonzero_run] // c, (sizes ** 3 - sizes)[nonzero_run], minlength=rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.sqrt((n * (n + 1.0) * (2.0 * n + 1.0) - ties / 2) / 24)
+        z = (w_plus - n * (n + 1.0) / 4) / se
+    p = 2 * stats.norm.sf(np.abs(z))
+    for i in np.flatnonzero((n <= 50) & ((n <= 13) | (ties == 0))):    # scipy's exact or permutation p
+        nonzero = flat[i][flat[i] != 0]
+        p[i] = stats.wilcoxon(nonzero, zero_method="wilcox").pvalue if len(nonzero) else 1.0
+    p[n == 0] = 1.0
     return w_plus.reshape(x.shape[:-1]), p.reshape(x.shape[:-1])
 
 
@@ -287,7 +304,7 @@ def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], me
                "randomisation": (x.mean(axis=-1), randomisation_test(x, samples, seed))}
     parts = []
     for test, (statistic, p) in results.items():
-        adjusted = np.stack([adjust_pvalues(row, correction) for row in p])       # per α, across challengers
+        adjusted = adjust_pvalues(p, correction)                                 # per α, across challengers
         parts.append(long_frame({"alpha": alphas, "system": challengers}, TEST_COLUMNS, baseline=baseline,
                                 measure=measure, test=test, statistic=statistic, p_value=p, p_adjusted=adjusted,
                                 correction=correction))

@@ -82,8 +82,25 @@ def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: in
 
 
 def _delta_bars(data: pd.DataFrame, **_) -> None:
-    ax = plt.gca()
-    ax.bar(data["rank"], data["delta"], width=1.0, color=data["outcome"].map(RISK_COLOURS), linewidth=0)
+    bars(plt.gca(), data["rank"], data["delta"], 1.0, data["outcome"].map(RISK_COLOURS))
+
+
+def bars(ax, x, height, width: float, colors):
+    """Bars from 0 to `height` centred on `x`, as `Axes.bar` draws them without edges, but as one
+    collection: hundreds of bars per panel draw, and write as SVG and PDF, many times faster."""
+    from matplotlib.collections import PolyCollection
+    x, height = np.asarray(x, dtype=float), np.asarray(height, dtype=float)
+    colors = np.asarray(list(colors), dtype=object)
+    shown = np.isfinite(x) & np.isfinite(height)
+    x, height, colors = x[shown], height[shown], colors[shown]
+    left, right, zero = x - width / 2, x + width / 2, np.zeros_like(height)
+    corners = np.stack([np.column_stack(c) for c in ((left, zero), (left, height), (right, height), (right, zero))],
+                       axis=1)
+    collection = PolyCollection(corners, facecolors=list(colors), edgecolors="none", linewidths=0)
+    collection.sticky_edges.y.append(0)
+    ax.add_collection(collection, autolim=True)
+    ax.autoscale_view()
+    return collection
 
 
 def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, marker: str | None = None,
@@ -147,8 +164,7 @@ def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str,
     row = "alpha" if data["alpha"].nunique() > 1 else None
     grid = sns.FacetGrid(data, col="system", row=row, col_wrap=None if row else min(col_wrap, n),
                          height=2.4, aspect=1.7, sharey=True)
-    grid.map_dataframe(lambda data, **_: plt.gca().bar(data["position"], data["tj"], width=0.9,
-                                                       color=data["colour"], linewidth=0))
+    grid.map_dataframe(lambda data, **_: bars(plt.gca(), data["position"], data["tj"], 0.9, data["colour"]))
     grid.set_titles("{col_name}, α = {row_name}" if row else "{col_name}")
     grid.set_axis_labels("topic", "TJ_i")
     for ax in grid.axes.flat:

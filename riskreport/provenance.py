@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 from importlib import metadata
 
@@ -23,8 +24,11 @@ def package_versions(packages=PACKAGES, python: bool = True) -> dict[str, str]:
 
 
 def file_hashes(paths) -> dict[str, str]:
-    """SHA-256 of every input file, keyed by its path."""
-    return {str(path): file_digest(path) for path in paths}
+    """SHA-256 of every input file, keyed by its path (hashed in threads: hashlib releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+    paths = list(paths)
+    with ThreadPoolExecutor(max(1, min(len(paths), os.cpu_count() or 1))) as pool:
+        return dict(zip(map(str, paths), pool.map(file_digest, paths)))
 
 
 def inputs_digest(hashes: dict[str, str]) -> str:

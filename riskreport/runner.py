@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .collection import PROJECT_ROOT
 from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
-from .evaluation import Progress, evaluate_runs, judged_measure
+from .evaluation import Progress, evaluate_runs, judged_measure, known_digests
 from .export import export_html
 from .files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder, failed_file,
                     list_files, merge_into, plan_destination, umask)
@@ -271,7 +271,10 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
         f"measure {params.measure}, baseline {params.baseline}, α {params.alphas}")
     if destination.kept:
         say(f"--out {final}: keeping {len(destination.kept)} file(s) riskreport did not write")
+    phases: dict[str, float] = {}      # seconds per phase, recorded in params.json (`phases_s`)
+    clock = time.perf_counter()
     prewarm(params, say, tpl.instances)
+    phases["evaluate"] = time.perf_counter() - clock
 
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=destination.build_in))
     index = update_index and out is None
@@ -279,7 +282,9 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
     try:
         os.chmod(work, 0o777 & ~umask())
         try:
+            clock = time.perf_counter()
             _execute(tpl, {**plan.effective, **_context(plan, work, workers)}, work, say)
+            phases["execute"] = time.perf_counter() - clock
         except ReportExecutionError as error:
             if disk_problem(error) is None:
                 failed = _keep_failed(work, plan, error, final, destination, out is not None, started, job)
@@ -290,9 +295,12 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
         writing = work / "params.json"
         record = _write_params(work, plan, started, status="ok", job=job)
         writing = work / "report.html"
+        clock = time.perf_counter()
         _export(work, plan.record["show_code"], record)
+        phases["export"] = time.perf_counter() - clock
         writing = work / "params.json"
-        _write_params(work, plan, started, status="ok", job=job, files=list_files(work) + ["params.json"])
+        _write_params(work, plan, started, status="ok", job=job, files=list_files(work) + ["params.json"],
+                      phases=phases)
         writing = final
         clash = collisions(work, destination)
         if clash:
@@ -367,7 +375,8 @@ def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
         return {}
     return {CONTEXT: {"tables_dir": str(work / "tables"), "workers": workers or os.cpu_count() or 1,
                       "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"]),
-                      "chosen": plan.record["chosen"]}}
+                      "chosen": plan.record["chosen"],
+                      "file_digests": known_digests(plan.record["collection"]["files_sha256"])}}
 
 
 def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None:
@@ -437,13 +446,15 @@ def _kernel_manager(home: Path):
 
 
 def _write_params(work: Path, plan: ReportPlan, started: float, status: str, job: str | None,
-                  error: str | None = None, files: list[str] | None = None) -> dict:
-    """Write params.json; `files` lists what the report folder holds (what riskreport may replace later)."""
+                  error: str | None = None, files: list[str] | None = None, phases: dict | None = None) -> dict:
+    """Write params.json; `files` lists what the report folder holds (what riskreport may replace later),
+    `phases` the seconds spent evaluating runs, executing the notebook and exporting the HTML."""
     record = {**plan.record, "job": job, "status": status, **({"error": error} if error else {}),
               "fingerprint": plan.fingerprint,
               "duration_s": round(time.time() - started, 3),
               "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              **({"files": sorted(set(files))} if files is not None else {})}
+              **({"files": sorted(set(files))} if files is not None else {}),
+              **({"phases_s": {k: round(v, 3) for k, v in phases.items()}} if phases else {})}
     (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
 

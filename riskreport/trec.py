@@ -40,6 +40,9 @@ def read_run(path: str | Path) -> pd.DataFrame:
     are often shared by several runs. A (topic, docno) pair ranked twice is an error
     naming both lines.
     """
+    fast = _read_run_fast(Path(path))
+    if fast is not None:
+        return fast
     table = _read_whitespace_table(path, RUN_COLUMNS, RUN_FORMAT, text=("query_id", "q0", "doc_id", "tag"))
     _require_numeric(table, path, "score", "a number in column 5 (score)")
     _require_integer(table, path, "rank", "a non-negative integer in column 4 (rank)")
@@ -47,8 +50,62 @@ def read_run(path: str | Path) -> pd.DataFrame:
     return table[["query_id", "doc_id", "score"]].reset_index(drop=True)
 
 
+def _read_run_fast(path: Path) -> pd.DataFrame | None:
+    """A well-formed run at native speed (see `_read_single_spaced`); None when the careful reader must read it."""
+    table = _read_single_spaced(path, RUN_COLUMNS, {"rank": "int64", "score": "float64"})
+    if table is None:
+        return None
+    score, rank = table["score"].to_numpy(), table["rank"].to_numpy()
+    if not np.isfinite(score).all() or (rank < 0).any():
+        return None
+    run = pd.DataFrame({"query_id": pd.Series(table["query_id"], dtype="str"),
+                        "doc_id": pd.Series(table["doc_id"], dtype="str"), "score": score})
+    return None if _has_duplicate_pairs(run) else run
+
+
+def _read_single_spaced(path: Path, names: list[str], numeric: dict[str, str]):
+    """The common case at native speed: a file whose fields are separated by single spaces, parsed by
+    pyarrow into a table (the `numeric` columns typed, the others text). None for anything else (tabs,
+    runs of spaces, CR, a value of the wrong type, a missing field, no pyarrow), which the careful reader
+    then reads, locating any error by line."""
+    try:
+        import pyarrow as pa
+        from pyarrow import csv as pa_csv
+    except ImportError:
+        return None
+    data = _read_bytes(path)
+    if not data or b"\x00" in data or any(bad in data for bad in (b"\t", b"  ", b"\r", b"\n ", b" \n", b"\x0b", b"\x0c")) \
+            or data[:1] == b" ":
+        return None
+    types = {name: getattr(pa, numeric.get(name, "string"))() for name in names}
+    try:
+        table = pa_csv.read_csv(pa.py_buffer(data), read_options=pa_csv.ReadOptions(column_names=names),
+                                parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
+                                convert_options=pa_csv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                                                      quoted_strings_can_be_null=False))
+    except (pa.ArrowException, ValueError):
+        return None
+    if not table.num_rows or any(table[name].null_count for name in numeric):
+        return None
+    return table
+
+
+def _has_duplicate_pairs(table: pd.DataFrame) -> bool:
+    """Whether a (query_id, doc_id) pair occurs twice."""
+    topic = pd.factorize(table["query_id"])[0].astype(np.int64)
+    doc = pd.factorize(table["doc_id"])[0].astype(np.int64)
+    return bool(pd.Series(topic * (int(doc.max()) + 1) + doc).duplicated().any())
+
+
 def read_qrels(path: str | Path) -> pd.DataFrame:
     """Read TREC qrels into columns `query_id, doc_id, relevance` (int; spam −2 kept as is)."""
+    fast = _read_single_spaced(Path(path), QRELS_COLUMNS, {"relevance": "int64"})
+    if fast is not None:
+        qrels = pd.DataFrame({"query_id": pd.Series(fast["query_id"], dtype="str"),
+                              "doc_id": pd.Series(fast["doc_id"], dtype="str"),
+                              "relevance": fast["relevance"].to_numpy()})
+        if not _has_duplicate_pairs(qrels):
+            return qrels
     table = _read_whitespace_table(path, QRELS_COLUMNS, QRELS_FORMAT, text=("query_id", "iteration", "doc_id"))
     _require_integer(table, path, "relevance", "an integer relevance grade in column 4", signed=True)
     _reject_duplicates(table, path, ["query_id", "doc_id"], "document {doc_id} judged twice for topic {query_id}")

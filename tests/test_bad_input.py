@@ -402,3 +402,18 @@ def test_measure_suggestion_ignores_case():
     from riskreport.evaluation import canonical_measure
     with pytest.raises(UnknownNameError, match=r"Did you mean 'nDCG@10'\?"):
         canonical_measure("ndcg@10")
+
+
+def test_fast_reader_gives_the_careful_readers_tables(tmp_path, monkeypatch):
+    import pandas as pd
+    from riskreport import trec
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 2.5 t\n\n2 Q0 d1 1 -1e3 t\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 2\n1 0 d2 -2\n2 0 d1 0\n")
+    fast = trec.read_run(run), trec.read_qrels(qrels)
+    assert trec._read_single_spaced(run, trec.RUN_COLUMNS, {"rank": "int64", "score": "float64"}) is not None
+    monkeypatch.setattr(trec, "_read_single_spaced", lambda *args: None)    # the careful reader only
+    careful = trec.read_run(run), trec.read_qrels(qrels)
+    for ours, theirs in zip(fast, careful):
+        pd.testing.assert_frame_equal(ours, theirs)

@@ -151,3 +151,19 @@ def test_threads_are_the_callers_choice_and_do_not_change_intervals():
     counts = inf.resample_counts(12, 1000, np.random.default_rng(1))
     one, three = (inf.confidence_intervals(x, [0.9, 0.99], counts, workers=w) for w in (1, 3))
     assert all(np.array_equal(one[m], three[m], equal_nan=True) for m in one)
+
+
+@pytest.mark.parametrize("c", [5, 14, 51, 120])
+def test_wilcoxon_equals_scipy_row_by_row(c):
+    rng = np.random.default_rng(c)
+    x = np.round(rng.normal(0.05, 0.3, (2, 30, c)), 2)                # ties and zeros
+    x[0, :4] = 0
+    x[1] = rng.normal(size=(30, c))                                    # no ties
+    w_plus, p = inf.wilcoxon_test(x)
+    for idx in np.ndindex(x.shape[:-1]):
+        nonzero = x[idx][x[idx] != 0]
+        if not len(nonzero):
+            assert (w_plus[idx], p[idx]) == (0.0, 1.0)
+            continue
+        assert w_plus[idx] == stats.rankdata(np.abs(nonzero))[nonzero > 0].sum()
+        assert p[idx] == pytest.approx(stats.wilcoxon(nonzero, zero_method="wilcox").pvalue, rel=1e-12, abs=1e-300)

@@ -44,3 +44,61 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
         assert image.info.get("Description") == "A caption: losses < 0"
         assert round(image.info["dpi"][0]) == 200
     assert not plt.get_fignums()                                   # closed in this process
+
+
+def test_write_csv_is_byte_identical_to_pandas(tmp_path):
+    import numpy as np
+    import pandas as pd
+    from riskreport.report import CSV_FLOAT, write_csv
+    n = 70
+    table = pd.DataFrame({"system": [f"s{i % 4}" for i in range(n)], "measure": "RBP(p=0.8,rel=2)",
+                          "alpha": np.arange(n) % 3 * 0.5, "x": np.linspace(-1, 1, n) ** 3 * 1e5,
+                          "k": np.arange(n), "flag": np.arange(n) % 2 == 0})
+    table.loc[::5, "x"], table.loc[1::9, "x"], table.loc[2::11, "x"] = np.nan, np.inf, -0.0
+    table["note"] = pd.Series(['a,b', None, 'q"x', "", "ok", "l\nm", np.nan] * 10, dtype=object)
+    table["text"] = pd.Series(["a,b", None, "plain", ""] * 18, dtype="str")[:n]
+    write_csv(table, tmp_path / "ours.csv")
+    table.to_csv(tmp_path / "pandas.csv", index=False, float_format=CSV_FLOAT)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    mixed = pd.DataFrame({"a": [1.5, 2.0], "b": pd.Series([1, "x"], dtype=object)})   # falls back to pandas
+    write_csv(mixed, tmp_path / "mixed.csv")
+    assert (tmp_path / "mixed.csv").read_text() == mixed.to_csv(index=False, float_format=CSV_FLOAT)
+
+
+def test_styler_html_writes_the_markup_pandas_writes(monkeypatch):
+    import numpy as np
+    import pandas as pd
+    import riskreport as rr
+    from riskreport import report, significance
+    monkeypatch.setattr(report, "FAST_HTML_CELLS", 0)                  # every table takes the fast path
+    rng = np.random.default_rng(4)
+    matrix = pd.DataFrame(rng.beta(2, 5, (9, 25)), index=[f"s<{i}>" for i in range(9)],
+                          columns=[str(t) for t in range(25)])
+    alphas = [0.0, 1.0, 5.0]
+    risk = rr.risk_table(matrix, "s<0>", alphas)
+    tests = rr.inference.tests_table(matrix, "s<0>", alphas, samples=200)
+    boot = rr.inference.bootstrap_table(matrix, "s<0>", alphas, samples=300)
+    verdicts, summary = significance.report_verdicts(risk, tests, boot)
+    styles = [report.risk_wide(risk, summary, caption="risk & <co>"), report.ci_wide(boot, summary, caption="ci"),
+              report.tests_wide(tests, summary, 0.05, caption="tests"), report.styled(verdicts, caption="all"),
+              report.styled(risk[["system", "alpha", "urisk", "p_value"]], highlight={"urisk": "max"})]
+    for style in styles:
+        assert report.styler_html(style) == style.to_html()
+
+
+@pytest.mark.parametrize("show_code", [False, True])
+def test_export_makes_nbconvert_accessibility_edits_without_a_soup_round_trip(show_code):
+    import nbformat
+    from bs4 import BeautifulSoup
+    from nbconvert import HTMLExporter
+    from riskreport import export
+    cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/html": "<img src='data:image/png;base64,AAAA'/><img alt='a' src='x.png'>"
+                                           "<div class='jp-OutputArea-output' tabindex='1'>t</div><table><tr><td>1</td></tr></table>"})])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T\n\n## Section"), cell])
+    options = dict(extra_template_basedirs=[str(export.TEMPLATE_DIR)], template_name="riskreport", embed_images=True,
+                   exclude_input=not show_code)
+    theirs, _ = HTMLExporter(**options).from_notebook_node(notebook)
+    ours, _ = export._exporter_class()(**options).from_notebook_node(notebook)
+    assert str(BeautifulSoup(ours, features="html.parser")) == theirs
+    assert ours.count(export.NO_ALT) == 1 and 'tabindex="0"' in ours and "tabindex='1'" not in ours

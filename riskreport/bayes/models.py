@@ -296,25 +296,27 @@ def rbp_rank_gains(runs: dict, qrels: pd.DataFrame, topics, p: float = 0.8, dept
     """Per-rank RBP gains g_ijk = (1 − p)·p^(k−1)·rel/rel_max of each run (the data of BHM-ZOiB-Rank).
 
     `runs` maps a system to its `query_id, doc_id, score` table (`trec.read_run`); ranks follow score
-    descending, then docno descending (SPEC §1); unjudged, non-relevant and spam documents gain 0; a
-    topic a run lacks (or ranks fewer than `depth` documents for) has gain 0 at the missing ranks.
-    Tidy `system, topic, rank, score` for ranks 1..`depth` of every system and topic.
+    descending, then docno descending (SPEC §1; `riskreport.ranked`, as the native RBP provider); unjudged,
+    non-relevant and spam documents gain 0; a topic a run lacks (or ranks fewer than `depth` documents
+    for) has gain 0 at the missing ranks. Tidy `system, topic, rank, score` for ranks 1..`depth` of every
+    system and topic.
     """
     if not 0 < p < 1 or depth < 1:
         raise ParameterError(f"RBP gains need 0 < p < 1 and depth ≥ 1, got p = {p!r}, depth = {depth!r}.")
-    grades = qrels.assign(relevance=qrels["relevance"].clip(lower=0)).set_index(["query_id", "doc_id"])["relevance"]
-    top = float(grades.max()) if len(grades) and grades.max() > 0 else 1.0
+    from ..ranked import rank_run, run_arrays
+    from ..rbp import rank_gains
+    judgments = dict(zip(zip(qrels["query_id"].astype(str), qrels["doc_id"].astype(str)),
+                         qrels["relevance"].astype(float)))
+    top = float(qrels["relevance"].max()) if len(qrels) and qrels["relevance"].max() > 0 else 1.0
     topics = [str(t) for t in topics]
     frames = []
     for system, run in runs.items():
-        ranked = run[run["query_id"].astype(str).isin(topics)].sort_values(
-            ["query_id", "score", "doc_id"], ascending=[True, False, False])
-        ranked = ranked.assign(rank=ranked.groupby("query_id").cumcount() + 1)
-        ranked = ranked[ranked["rank"] <= depth]
-        rel = grades.reindex(pd.MultiIndex.from_frame(ranked[["query_id", "doc_id"]].astype(str))).fillna(0).to_numpy()
-        found = pd.DataFrame({"topic": ranked["query_id"].astype(str).to_numpy(), "rank": ranked["rank"].to_numpy(),
-                              "score": (1 - p) * p ** (ranked["rank"].to_numpy() - 1) * rel / top})
-        grid = pd.MultiIndex.from_product([topics, range(1, depth + 1)], names=["topic", "rank"])
-        full = found.set_index(["topic", "rank"])["score"].reindex(grid, fill_value=0.0).reset_index()
-        frames.append(full.assign(system=system))
+        ranked = rank_run(*run_arrays(run), depth)
+        found = rank_gains(ranked, judgments, p, depth, scale=top)
+        row = {t: i for i, t in enumerate(ranked.topics.tolist())}
+        gains = np.zeros((len(topics), depth))
+        present = [i for i, t in enumerate(topics) if t in row]
+        gains[present] = found[[row[topics[i]] for i in present]]
+        frames.append(pd.DataFrame({"system": system, "topic": np.repeat(topics, depth),
+                                    "rank": np.tile(np.arange(1, depth + 1), len(topics)), "score": gains.reshape(-1)}))
     return pd.concat(frames, ignore_index=True)[["system", "topic", "rank", "score"]]
