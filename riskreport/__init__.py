@@ -35,7 +35,7 @@ from .errors import InputFormatError, ParameterError, ReportExecutionError, Risk
 from .evaluation import TopicScores, evaluate, judged_fraction
 from .instances import InstanceScores, evaluate_instances
 from .mixed import MixedFit, fit_pair, mixed_table
-from .params import ReportParameters, check_report_options, resolve_parameters
+from .params import ReportParameters, check_report_options, choose_systems, resolve_parameters
 from .rankings import rank_agreement
 from .risk import (deltas, georisk, georisk_table, risk_adjusted, risk_adjusted_scores, risk_table, smooth_value,
                    to_convention, topic_risk, trisk, tstar_table, urisk, zrisk, zrisk_single)
@@ -50,7 +50,8 @@ __all__ = [
     # entry points
     "run_report", "run_batch",
     # collections, parameters, scores
-    "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "evaluate",
+    "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "choose_systems",
+    "evaluate",
     "judged_fraction", "TopicScores", "evaluate_instances", "InstanceScores",
     # measures and statistics
     "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk", "trisk", "risk_table", "topic_risk",

@@ -28,6 +28,8 @@ SCORE_COLUMNS = ["system", "topic", "score", "measure", "instance"]
 RUN_FORMAT = "6 whitespace-separated columns: topic Q0 docno rank score tag"
 QRELS_FORMAT = "4 whitespace-separated columns: topic iteration docno relevance"
 SCORES_FORMAT = "a CSV header system,topic,score[,measure][,instance]"
+SYSTEM_LIST_FORMAT = ("one system id per line, or a CSV whose header has a 'system' column (and optionally a 'pooled' "
+                      "column of 0/1)")
 LINE_BREAK = re.compile(rb"\r\n|\n|\r")          # what pandas' C parser ends a line on
 FIELD_GAP = re.compile(rb"[ \t]+")
 MAX_DIGITS = 18                                  # integers that fit int64
@@ -104,6 +106,46 @@ def read_scores(path: str | Path) -> pd.DataFrame:
     _reject_duplicates(table, path, ["system", "instance", "measure", "topic"],
                        "system {system} has two scores for topic {topic}")
     return table[SCORE_COLUMNS].reset_index(drop=True)
+
+
+def read_system_list(path: str | Path) -> list[str]:
+    """Read a list of systems (a model's pool, a report's challengers) from a file.
+
+    Either one system id per line (blank lines and `#` comments ignored), or a CSV whose header
+    names a `system` column; with a `pooled` column (0 or 1, like TREC-COVID's `round1_pooled.csv`)
+    only the rows marked 1 are listed. Other columns are ignored; a system listed twice counts once.
+    """
+    path = Path(path)
+    text = _decode(path, _read_bytes(path), SYSTEM_LIST_FORMAT).lstrip("\ufeff")
+    lines = [(number, line.strip()) for number, line in enumerate(text.splitlines(), start=1)]
+    lines = [(number, line) for number, line in lines if line and not line.startswith("#")]
+    if not lines:
+        raise InputFormatError(path, "the file lists no system", expected=SYSTEM_LIST_FORMAT)
+    header = [field.strip() for field in lines[0][1].split(",")]
+    if "system" not in header:
+        for number, line in lines:
+            if "," in line:
+                raise InputFormatError(path, f"{line!r} has a comma but the first line is not a CSV header naming a "
+                                       "'system' column", line=number, expected=SYSTEM_LIST_FORMAT)
+        return list(dict.fromkeys(line for _, line in lines))
+    systems = []
+    for number, line in lines[1:]:
+        fields = [field.strip() for field in line.split(",")]
+        if len(fields) != len(header):
+            raise InputFormatError(path, f"{len(fields)} field(s) instead of {len(header)}", line=number,
+                                   expected=f"one value per column of the header {','.join(header)}")
+        row = dict(zip(header, fields))
+        if not row["system"]:
+            raise InputFormatError(path, "empty system", line=number, expected="a system id in column 'system'")
+        if "pooled" in row and row["pooled"] not in ("0", "1"):
+            raise InputFormatError(path, f"pooled is {row['pooled']!r}", line=number,
+                                   expected="0 or 1 in column 'pooled' (1: the system is in the pool)")
+        if row.get("pooled", "1") == "1":
+            systems.append(row["system"])
+    if not systems:
+        why = "no row has pooled = 1" if "pooled" in header else "the file has a header but no data rows"
+        raise InputFormatError(path, why, expected="at least one system")
+    return list(dict.fromkeys(systems))
 
 
 def _check_header(path: Path, header: list[str]) -> None:

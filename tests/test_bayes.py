@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+import riskreport as rr
 from riskreport import bayes
 from riskreport.bayes import models
 from riskreport.errors import ParameterError
@@ -268,3 +269,53 @@ def test_zoib_rank_fit_recovers_the_rank_slope():
     assert result.diagnostics["max_rhat"] < 1.05 and np.isfinite(result.criteria["waic"])   # 3 systems: sd_sys is vague
     with pytest.raises(ParameterError, match="rank"):
         bayes.fit("zoib_rank", bayes.scores_data(table.drop(columns="rank")), use_cache=False, **FAST)
+
+
+# ---------------------------------------------------------------- the model's pool given as a file (no sampling)
+
+def test_pool_file_formats(tmp_path):
+    from riskreport.trec import read_system_list
+    plain = tmp_path / "pool.txt"
+    plain.write_text("# the pool\nbase\n\n good \nbase\n")
+    assert read_system_list(plain) == ["base", "good"]                  # comments, blanks, spaces; twice counts once
+    flagged = tmp_path / "pooled.csv"
+    flagged.write_text("system,pooled\nbase,1\nrisky,0\ngood,1\nother-track,1\n")
+    assert read_system_list(flagged) == ["base", "good", "other-track"]
+    chosen, absent = rr.choose_systems(str(flagged), ["base", "good", "risky"], "pool")
+    assert (chosen, absent) == (["base", "good"], ["other-track"])
+    assert rr.choose_systems(["good", "base"], ["base", "good"]) == (["good", "base"], [])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("system,pooled\nbase,1\ngood,yes\n", r"pooled.csv, line 3: pooled is 'yes' \(expected 0 or 1"),
+    ("system,pooled\nbase,1,x\n", r"pooled.csv, line 2: 3 field\(s\) instead of 2"),
+    ("run,pooled\nbase,1\n", r"pooled.csv, line 1: 'run,pooled' has a comma but the first line is not a CSV header"),
+    ("system,pooled\nbase,0\n", r"pooled.csv: no row has pooled = 1"),
+    ("# nothing\n\n", r"pooled.csv: the file lists no system"),
+])
+def test_pool_file_errors_name_the_file_and_line(tmp_path, text, message):
+    from riskreport.trec import read_system_list
+    path = tmp_path / "pooled.csv"
+    path.write_text(text)
+    with pytest.raises(rr.InputFormatError, match=message):
+        read_system_list(path)
+
+
+def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
+    from riskreport.runner import plan_report
+    pool = tmp_path / "pooled.csv"
+    pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,0\nelsewhere,1\n")
+    monkeypatch.chdir(tmp_path)
+    plan = plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "pooled.csv"})
+    assert plan.effective["pool"] == str(pool.resolve())                # the kernel runs elsewhere: absolute
+    assert str(pool.resolve()) in plan.record["collection"]["files_sha256"]   # an input: its hash in the fingerprint
+    p = rr.resolve_parameters(str(tiny_collection), systems=plan.effective["pool"])
+    assert p.systems == ["base", "good"] and p.extra["absent"] == ["elsewhere"]
+    before = plan.fingerprint
+    pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,1\n")
+    assert plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "pooled.csv"}).fingerprint != before
+    with pytest.raises(rr.InputFormatError, match="missing.csv: no such file"):
+        plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "missing.csv"})
+    (tmp_path / "foreign.txt").write_text("x\ny\n")
+    with pytest.raises(rr.ParameterError, match=r"foreign.txt: none of the 2 system\(s\) it lists \(x, y\)"):
+        rr.resolve_parameters(str(tiny_collection), systems=str(tmp_path / "foreign.txt"))

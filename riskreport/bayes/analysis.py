@@ -184,10 +184,14 @@ def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
     return top["system"].tolist()[:limit]
 
 
-def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str]) -> pd.DataFrame:
-    """The model's data in numbers: scores, systems, topics, exact zeros and ones."""
+def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str], pool_file: str | None = None,
+                  absent: Sequence[str] = ()) -> pd.DataFrame:
+    """The model's data in numbers: scores, systems, topics, exact zeros and ones; the pool's file and the runs it
+    lists that the collection lacks (left out of the models)."""
     values = matrix.to_numpy(dtype=float)
-    rows = [("systems in the model's pool", len(matrix)), ("challengers reported", len(challengers)),
+    pool = [("pool file", pool_file), (f"runs of the pool file not in the collection ({len(absent)}, left out)",
+                                       ", ".join(absent) or "none")] if pool_file else []
+    rows = pool + [("systems in the model's pool", len(matrix)), ("challengers reported", len(challengers)),
             ("baseline (champion)", baseline), ("topics", matrix.shape[1]), ("scores", values.size),
             ("scores = 0", int((values == 0).sum())), ("scores = 1", int((values == 1).sum())),
             ("scores outside [0, 1]", int(((values < 0) | (values > 1)).sum()))]
