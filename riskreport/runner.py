@@ -28,10 +28,11 @@ from .files import (Destination, DestinationError, DiskFullError, collisions, di
 from .index import write_index
 from .params import check_report_options, is_system_file, ReportParameters, resolve_parameters
 from .provenance import file_hashes, inputs_digest, package_versions
-from .trec import read_system_list
+from .trec import read_rank_gains, read_system_list
 
 KERNEL_NAME = "riskreport-python"
-SYSTEM_LIST_PARAMETERS = ("systems", "pool")   # list[str] parameters that also take a file listing systems
+# parameters that may name an input file, with the reader that checks it: the file is hashed with the collection's
+FILE_PARAMETERS = {"systems": read_system_list, "pool": read_system_list, "rank_gains": read_rank_gains}
 CONTEXT = "context"   # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
 
 
@@ -116,7 +117,8 @@ def coerce_parameter(template: Template, name: str, value):
     Text values (from the CLI or a job file) are read as Python literals where the declared
     type is not `str`; only plain data (numbers, text, booleans, None, lists, dicts) passes.
     `systems` and `pool` also take the path of a file listing systems (`params.choose_systems`),
-    checked here and passed on as an absolute path.
+    `rank_gains` the path of a per-rank gains table: read here (errors name the file and line) and
+    passed on as an absolute path.
     """
     if name not in template.parameters:
         raise UnknownNameError("parameter", name, list(template.parameters),
@@ -125,9 +127,9 @@ def coerce_parameter(template: Template, name: str, value):
     optional = declared.startswith("Optional[") and declared.endswith("]")
     base = declared[len("Optional["):-1] if optional else declared
     kind = base.split("[", 1)[0].lower()
-    if name in SYSTEM_LIST_PARAMETERS and kind == "list" and is_system_file(value):
+    if name in FILE_PARAMETERS and kind in ("list", "str") and is_system_file(value):
         path = Path(value).expanduser().resolve()   # the kernel runs in the report's build folder: an absolute path
-        read_system_list(path)                       # a format error now, naming the file and line
+        FILE_PARAMETERS[name](path)                  # a format error now, naming the file and line
         return str(path)
     if isinstance(value, str) and kind != "str":
         value = _literal(value, default=value)
@@ -222,7 +224,8 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
 
 def list_files_given(given: dict) -> list[Path]:
     """The files listing systems among the parameters: inputs of the report, hashed with the collection's."""
-    return [Path(given[name]) for name in SYSTEM_LIST_PARAMETERS if isinstance(given.get(name), str)]
+    return [Path(given[name]) for name in FILE_PARAMETERS if isinstance(given.get(name), str) and
+            Path(given[name]).is_absolute()]
 
 
 def run_report(template: str = "risk_report", *, collection: str | None = None, baseline: str | None = None,

@@ -94,6 +94,32 @@ def paired_data(d: np.ndarray, system: str, topics) -> BayesData:
                      systems=(system,), topics=tuple(map(str, topics)))
 
 
+def intercept_correlation(data: BayesData) -> float:
+    """Predicted posterior correlation of the intercept b with a system effect, from two-way ANOVA moments.
+
+    The data fix b + mean(r_sys) + mean(r_top) closely but split it only through the group priors, so
+    var(b) ≈ sd_sys²/S + sd_top²/T while a system effect given b has variance ≈ σ²/T; the correlation is
+    √(var(b) / (var(b) + σ²/T)). Near 1 (few systems that differ a lot, little noise: the demo's 11
+    systems give 0.89, TREC-COVID's 42 give 0.53) NUTS with a diagonal mass matrix mixes slowly: the
+    sampler adapts a low-rank one instead. Moments of the cell means (ranks averaged); 0 for paired data.
+    """
+    n_sys, n_top = len(data.systems), len(data.topics)
+    if n_sys < 2 or n_top < 2:
+        return 0.0
+    sums, counts = np.zeros((n_sys, n_top)), np.zeros((n_sys, n_top))
+    np.add.at(sums, (data.system, data.topic), data.y)
+    np.add.at(counts, (data.system, data.topic), 1)
+    if np.any(counts == 0):
+        return 0.0                       # an incomplete grid: no moment estimate, keep the default
+    cells = sums / counts
+    sys_means, top_means = cells.mean(axis=1), cells.mean(axis=0)
+    residual = cells - sys_means[:, None] - top_means[None, :] + cells.mean()
+    sigma2 = float((residual ** 2).sum()) / ((n_sys - 1) * (n_top - 1))
+    var_b = (max(sys_means.var(ddof=1) - sigma2 / n_top, 0.0) / n_sys
+             + max(top_means.var(ddof=1) - sigma2 / n_sys, 0.0) / n_top)
+    return float(np.sqrt(var_b / (var_b + sigma2 / n_top))) if var_b + sigma2 > 0 else 0.0
+
+
 def check_model(model: str) -> str:
     if model not in MODELS:
         raise ParameterError(f"model must be one of {', '.join(MODELS)}, got {model!r}.")

@@ -28,12 +28,14 @@ from ..errors import ParameterError
 from ..evaluation import default_cache_dir
 from ..provenance import package_versions
 from .models import (LABELS, BayesData, brms_priors, build_pymc_model, check_model, check_support, free_variables,
-                     model_inputs)
+                     intercept_correlation, model_inputs)
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2          # 2: pointwise elpd stored with the draws
+POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry
 LIBRARIES = ("riskreport", "pymc", "pytensor", "nutpie", "numba", "numpy", "arviz")
 INITIAL_EFFICIENCY = 0.6      # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
 LOW_RANK_BELOW = 0.25         # ESS per draw under which later batches adapt a low-rank mass matrix (correlated effects)
+LOW_RANK_ABOVE = 0.75         # predicted intercept–effect correlation above which the first batch already does
 RHAT_MAX = 1.01
 MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
 Progress = Callable[[str], None]
@@ -60,6 +62,7 @@ class BayesFit:
     cached: bool = False
     key: str = ""
     batches: list = field(default_factory=list)
+    pointwise: dict = field(default_factory=dict)    # elpd_loo_i, elpd_waic_i, pareto_k per observation (model comparison)
 
     @property
     def label(self) -> str:
@@ -147,13 +150,14 @@ def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int
     diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", target_ess, divergences)
     diagnostics["seconds_to_target"] = sampled - started      # compile and sampling, until the ESS check passed
     information = information_criteria(model, data, draws) if criteria else {}
+    pointwise = information.pop("pointwise", {})
     seconds = time.time() - started
     say(f"{LABELS[model]}: {diagnostics['draws']:,} draws in {seconds:.1f} s; min ESS bulk "
         f"{diagnostics['min_ess_bulk']:,.0f}, tail {diagnostics['min_ess_tail']:,.0f}; max R̂ "
         f"{diagnostics['max_rhat']:.4f}; {divergences} divergences"
         + (f"; WAIC {information['waic']:.1f}" if information else ""))
     result = BayesFit(model, data, priors, draws, settings, diagnostics, information, seconds, versions, False, key,
-                      batches)
+                      batches, pointwise)
     if cache is not None:
         cache.put(key, result)
     return result
@@ -171,7 +175,8 @@ def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) 
         raise ParameterError(f"target_accept must be a number in [0.5, 1), got {target_accept!r}.")
     return {"target_ess": int(target_ess), "max_draws": int(max_draws), "chains": int(chains), "tune": int(tune),
             "seed": int(seed), "target_accept": float(target_accept), "sampler": "nutpie (NUTS), numba backend",
-            "initial_efficiency": INITIAL_EFFICIENCY, "low_rank_below": LOW_RANK_BELOW}   # the batch rule, in the key
+            "initial_efficiency": INITIAL_EFFICIENCY, "low_rank_below": LOW_RANK_BELOW,
+            "low_rank_above": LOW_RANK_ABOVE}   # the batch rule, in the key
 
 
 def cache_key(model: str, data: BayesData, priors: dict, settings: dict, versions: dict) -> str:
@@ -187,7 +192,11 @@ def _sample_to_target(model, data, priors, settings, say):
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
     per_chain = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), settings["max_draws"] // chains))
-    parts, batches, divergences, low_rank = [], [], 0, False
+    correlation = intercept_correlation(data)
+    parts, batches, divergences, low_rank = [], [], 0, correlation > LOW_RANK_ABOVE
+    if low_rank:
+        say(f"{LABELS[model]}: intercept and system effects predicted to correlate at {correlation:.2f} "
+            f"(> {LOW_RANK_ABOVE}): low-rank mass matrix from the first batch")
     while True:
         batch = len(batches)
         mass = "low-rank" if low_rank else "diagonal"
@@ -322,11 +331,13 @@ def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
     idata = az.from_dict(posterior={"b": kept["b"]}, log_likelihood={"y": loglik})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # the Pareto-k warning is reported as a number instead
-        waic = az.waic(idata, scale="log")
+        waic = az.waic(idata, scale="log", pointwise=True)
         loo = az.loo(idata, scale="log", pointwise=True)
     return {"waic": -2 * float(waic["elpd_waic"]), "waic_se": 2 * float(waic["se"]), "p_waic": float(waic["p_waic"]),
             "loo": -2 * float(loo["elpd_loo"]), "loo_se": 2 * float(loo["se"]), "p_loo": float(loo["p_loo"]),
-            "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()), "loglik_draws": int(loglik.shape[0] * loglik.shape[1])}
+            "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()), "loglik_draws": int(loglik.shape[0] * loglik.shape[1]),
+            "pointwise": {"elpd_loo_i": np.asarray(loo["loo_i"]), "elpd_waic_i": np.asarray(waic["waic_i"]),
+                          "pareto_k": np.asarray(loo["pareto_k"])}}
 
 
 class FitCache:
@@ -354,6 +365,7 @@ class FitCache:
 
     def put(self, key: str, result: BayesFit) -> None:
         arrays = {name: np.ascontiguousarray(values) for name, values in result.draws.items() if not name.startswith("r_")}
+        arrays.update({POINTWISE + name: np.ascontiguousarray(values) for name, values in result.pointwise.items()})
         meta = {"model": result.model, "priors": result.priors, "settings": result.settings,
                 "diagnostics": result.diagnostics, "criteria": result.criteria, "seconds": result.seconds,
                 "versions": result.versions, "batches": result.batches, "n_draws": result.n_draws}
@@ -387,5 +399,7 @@ def _from_cache(hit: dict, model: str, data: BayesData, key: str) -> BayesFit:
     diagnostics = meta["diagnostics"]
     diagnostics["per_parameter"] = {k: tuple(v) for k, v in diagnostics["per_parameter"].items()}
     priors = {k: tuple(v) for k, v in meta["priors"].items()}
-    return BayesFit(model, data, priors, _with_effects(dict(hit["arrays"])), meta["settings"], diagnostics,
-                    meta["criteria"], meta["seconds"], meta["versions"], True, key, meta["batches"])
+    draws = {name: values for name, values in hit["arrays"].items() if not name.startswith(POINTWISE)}
+    pointwise = {name[len(POINTWISE):]: values for name, values in hit["arrays"].items() if name.startswith(POINTWISE)}
+    return BayesFit(model, data, priors, _with_effects(draws), meta["settings"], diagnostics,
+                    meta["criteria"], meta["seconds"], meta["versions"], True, key, meta["batches"], pointwise)
