@@ -182,7 +182,7 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
     pool = len(first.data.systems)
     return (
         f"Every model is fitted on all {pool} systems of the pool and {n_topics} topics at once (partial pooling "
-        "over systems and topics, non-centred group effects r_sys = sd_sys·z, r_top = sd_top·z). "
+        "over systems and topics; group effects " + layout_text(fits) + "). "
         f"Models compared: {', '.join(LABELS[m] for m in result.settings['models'])}; BRisk⁻ fits "
         f"{LABELS[result.settings['family']]} to the scores adjusted by thesis Eq. 4.5 at each α (the baseline "
         f"unchanged); PPDRisk⁻ draws one posterior predictive replicate per draw and cell from "
@@ -198,6 +198,23 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
            if failed else ".")
         + f" Intervals are equal-tailed at {result.settings['level']:g}. WAIC and PSIS-LOO are on the deviance "
         "scale (lower is better) from the pointwise log-likelihood, the zero-one point masses included.")
+
+
+def layout_text(fits: Sequence[BayesFit]) -> str:
+    """How the fits wrote the group effects and which mass matrix NUTS adapted (the sampler's choice, per fit)."""
+    def label(f):
+        first = f.batches[0] if f.batches else {}
+        return (f"{first.get('group_effects', 'non-centred')} with a {first.get('mass_matrix', 'diagonal')} mass "
+                "matrix")
+    kinds = {}
+    for f in fits:
+        if not f.model.startswith("paired"):
+            kinds.setdefault(label(f), []).append(f.label)
+    if len(kinds) == 1:
+        return f"{next(iter(kinds))} in every fit (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd))"
+    return "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items()) + \
+        " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen when few, " \
+        "clearly different systems make the non-centred form mix badly)"
 
 
 def methods_html(result: BayesianRisk, n_topics: int):

@@ -2,7 +2,10 @@
 
 Pure functions: data and priors in, a PyMC model (for sampling) or NumPy arrays (pointwise
 log-likelihood, posterior predictive replicates) out. Group effects are non-centred as in
-brms: r_sys[i] = sd_sys·z_i, r_top[j] = sd_top·z_j, z ~ N(0, 1); b is the intercept.
+brms: r_sys[i] = sd_sys·z_i, r_top[j] = sd_top·z_j, z ~ N(0, 1); b is the intercept. The same
+model can be written centred, r ~ N(0, sd) (`centred=True`): the posterior is the same, only the
+sampler's geometry differs, and for few, clearly different systems centred mixes far better
+(`sampling` chooses; see `intercept_correlation`).
 
 Models (brms family; formula):
 - `gaussian`: BHM-Gaussian, y ~ N(b + r_sys + r_top, σ).
@@ -174,11 +177,11 @@ def describe_prior(prior: tuple) -> str:
     return f"{name}({', '.join(f'{a:g}' for a in args)})" if args else name
 
 
-def free_variables(model: str) -> list[str]:
-    """Names of the model's parameters as stored in a fit (z_* are the non-centred group effects)."""
+def free_variables(model: str, centred: bool = False) -> list[str]:
+    """Names of the model's parameters as stored in a fit (z_* are the non-centred group effects, r_* centred)."""
     names = ["b"]
     if not model.startswith("paired"):
-        names += ["sd_sys", "sd_top", "z_sys", "z_top"]
+        names += ["sd_sys", "sd_top"] + (["r_sys", "r_top"] if centred else ["z_sys", "z_top"])
     names += FAMILY_PARAMETERS[model]
     return names
 
@@ -205,8 +208,11 @@ def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
     return inputs
 
 
-def build_pymc_model(model: str, data: BayesData, priors: dict):
-    """The PyMC model of `model` on `data` with `priors` (see `brms_priors`); data and prior constants are `pm.Data`."""
+def build_pymc_model(model: str, data: BayesData, priors: dict, centred: bool = False):
+    """The PyMC model of `model` on `data` with `priors` (see `brms_priors`); data and prior constants are `pm.Data`.
+
+    `centred`: group effects r ~ N(0, sd) instead of r = sd·z, z ~ N(0, 1) (the same model).
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -216,9 +222,13 @@ def build_pymc_model(model: str, data: BayesData, priors: dict):
         if not model.startswith("paired"):
             sd_sys = pm.HalfStudentT("sd_sys", nu=3, sigma=inputs["sd_scale"])
             sd_top = pm.HalfStudentT("sd_top", nu=3, sigma=inputs["sd_scale"])
-            z_sys = pm.Normal("z_sys", 0.0, 1.0, shape=len(data.systems))
-            z_top = pm.Normal("z_top", 0.0, 1.0, shape=len(data.topics))
-            eta = eta + sd_sys * z_sys[inputs["system"]] + sd_top * z_top[inputs["topic"]]
+            if centred:
+                r_sys = pm.Normal("r_sys", 0.0, sd_sys, shape=len(data.systems))
+                r_top = pm.Normal("r_top", 0.0, sd_top, shape=len(data.topics))
+            else:
+                r_sys = sd_sys * pm.Normal("z_sys", 0.0, 1.0, shape=len(data.systems))
+                r_top = sd_top * pm.Normal("z_top", 0.0, 1.0, shape=len(data.topics))
+            eta = eta + r_sys[inputs["system"]] + r_top[inputs["topic"]]
         if model == "zoib_rank":
             eta = eta + pm.Flat("beta") * inputs["rank_centred"]
         family, y = FAMILY[model], inputs["y"]
