@@ -204,8 +204,8 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
     """How the fits wrote the group effects and which mass matrix NUTS adapted (the sampler's choice, per fit)."""
     def label(f):
         first = f.batches[0] if f.batches else {}
-        return (f"{first.get('group_effects', 'non-centred')} with a {first.get('mass_matrix', 'diagonal')} mass "
-                "matrix")
+        return (f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
+                f"{first.get('mass_matrix', 'diagonal')} mass matrix")
     kinds = {}
     for f in fits:
         if not f.model.startswith("paired"):
@@ -213,8 +213,8 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
     if len(kinds) == 1:
         return f"{next(iter(kinds))} in every fit (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd))"
     return "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items()) + \
-        " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen when few, " \
-        "clearly different systems make the non-centred form mix badly)"
+        " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen for a group " \
+        "whose data dominate its prior when few, clearly different systems make the non-centred form mix badly)"
 
 
 def methods_html(result: BayesianRisk, n_topics: int):
