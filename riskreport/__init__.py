@@ -38,6 +38,7 @@ _LAZY = {
     "evaluate": "evaluation", "judged_fraction": "evaluation", "InstanceScores": "instances",
     "evaluate_instances": "instances", "MixedFit": "mixed", "fit_pair": "mixed", "mixed_table": "mixed",
     "ReportParameters": "params", "check_report_options": "params", "resolve_parameters": "params",
+    "choose_systems": "params",
     "rank_agreement": "rankings", "run_report": "runner",
     **{name: "risk" for name in ("deltas", "georisk", "georisk_table", "risk_adjusted", "risk_adjusted_scores",
                                  "risk_table", "smooth_value", "to_convention", "topic_risk", "trisk", "tstar_table",
@@ -68,7 +69,8 @@ __all__ = [
     # entry points
     "run_report", "run_batch",
     # collections, parameters, scores
-    "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "evaluate",
+    "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "choose_systems",
+    "evaluate",
     "judged_fraction", "TopicScores", "evaluate_instances", "InstanceScores",
     # measures and statistics
     "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk", "trisk", "risk_table", "topic_risk",

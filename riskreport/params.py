@@ -1,12 +1,15 @@
 """Report parameters: defaults from `collection.toml`, checked before any notebook starts."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Sequence
 
 from .collection import Collection, load_collection
 from .errors import ParameterError, UnknownNameError
 from .evaluation import available_systems, canonical_measure, collection_topics, resolve_measure
+from .trec import read_system_list
 
 DEFAULT_MEASURE = "nDCG@10"
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
@@ -22,7 +25,8 @@ class ReportParameters:
     alphas: list[float]
     systems: list[str]
     sig_level: float = 0.05
-    extra: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)     # systems_file, absent: when the systems came from a file
+    known: list = field(default_factory=list)     # every system of the collection with scores for the measure
 
     @property
     def challengers(self) -> list[str]:
@@ -37,7 +41,8 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     With `instances=True` the non-deterministic systems (instances/, or scores.csv rows with
     several instances) count as systems too (templates on non-deterministic systems).
     A system named twice in `systems` counts once; a collection whose qrels have no relevant
-    document is an error here, before any run is evaluated.
+    document is an error here, before any run is evaluated. `systems` may also be the path of a
+    file listing them (`choose_systems`); `extra` then holds `systems_file` and the `absent` runs.
 
     >>> p = resolve_parameters("demo")            # doctest: +SKIP
     >>> p.baseline, p.measure, p.alphas            # doctest: +SKIP
@@ -57,16 +62,55 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     alphas = check_alphas(DEFAULT_ALPHAS if alphas is None and not collection.default_alphas
                           else alphas if alphas is not None else collection.default_alphas)
     collection_topics(collection, measure)               # a clear error now, not in a template cell
-    chosen = known if systems is None else _as_list(systems)
-    for system in chosen:
-        if system not in known:
-            raise UnknownNameError("system", system, known)
+    chosen, absent = (known, []) if systems is None else choose_systems(systems, known)
+    extra = {"systems_file": str(systems), "absent": absent} if is_system_file(systems) else {}
     if baseline not in chosen:
         chosen = [baseline] + chosen
     if len(chosen) < 2:
         raise ParameterError(f"A risk report needs the baseline and at least one other system; got {chosen}.")
     check_report_options({"sig_level": sig_level})
-    return ReportParameters(collection, measure, baseline, alphas, list(dict.fromkeys(chosen)), float(sig_level))
+    return ReportParameters(collection, measure, baseline, alphas, list(dict.fromkeys(chosen)), float(sig_level),
+                            extra, known)
+
+
+SYSTEM_FILE_SUFFIXES = (".csv", ".txt", ".tsv", ".lst", ".list")
+
+
+def is_system_file(value) -> bool:
+    """Whether a `systems`/`pool` value means a file listing systems rather than ids: a path object, or text
+    with a path separator, a list-file suffix (.csv, .txt, ...) or naming an existing file."""
+    if isinstance(value, os.PathLike):
+        return True
+    if not isinstance(value, str):
+        return False
+    return os.sep in value or value.lower().endswith(SYSTEM_FILE_SUFFIXES) or Path(value).expanduser().is_file()
+
+
+def choose_systems(value, known: Sequence[str], name: str = "system") -> tuple[list[str], list[str]]:
+    """The systems a `systems` or `pool` value names, and those a file lists that `known` lacks.
+
+    `value`: a list of ids, comma-separated text, or the path of a file (`trec.read_system_list`:
+    one id per line, or a CSV with a `system` column and an optional 0/1 `pooled` column). An id
+    given directly must be in `known`; a file may list runs the collection lacks (a TREC pool list
+    names every run of the track): they are returned as absent, for the report to say, unless the
+    file lists none of `known`, which is an error naming the file.
+    """
+    if not is_system_file(value):
+        chosen = _as_list(value)
+        for system in chosen:
+            if system not in known:
+                raise UnknownNameError(name, system, list(known))
+        return list(dict.fromkeys(chosen)), []
+    path = Path(value).expanduser()
+    listed = read_system_list(path)
+    present = set(known)
+    chosen = [s for s in listed if s in present]
+    if not chosen:
+        shown = ", ".join(listed[:5]) + (", …" if len(listed) > 5 else "")
+        raise ParameterError(f"{path}: none of the {len(listed)} system(s) it lists ({shown}) is in the collection "
+                             f"(systems: {', '.join(list(known)[:10])}{', …' if len(known) > 10 else ''}). Is it the "
+                             "list of another collection?")
+    return chosen, [s for s in listed if s not in present]
 
 
 def check_alphas(alphas) -> list[float]:

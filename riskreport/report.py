@@ -68,14 +68,16 @@ class Page:
         self._writer = FigureWriter()
 
     def header(self, params: ReportParameters, title: str | None = None, convention: str = "standard",
-               guide: str | None = None, significance: str | None = None, notes: list[str] | None = None) -> HTML:
+               guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
+               points: list[str] | None = None) -> HTML:
         """Title block: collection and parameters, a "how to read this report" box, the table of contents slot.
 
         `significance` replaces the box's sentence on ▲/▼ (e.g. `significance.rule_text(...)`);
-        `notes` are further lines of the box (e.g. how the baseline was chosen).
+        `notes` are further lines of the box (e.g. how the baseline was chosen); `points` replaces the
+        box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
-        return header(params, digest, title, convention, guide, significance, notes)
+        return header(params, digest, title, convention, guide, significance, notes, points)
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
         """`choice_notes` for the template's `baseline` and `measure` parameters: a value counts as given
@@ -187,7 +189,8 @@ def _figure_of(obj):
 
 
 def header(params: ReportParameters, inputs_sha256: str, title: str | None = None, convention: str = "standard",
-           guide: str | None = None, significance: str | None = None, notes: list[str] | None = None) -> HTML:
+           guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
+           points: list[str] | None = None) -> HTML:
     """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
     col = params.collection
     versions = package_versions()
@@ -204,8 +207,7 @@ def header(params: ReportParameters, inputs_sha256: str, title: str | None = Non
     body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
                    f"{html.escape(str(v))}</td></tr>" for k, v in rows)
     description = f"<p>{html.escape(col.description)}</p>" if col.description else ""
-    points = [guide or GUIDE.get(convention, GUIDE["standard"]),
-              (significance or "▲ and ▼ mark a challenger significantly better or worse than the baseline after "
+    standard = [(significance or "▲ and ▼ mark a challenger significantly better or worse than the baseline after "
                "the multiple-comparison correction.") + " Green cells are rewards, orange cells risks, unmarked "
               "cells inconclusive; the best value of a column is in bold.",
               *(notes or []),
@@ -216,6 +218,8 @@ def header(params: ReportParameters, inputs_sha256: str, title: str | None = Non
               "Tables on this page are rounded and may be summarised; every number is in the report's "
               "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
               "is at the end of the page."]
+    points = [guide or GUIDE.get(convention, GUIDE["standard"])] + (standard if points is None else
+                                                                     [*(notes or []), *points])
     guide_html = ("<div class='rr-howto'><h3>How to read this report</h3><ul>"
                   + "".join(f"<li>{html.escape(point)}</li>" for point in points) + "</ul></div>")
     return HTML(f"<h1>{html.escape(title)}</h1>{description}<table>{body}</table>{guide_html}"

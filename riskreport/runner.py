@@ -26,10 +26,13 @@ from .export import export_html
 from .files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder, failed_file,
                     list_files, merge_into, plan_destination, umask)
 from .index import write_index
-from .params import check_report_options, ReportParameters, resolve_parameters
+from .params import check_report_options, is_system_file, ReportParameters, resolve_parameters
 from .provenance import file_hashes, inputs_digest, package_versions
+from .trec import read_rank_gains, read_system_list
 
 KERNEL_NAME = "riskreport-python"
+# parameters that may name an input file, with the reader that checks it: the file is hashed with the collection's
+FILE_PARAMETERS = {"systems": read_system_list, "pool": read_system_list, "rank_gains": read_rank_gains}
 CONTEXT = "context"   # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
 
 
@@ -113,6 +116,9 @@ def coerce_parameter(template: Template, name: str, value):
 
     Text values (from the CLI or a job file) are read as Python literals where the declared
     type is not `str`; only plain data (numbers, text, booleans, None, lists, dicts) passes.
+    `systems` and `pool` also take the path of a file listing systems (`params.choose_systems`),
+    `rank_gains` the path of a per-rank gains table: read here (errors name the file and line) and
+    passed on as an absolute path.
     """
     if name not in template.parameters:
         raise UnknownNameError("parameter", name, list(template.parameters),
@@ -121,6 +127,10 @@ def coerce_parameter(template: Template, name: str, value):
     optional = declared.startswith("Optional[") and declared.endswith("]")
     base = declared[len("Optional["):-1] if optional else declared
     kind = base.split("[", 1)[0].lower()
+    if name in FILE_PARAMETERS and kind in ("list", "str") and is_system_file(value):
+        path = Path(value).expanduser().resolve()   # the kernel runs in the report's build folder: an absolute path
+        FILE_PARAMETERS[name](path)                  # a format error now, naming the file and line
+        return str(path)
     if isinstance(value, str) and kind != "str":
         value = _literal(value, default=value)
     if value is None and (optional or kind == "none"):
@@ -206,10 +216,16 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
     check_report_options(effective, params)
     record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
               "collection": {"name": params.collection.name, "path": str(params.collection.path),
-                             "files_sha256": file_hashes(params.collection.files())},
+                             "files_sha256": file_hashes(params.collection.files() + list_files_given(given))},
               "template_sha256": file_hashes([tpl.path])[str(tpl.path)], "versions": package_versions(),
               "show_code": bool(show_code), "chosen": [n for n in ("baseline", "measure") if n not in given]}
     return ReportPlan(tpl, params, effective, record, fingerprint(record))
+
+
+def list_files_given(given: dict) -> list[Path]:
+    """The files listing systems among the parameters: inputs of the report, hashed with the collection's."""
+    return [Path(given[name]) for name in FILE_PARAMETERS if isinstance(given.get(name), str) and
+            Path(given[name]).is_absolute()]
 
 
 def run_report(template: str = "risk_report", *, collection: str | None = None, baseline: str | None = None,

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+import riskreport as rr
 from riskreport import bayes
 from riskreport.bayes import models
 from riskreport.errors import ParameterError
@@ -216,12 +217,32 @@ def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
     from riskreport.bayes import analysis
     scaled = generated.clip(0, 1)
     options = {k: v for k, v in FAST.items() if k in ("target_ess", "max_draws", "chains", "seed")}
+    cells = scaled.stack().rename("score").rename_axis(["system", "topic"]).reset_index()
+    gains = pd.concat([cells.assign(rank=1, score=(0.2 * cells["score"]).where(cells["score"] > 0.3, 0.0)),
+                       cells.assign(rank=2, score=(0.1 * cells["score"]).where(cells["score"] > 0.5, 0.0))])
     result = analysis.bayesian_risk(scaled, "s3", [0.0, 1.0], measure="sim", models=["gaussian", "zoib"],
                                     family="gaussian", level=0.95, cache_dir=tmp_path_factory.getbasetemp() / "cache0",
-                                    progress=None, **options)
+                                    rank_gains=gains, progress=None, **options)
     assert list(result.models["model"]) == ["gaussian", "zoib"] and len(result.brisk_fits) == 2
+    assert result.brisk_fits[0] is result.fits["gaussian"]          # α = 0 changes no score: the Gaussian fit serves
     assert set(result.ppdrisk["alpha"]) == {0.0, 1.0} and result.ppd_draws.shape[0] == 2
-    assert len(result.diagnostics) == 4 and set(result.overlay["source"]) == {"observed", "predicted"}
+    assert len(result.diagnostics) == 5 and set(result.overlay["source"]) == {"observed", "predicted"}
+    compared = result.comparison.set_index(["criterion", "model"])
+    assert list(result.comparison.columns) == bayes.measures.COMPARE_COLUMNS and len(compared) == 4
+    for criterion, values in (("PSIS-LOO", zoib_fit.pointwise["elpd_loo_i"]), ("WAIC", zoib_fit.pointwise["elpd_waic_i"])):
+        best = compared.loc[criterion].sort_values("rank").iloc[0]
+        assert best["elpd_diff"] == 0 and (compared.loc[criterion, "dse"] >= 0).all()
+        gap = result.fits["zoib"].pointwise[f"elpd_{criterion.lower().replace('psis-', '')}_i"] - \
+            result.fits["gaussian"].pointwise[f"elpd_{criterion.lower().replace('psis-', '')}_i"]
+        assert abs(compared.loc[criterion].loc["zoib", "elpd"] - compared.loc[criterion].loc["gaussian", "elpd"]
+                   - gap.sum()) < 1e-6                              # the difference of the pointwise sums
+        assert compared.loc[criterion].loc["gaussian" if gap.sum() > 0 else "zoib", "dse"] == \
+            pytest.approx(np.sqrt(len(gap) * gap.var()))              # SE of the difference (ArviZ: n·var)
+    assert set(result.systems["model"]) == {"gaussian", "zoib", "zoib_rank"}
+    assert result.rank["parameter"].iloc[0].startswith("β") and (result.rank["low"] < result.rank["high"]).iloc[:3].all()
+    shown = analysis.dominance_display(result.dominance)
+    assert shown["dominates"].sum() == len(result.dominance) and set(shown.columns) == {"model", "system", "dominates",
+                                                                                         "systems dominated"}
     text = analysis.methods_text(result, 40)
     assert "student_t(3, 0, 2.5)" in text and "nutpie" in text and "10,000" not in text
     minus = analysis.brisk_display(result.brisk, "minus")
@@ -268,3 +289,96 @@ def test_zoib_rank_fit_recovers_the_rank_slope():
     assert result.diagnostics["max_rhat"] < 1.05 and np.isfinite(result.criteria["waic"])   # 3 systems: sd_sys is vague
     with pytest.raises(ParameterError, match="rank"):
         bayes.fit("zoib_rank", bayes.scores_data(table.drop(columns="rank")), use_cache=False, **FAST)
+
+
+# ---------------------------------------------------------------- the model's pool given as a file (no sampling)
+
+def test_pool_file_formats(tmp_path):
+    from riskreport.trec import read_system_list
+    plain = tmp_path / "pool.txt"
+    plain.write_text("# the pool\nbase\n\n good \nbase\n")
+    assert read_system_list(plain) == ["base", "good"]                  # comments, blanks, spaces; twice counts once
+    flagged = tmp_path / "pooled.csv"
+    flagged.write_text("system,pooled\nbase,1\nrisky,0\ngood,1\nother-track,1\n")
+    assert read_system_list(flagged) == ["base", "good", "other-track"]
+    chosen, absent = rr.choose_systems(str(flagged), ["base", "good", "risky"], "pool")
+    assert (chosen, absent) == (["base", "good"], ["other-track"])
+    assert rr.choose_systems(["good", "base"], ["base", "good"]) == (["good", "base"], [])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("system,pooled\nbase,1\ngood,yes\n", r"pooled.csv, line 3: pooled is 'yes' \(expected 0 or 1"),
+    ("system,pooled\nbase,1,x\n", r"pooled.csv, line 2: 3 field\(s\) instead of 2"),
+    ("run,pooled\nbase,1\n", r"pooled.csv, line 1: 'run,pooled' has a comma but the first line is not a CSV header"),
+    ("system,pooled\nbase,0\n", r"pooled.csv: no row has pooled = 1"),
+    ("# nothing\n\n", r"pooled.csv: the file lists no system"),
+])
+def test_pool_file_errors_name_the_file_and_line(tmp_path, text, message):
+    from riskreport.trec import read_system_list
+    path = tmp_path / "pooled.csv"
+    path.write_text(text)
+    with pytest.raises(rr.InputFormatError, match=message):
+        read_system_list(path)
+
+
+def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
+    from riskreport.runner import plan_report
+    pool = tmp_path / "pooled.csv"
+    pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,0\nelsewhere,1\n")
+    monkeypatch.chdir(tmp_path)
+    plan = plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "pooled.csv"})
+    assert plan.effective["pool"] == str(pool.resolve())                # the kernel runs elsewhere: absolute
+    assert str(pool.resolve()) in plan.record["collection"]["files_sha256"]   # an input: its hash in the fingerprint
+    p = rr.resolve_parameters(str(tiny_collection), systems=plan.effective["pool"])
+    assert p.systems == ["base", "good"] and p.extra["absent"] == ["elsewhere"]
+    before = plan.fingerprint
+    pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,1\n")
+    assert plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "pooled.csv"}).fingerprint != before
+    with pytest.raises(rr.InputFormatError, match="missing.csv: no such file"):
+        plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "missing.csv"})
+    (tmp_path / "foreign.txt").write_text("x\ny\n")
+    with pytest.raises(rr.ParameterError, match=r"foreign.txt: none of the 2 system\(s\) it lists \(x, y\)"):
+        rr.resolve_parameters(str(tiny_collection), systems=str(tmp_path / "foreign.txt"))
+
+
+# ---------------------------------------------------------------- per-rank gains for BHM-ZOiB-Rank (no sampling)
+
+def test_rank_gains_table_and_its_errors(tmp_path):
+    from riskreport.bayes.analysis import rank_gains_for
+    from riskreport.trec import read_rank_gains
+    path = tmp_path / "gains.csv"
+    path.write_text("system,topic,rank,score\na,1,1,0.2\na,1,2,0\nb,1,1,0.16\nc,1,1,0.1\na,2,1,0\nb,2,1,0.2\n")
+    matrix = pd.DataFrame([[0.3, 0.1], [0.2, 0.4]], index=["a", "b"], columns=["1", "2"])
+    gains = rank_gains_for(str(path), None, "RBP(p=0.8)", matrix)
+    assert list(gains.columns) == ["system", "topic", "rank", "score"] and set(gains["system"]) == {"a", "b"}
+    assert len(gains) == 5 and gains["rank"].dtype.kind == "i"                       # c is not in the pool
+    with pytest.raises(ParameterError, match=r"gains.csv: no per-rank gains for 1 system\(s\) of the pool: z"):
+        rank_gains_for(str(path), None, "RBP(p=0.8)", matrix.rename(index={"b": "z"}))
+    for text, message in (("system,topic,score\na,1,0.2\n", r"line 1: missing column\(s\) rank"),
+                          ("system,topic,rank,score\na,1,0,0.2\n", r"line 2: rank 0"),
+                          ("system,topic,rank,score\na,1,1,1.0\n", r"line 2: gain 1 is outside \[0, 1\)"),
+                          ("system,topic,rank,score\na,1,1,0.1\na,1,1,0.2\n", r"line 3: system a has two gains at rank 1")):
+        path.write_text(text)
+        with pytest.raises(rr.InputFormatError, match=message):
+            read_rank_gains(path)
+
+
+def test_rbp_rank_gains_from_the_collection(tiny_collection):
+    from riskreport.bayes.analysis import rank_gains_for
+    p = rr.resolve_parameters(str(tiny_collection))
+    matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()
+    gains = rank_gains_for("rbp", p.collection, "RBP(p=0.5)", matrix, depth=3)
+    assert len(gains) == len(matrix) * matrix.shape[1] * 3
+    first = gains[(gains["system"] == "base") & (gains["topic"] == "1")]["score"].tolist()
+    assert first == pytest.approx([0.5 * 1.0, 0.0, 0.0])                       # 1-r1 (grade 2 of 2), then non-relevant
+
+
+def test_intercept_correlation_predicts_when_a_diagonal_mass_matrix_mixes_badly():
+    rng = np.random.default_rng(3)
+    def grid(systems, topics, sd_sys, noise):
+        y = rng.normal(0, sd_sys, (systems, 1)) + rng.normal(0, 0.15, (1, topics)) + rng.normal(0, noise, (systems, topics))
+        return bayes.scores_data(pd.DataFrame(y))
+    few_distinct = models.intercept_correlation(grid(11, 50, 0.15, 0.15))      # the demo's shape: b and r_sys entangled
+    many_noisy = models.intercept_correlation(grid(42, 30, 0.1, 0.3))           # TREC-COVID's shape
+    assert few_distinct > 0.75 > many_noisy > 0
+    assert models.intercept_correlation(bayes.paired_data(np.ones(5), "s", range(5))) == 0.0

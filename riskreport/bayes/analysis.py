@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -9,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from .measures import (brisk_table, dominance_pairs, effects_rbo, model_table, ppdrisk_draws,
+from .measures import (brisk_table, compare_table, dominance_pairs, effects_rbo, model_table, ppdrisk_draws,
                        ppdrisk_table, predictive_overlay, system_effects)
-from .models import FAMILY, LABELS, brms_priors, check_model, describe_prior, scores_data
+from .models import FAMILY, LABELS, brms_priors, check_model, describe_prior, rbp_rank_gains, scores_data
 from .sampling import BayesFit, Progress, fit, stderr_progress
 
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib")
@@ -34,11 +35,13 @@ class BayesianRisk:
     ppd_draws: np.ndarray
     ppd_systems: list
     ppd_model: str
+    comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    rank: pd.DataFrame = field(default_factory=pd.DataFrame)
     settings: dict = field(default_factory=dict)
 
     @property
     def all_fits(self) -> list[BayesFit]:
-        return list(self.fits.values()) + list(self.brisk_fits)
+        return list({id(f): f for f in list(self.fits.values()) + list(self.brisk_fits)}.values())   # α = 0 reuses a fit
 
 
 def check_options(models: Sequence[str], family: str, ppd_model: str, level: float) -> tuple[list[str], str, str, float]:
@@ -59,14 +62,17 @@ def check_options(models: Sequence[str], family: str, ppd_model: str, level: flo
 
 
 def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], *, measure: str = "",
-                  models: Sequence[str] = ("gaussian", "zoib"), family: str = "skew_normal", ppd_model: str = "zoib",
+                  models: Sequence[str] = ("gaussian", "zoib"), family: str = "gaussian", ppd_model: str = "zoib",
                   challengers: Sequence[str] | None = None, level: float = 0.95, target_ess: int = 10_000,
                   max_draws: int = 72_000, chains: int = 4, seed: int = 2026, cache_dir=None,
-                  progress: Progress | None = stderr_progress) -> BayesianRisk:
+                  rank_gains: pd.DataFrame | None = None, progress: Progress | None = stderr_progress) -> BayesianRisk:
     """Fit the models of SPEC §7 on the pool `matrix` (systems × topics) and derive every table of the report.
 
-    `models` are compared (WAIC, PSIS-LOO, system effects); BRisk⁻ fits BHM-`family` on the
-    Eq. 4.5-adjusted scores at each α; PPDRisk⁻ uses `ppd_model` (fitted once, reused if compared).
+    `models` are compared (WAIC, PSIS-LOO and their differences, system effects); BRisk⁻ fits
+    BHM-`family` on the Eq. 4.5-adjusted scores at each α; PPDRisk⁻ uses `ppd_model` (fitted once,
+    reused if compared). With `rank_gains` (tidy `system, topic, rank, score` of the pool's systems)
+    BHM-ZOiB-Rank is fitted too: its system effects join the others (`fits["zoib_rank"]`); it models
+    other data, so it is not in the WAIC/LOO comparison.
     """
     models, family, ppd_model, level = check_options(models, family, ppd_model, level)
     options = dict(target_ess=target_ess, max_draws=max_draws, chains=chains, seed=seed, cache_dir=cache_dir,
@@ -77,17 +83,74 @@ def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
     data = scores_data(matrix)
     fits = {model: fit(model, data, **options) for model in dict.fromkeys(models + [ppd_model])}
     compared = [fits[m] for m in models]
-    systems = pd.concat([system_effects(f, level) for f in compared], ignore_index=True)
+    if rank_gains is not None:
+        fits["zoib_rank"] = fit("zoib_rank", scores_data(rank_gains, systems=list(matrix.index)), **options)
+    systems = pd.concat([system_effects(f, level) for f in compared + [fits.get("zoib_rank")] if f is not None],
+                        ignore_index=True)
     values, names = ppdrisk_draws(fits[ppd_model], baseline, alphas, challengers, seed=seed)
     ppd = ppdrisk_table(fits[ppd_model], baseline, alphas, measure, level, draws=(values, names))
-    brisk, brisk_fits = brisk_table(matrix, baseline, alphas, family, measure, level, challengers, **options)
+    brisk, brisk_fits = brisk_table(matrix, baseline, alphas, family, measure, level, challengers,
+                                    unadjusted=fits.get(family), **options)
     overlay = pd.concat([predictive_overlay(f, seed=seed) for f in compared], ignore_index=True)
-    everything = list(fits.values()) + brisk_fits
+    everything = {id(f) for f in list(fits.values()) + brisk_fits}
     return BayesianRisk(fits=fits, models=model_table(compared), systems=systems, dominance=dominance_pairs(systems),
                         rbo=effects_rbo(systems), diagnostics=all_diagnostics(fits, brisk_fits, alphas), overlay=overlay,
                         brisk=brisk, brisk_fits=brisk_fits, ppdrisk=ppd, ppd_draws=values, ppd_systems=names,
-                        ppd_model=ppd_model, settings={**options, "level": level, "family": family,
+                        ppd_model=ppd_model, comparison=compare_table(compared),
+                        rank=rank_table(fits["zoib_rank"], level) if "zoib_rank" in fits else pd.DataFrame(),
+                        settings={**options, "level": level, "family": family,
                                                        "models": models, "n_fits": len(everything)})
+
+
+RBP_P = re.compile(r"RBP\(p=([0-9.]+)\)")
+
+
+def rank_gains_for(rank_gains: str | None, collection, measure: str, matrix: pd.DataFrame,
+                   depth: int = 10) -> pd.DataFrame | None:
+    """The per-rank gains of BHM-ZOiB-Rank for the pool `matrix` (systems × topics), or None.
+
+    `rank_gains`: None (no rank model); "rbp": RBP gains (1 − p)·p^(k−1)·rel/rel_max at ranks 1..`depth`
+    from the collection's runs and qrels (`models.rbp_rank_gains`; p of the measure when it is RBP, else
+    0.8); or the path of a `system,topic,rank,score` table (`trec.read_rank_gains`), which must hold
+    every system of the pool (other systems and topics are left out).
+    """
+    from ..trec import read_qrels, read_rank_gains, read_run
+    if rank_gains is None:
+        return None
+    systems, topics = list(matrix.index), [str(t) for t in matrix.columns]
+    if rank_gains == "rbp":
+        lacking = [s for s in systems if s not in collection.runs]
+        if lacking or collection.qrels is None:
+            raise ParameterError(f"rank_gains = 'rbp' computes RBP gains from runs and qrels, but the collection "
+                                 f"{collection.name!r} has " + (f"no run file for {', '.join(lacking)}" if lacking
+                                                               else "no qrels") + ". Give a per-rank gains table "
+                                 "(system,topic,rank,score) instead.")
+        match = RBP_P.search(measure)
+        return rbp_rank_gains({s: read_run(collection.runs[s]) for s in systems}, read_qrels(collection.qrels), topics,
+                              p=float(match.group(1)) if match else 0.8, depth=depth)
+    table = read_rank_gains(rank_gains)
+    lacking = [s for s in systems if s not in set(table["system"])]
+    if lacking:
+        raise ParameterError(f"{rank_gains}: no per-rank gains for {len(lacking)} system(s) of the pool: "
+                             f"{', '.join(lacking[:10])}{', …' if len(lacking) > 10 else ''} (expected rows "
+                             "system,topic,rank,score for every system of the pool).")
+    return table[table["system"].isin(systems) & table["topic"].isin(topics)].reset_index(drop=True)
+
+
+def rank_table(result: BayesFit, level: float = 0.95) -> pd.DataFrame:
+    """BHM-ZOiB-Rank's own parameters: the rank slope β (logit scale per rank; below 0: gains fall with rank), the
+    zero-inflation zi and the precision φ, with equal-tailed intervals; and its WAIC and PSIS-LOO (on its own data)."""
+    lo, hi = (1 - level) / 2, (1 + level) / 2
+    rows = []
+    for name, meaning in (("beta", "β: change of logit μ per rank"), ("zi", "zi: P(gain = 0)"), ("phi", "φ: precision")):
+        values = result.flat(name)
+        low, high = np.quantile(values, [lo, hi])
+        rows.append({"parameter": meaning, "median": float(np.median(values)), "low": float(low), "high": float(high)})
+    c = result.criteria
+    rows += [{"parameter": "WAIC (its own data: per-rank gains)", "median": c.get("waic", np.nan), "low": np.nan,
+              "high": np.nan},
+             {"parameter": "PSIS-LOO (its own data)", "median": c.get("loo", np.nan), "low": np.nan, "high": np.nan}]
+    return pd.DataFrame(rows)
 
 
 def all_diagnostics(fits: dict, brisk_fits: list, alphas: Sequence[float]) -> pd.DataFrame:
@@ -119,7 +182,7 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
     pool = len(first.data.systems)
     return (
         f"Every model is fitted on all {pool} systems of the pool and {n_topics} topics at once (partial pooling "
-        "over systems and topics, non-centred group effects r_sys = sd_sys·z, r_top = sd_top·z). "
+        "over systems and topics; group effects " + layout_text(fits) + "). "
         f"Models compared: {', '.join(LABELS[m] for m in result.settings['models'])}; BRisk⁻ fits "
         f"{LABELS[result.settings['family']]} to the scores adjusted by thesis Eq. 4.5 at each α (the baseline "
         f"unchanged); PPDRisk⁻ draws one posterior predictive replicate per draw and cell from "
@@ -137,6 +200,23 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
         "scale (lower is better) from the pointwise log-likelihood, the zero-one point masses included.")
 
 
+def layout_text(fits: Sequence[BayesFit]) -> str:
+    """How the fits wrote the group effects and which mass matrix NUTS adapted (the sampler's choice, per fit)."""
+    def label(f):
+        first = f.batches[0] if f.batches else {}
+        return (f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
+                f"{first.get('mass_matrix', 'diagonal')} mass matrix")
+    kinds = {}
+    for f in fits:
+        if not f.model.startswith("paired"):
+            kinds.setdefault(label(f), []).append(f.label)
+    if len(kinds) == 1:
+        return f"{next(iter(kinds))} in every fit (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd))"
+    return "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items()) + \
+        " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen for a group " \
+        "whose data dominate its prior when few, clearly different systems make the non-centred form mix badly)"
+
+
 def methods_html(result: BayesianRisk, n_topics: int):
     from ..report import HTML
     return HTML(f"<p>{html.escape(methods_text(result, n_topics))}</p>")
@@ -148,6 +228,36 @@ def priors_table(models: Sequence[str], matrix: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([{"model": LABELS[model], "family": FAMILY[model], "parameter": name,
                           "prior": describe_prior(prior)}
                          for model in dict.fromkeys(models) for name, prior in brms_priors(model, y).items()])
+
+
+def reading_points(convention: str = "standard") -> list[str]:
+    """The how-to box of the Bayesian page: exactly the marks and colours it uses (no ▲/▼, no coloured cells)."""
+    worse = "below 0" if convention == "standard" else "above 0 (BRisk⁻, PPDRisk⁻)"
+    return [
+        "Verdicts are words: risk, reward or inconclusive. BRisk⁻ gives two, each labelled (the thesis's overlap "
+        "rule and the draw-wise rule); PPDRisk⁻ one, risk when its interval lies wholly " + worse + ". Beside every "
+        "verdict the diagnostics column says ok, or FAILED and what failed (R̂, ESS, divergences): a FAILED verdict "
+        "is not to be trusted.",
+        "In the model comparison the lowest WAIC and PSIS-LOO are in bold on a green background; elpd differences "
+        "come with the standard error of the difference (dse). Dominance pairs list, per model, the systems whose "
+        "whole credible interval lies above another system's.",
+        "Colours in the figures: the baseline is blue; orange is a system credibly worse than the baseline (its "
+        "interval wholly below the baseline's) or a risk verdict, green credibly better or a reward, grey "
+        "inconclusive. Figures are numbered, with a caption beneath, and their axes say which side is worse.",
+        "Each numbered section opens with a “How to read this” line. Tables on this page are rounded; every number "
+        "is in the report's tables/*.csv at full precision (standard convention). Provenance (input hashes, "
+        "versions, parameters, run time) is at the end of the page."]
+
+
+def dominance_display(dominance: pd.DataFrame) -> pd.DataFrame:
+    """Dominance pairs grouped for the page: per model and system, the systems whose interval lies wholly below its own."""
+    if dominance.empty:
+        return pd.DataFrame(columns=["model", "system", "dominates", "systems dominated"])
+    grouped = dominance.groupby(["model", "better"], sort=False)["worse"]
+    table = pd.DataFrame({"dominates": grouped.size(), "systems dominated": grouped.agg(", ".join)}).reset_index()
+    table = table.rename(columns={"better": "system"})
+    table["model"] = table["model"].map(LABELS)
+    return table.sort_values(["model", "dominates"], ascending=[True, False], kind="stable").reset_index(drop=True)
 
 
 def brisk_display(brisk: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
@@ -184,10 +294,14 @@ def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
     return top["system"].tolist()[:limit]
 
 
-def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str]) -> pd.DataFrame:
-    """The model's data in numbers: scores, systems, topics, exact zeros and ones."""
+def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str], pool_file: str | None = None,
+                  absent: Sequence[str] = ()) -> pd.DataFrame:
+    """The model's data in numbers: scores, systems, topics, exact zeros and ones; the pool's file and the runs it
+    lists that the collection lacks (left out of the models)."""
     values = matrix.to_numpy(dtype=float)
-    rows = [("systems in the model's pool", len(matrix)), ("challengers reported", len(challengers)),
+    pool = [("pool file", pool_file), (f"runs of the pool file not in the collection ({len(absent)}, left out)",
+                                       ", ".join(absent) or "none")] if pool_file else []
+    rows = pool + [("systems in the model's pool", len(matrix)), ("challengers reported", len(challengers)),
             ("baseline (champion)", baseline), ("topics", matrix.shape[1]), ("scores", values.size),
             ("scores = 0", int((values == 0).sum())), ("scores = 1", int((values == 1).sum())),
             ("scores outside [0, 1]", int(((values < 0) | (values > 1)).sum()))]

@@ -105,6 +105,56 @@ def model_table(results: Sequence[BayesFit]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+COMPARE_COLUMNS = ["criterion", "model", "rank", "elpd", "se", "p", "elpd_diff", "dse", "weight", "warning"]
+
+
+def _elpd_data(result: BayesFit, criterion: str):
+    """ArviZ's ELPDData of a fit, rebuilt from its stored pointwise values (log scale)."""
+    import xarray as xr
+    from arviz.stats.stats_utils import ELPDData
+
+    pointwise = result.pointwise[f"elpd_{criterion}_i"]
+    c = result.criteria
+    n_samples = c["loglik_draws"]
+    values = {f"elpd_{criterion}": float(pointwise.sum()), "se": c[f"{criterion}_se"] / 2, f"p_{criterion}": c[f"p_{criterion}"],
+              "n_samples": n_samples, "n_data_points": len(pointwise), "warning": False,
+              f"{criterion}_i": xr.DataArray(pointwise, dims=["observation"])}
+    if criterion == "loo":
+        values.update(pareto_k=xr.DataArray(result.pointwise["pareto_k"], dims=["observation"]),
+                      warning=bool(c["pareto_k_above_0_7"] > 0))
+    values["scale"] = "log"
+    if criterion == "loo":
+        values["good_k"] = min(1 - 1 / np.log10(n_samples), 0.7)
+    return ELPDData(data=list(values.values()), index=list(values))
+
+
+def compare_table(results: Sequence[BayesFit]) -> pd.DataFrame:
+    """Model comparison by expected log predictive density (ArviZ `compare`, stacking weights), by PSIS-LOO and WAIC.
+
+    Log scale, higher is better: `elpd_diff` is each model's difference from the best, `dse` the
+    standard error of that difference (from the pointwise values; Vehtari, Gelman & Gabry 2017).
+    A difference within about 2 × `dse` does not separate the models. Columns `COMPARE_COLUMNS`.
+    """
+    import warnings
+
+    import arviz as az
+    fits = [r for r in results if r.pointwise]
+    if len(fits) < 2:
+        return pd.DataFrame(columns=COMPARE_COLUMNS)
+    tables = []
+    for criterion in ("loo", "waic"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compared = az.compare({r.model: _elpd_data(r, criterion) for r in fits}, ic=criterion, scale="log")
+        tables.append(pd.DataFrame({
+            "criterion": "PSIS-LOO" if criterion == "loo" else "WAIC", "model": compared.index,
+            "rank": compared["rank"].to_numpy() + 1, "elpd": compared[f"elpd_{criterion}"].to_numpy(),
+            "se": compared["se"].to_numpy(), "p": compared[f"p_{criterion}"].to_numpy(),
+            "elpd_diff": compared["elpd_diff"].to_numpy(), "dse": compared["dse"].to_numpy(),
+            "weight": compared["weight"].to_numpy(), "warning": compared["warning"].to_numpy()}))
+    return pd.concat(tables, ignore_index=True)
+
+
 def diagnostics_table(results: Sequence[BayesFit]) -> pd.DataFrame:
     """R̂ and bulk/tail ESS of every parameter group of every fit, with the fit's pass/fail verdict."""
     rows = []
@@ -127,8 +177,11 @@ def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str
 
 def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], family: str = "skew_normal",
                 measure: str = "", level: float = 0.95, challengers: Sequence[str] | None = None,
-                **fit_options) -> tuple[pd.DataFrame, list[BayesFit]]:
+                unadjusted: BayesFit | None = None, **fit_options) -> tuple[pd.DataFrame, list[BayesFit]]:
     """BRisk⁻ per α (thesis Ch. 4; SPEC §7), in the standard convention; returns (table, fits).
+
+    `unadjusted`: a BHM-`family` fit on `matrix` itself, if there is one: at α = 0 Eq. 4.5 changes no
+    score, so it serves as the α = 0 fit instead of sampling the same posterior again.
 
     Every non-champion system of `matrix` (the model's pool) is adjusted by thesis Eq. 4.5 with α,
     the champion is unchanged, and BHM-`family` (skew_normal, the thesis's definition, or gaussian)
@@ -143,7 +196,8 @@ def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], fa
     challengers = [s for s in (challengers or systems) if s != baseline]
     rows, fits = [], []
     for alpha in alphas:
-        result = _fit_adjusted(matrix, baseline, float(alpha), family, fit_options)
+        same = unadjusted is not None and alpha == 0 and unadjusted.model == family
+        result = unadjusted if same else _fit_adjusted(matrix, baseline, float(alpha), family, fit_options)
         fits.append(result)
         r = result.flat("r_sys")
         h = r[:, systems.index(baseline)]
