@@ -37,13 +37,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 from .evaluation import Progress
 from .files import ensure_folder, write_atomic
 from .index import LOGS, write_index
 from .processes import exit_with_parent
 from .lock import locked
-from .runner import ReportPlan, coerce_parameter, find_template, job_folder, plan_report, prewarm, run_report
+from .params import is_system_file
+from .runner import FILE_PARAMETERS, ReportPlan, coerce_parameter, find_template, job_folder, plan_report, prewarm, run_report
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -199,9 +200,12 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
                       f"{', '.join(tpl.parameters)}.")
         if key == "collection" and isinstance(value, str) and (value.startswith((".", "~")) or "/" in value):
             value = str((path.parent / Path(value).expanduser()).resolve())
+        elif key in FILE_PARAMETERS and isinstance(value, str) and (
+                is_system_file(value) or (path.parent / Path(value).expanduser()).is_file()):
+            value = str((path.parent / Path(value).expanduser()).resolve())    # a file named relative to the jobs file
         try:
             parameters[key] = coerce_parameter(tpl, key, value)
-        except (ParameterError, UnknownNameError) as error:
+        except (ParameterError, UnknownNameError, InputFormatError) as error:
             raise bad(key, str(error)) from None
     return Job(name, template, parameters, keep, show_code)
 

@@ -31,7 +31,13 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, p
     exporter = _exporter_class()(config=config, extra_template_basedirs=[str(TEMPLATE_DIR)],
                                  template_name="riskreport", embed_images=True, exclude_input=not show_code,
                                  exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _ = exporter.from_notebook_node(notebook)
+    try:
+        body, _ = exporter.from_notebook_node(notebook)
+    except (AttributeError, TypeError, ImportError):   # nbconvert's internals moved: its own exporter, slower, as it is
+        from nbconvert import HTMLExporter
+        body, _ = HTMLExporter(config=config, extra_template_basedirs=[str(TEMPLATE_DIR)], template_name="riskreport",
+                               embed_images=True, exclude_input=not show_code, exclude_input_prompt=True,
+                               exclude_output_prompt=True).from_notebook_node(notebook)
     if provenance is not None:
         body = body.replace("</body>", footer(provenance) + "\n</body>", 1)
     body = add_contents(body)

@@ -443,13 +443,20 @@ def styler_html(style) -> str:
     """`style.to_html()`, the same markup, written in one loop for a large table with a plain layout (hidden
     index, one header row, no table styles, classes or tooltips): pandas' template costs ~0.1 ms a cell."""
     data = style.data
-    plain = (data.size > FAST_HTML_CELLS and all(style.hide_index_) and not any(style.hide_columns_)
-             and data.columns.nlevels == 1 and not style.hidden_rows
-             and not style.hidden_columns and not style.table_styles and not style.table_attributes
-             and not style.cell_context and style.tooltips is None and not style.concatenated
-             and isinstance(style.caption, (str, type(None))) and style.cell_ids)
-    if not plain:
-        return style.to_html()
+    try:
+        plain = (data.size > FAST_HTML_CELLS and all(style.hide_index_) and not any(style.hide_columns_)
+                 and data.columns.nlevels == 1 and not style.hidden_rows
+                 and not style.hidden_columns and not style.table_styles and not style.table_attributes
+                 and not style.cell_context and style.tooltips is None and not style.concatenated
+                 and isinstance(style.caption, (str, type(None))) and style.cell_ids)
+        if plain:
+            return _plain_table_html(style, data)
+    except (AttributeError, KeyError, TypeError):        # pandas' Styler internals moved: its own, slower, writer
+        pass
+    return style.to_html()
+
+
+def _plain_table_html(style, data: pd.DataFrame) -> str:
     style._compute()
     uid, rows, cols = style.uuid, data.shape[0], data.shape[1]
     groups: dict[tuple, list[str]] = {}

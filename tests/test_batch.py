@@ -251,3 +251,17 @@ def test_prune_keeps_newest_complete_and_failed_reports(tmp_path):
     deleted = prune(folder, keep=1)
     assert sorted(p.name for p in deleted) == ["20260101T000000Z", "20260103T000000Z", "20260105T000000Z"]
     assert visible(folder) == {"20260102T000000Z", "20260104T000000Z", "20260106T000000Z", "latest"}
+
+
+def test_a_file_parameter_is_read_relative_to_the_jobs_file(tiny_collection, tmp_path, monkeypatch):
+    """`pool = "pool.txt"` in a jobs file means the file beside the jobs file, whatever the working folder."""
+    folder = tmp_path / "jobs"
+    folder.mkdir()
+    (folder / "pool.txt").write_text("base\nrisky\n")
+    (folder / "jobs.toml").write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\npool = "pool.txt"\n')
+    monkeypatch.chdir(tmp_path)
+    (job,) = load_jobs(folder / "jobs.toml")
+    assert job.parameters["pool"] == str((folder / "pool.txt").resolve())
+    (folder / "jobs.toml").write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\npool = "gone.txt"\n')
+    with pytest.raises(JobFileError, match="key 'pool'.*gone.txt"):
+        load_jobs(folder / "jobs.toml")

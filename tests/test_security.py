@@ -161,15 +161,17 @@ def test_papermill_quotes_any_text_as_a_literal(value):
 
 
 @pytest.mark.parametrize("name, value, message", [
-    ("systems", "__import__('os').system('touch {sentinel}')", "expects Optional[list[str]]"),
+    ("systems", "__import__('os').system('touch PWNED')", "expects Optional[list[str]]"),
+    ("systems", "__import__('os').system('touch {sentinel}')", "no such file"),    # a path: a file listing systems
     ("seed", "__import__('os').system('touch {sentinel}')", "expects int"),
     ("alphas", "[__import__('os').system('touch {sentinel}')]", "expects Optional[list[float]]"),
     ("ci_levels", "[0.95, (lambda: __import__('os').system('touch {sentinel}'))()]", "expects list[float]"),
     ("sig_level", "0.05; import os; os.system('touch {sentinel}')", "expects float"),
 ])
 def test_cli_parameters_are_data_of_the_declared_type(tiny_collection, cache_dir, tmp_path, capsys,
-                                                      name, value, message):
+                                                      name, value, message, monkeypatch):
     sentinel = tmp_path / "PWNED"
+    monkeypatch.chdir(tmp_path)                     # `touch PWNED` would make the sentinel too
     code = main(["run", "--collection", str(tiny_collection), "--out", str(tmp_path / "r"), "--quiet",
                  "-p", name, value.format(sentinel=sentinel)])
     err = capsys.readouterr().err
@@ -177,12 +179,17 @@ def test_cli_parameters_are_data_of_the_declared_type(tiny_collection, cache_dir
     assert not sentinel.exists() and not (tmp_path / "r").exists()
 
 
-def test_job_file_parameters_are_checked_by_type(tiny_collection, tmp_path):
+def test_job_file_parameters_are_checked_by_type(tiny_collection, tmp_path, monkeypatch):
     sentinel = tmp_path / "PWNED"
+    monkeypatch.chdir(tmp_path)
     jobs = tmp_path / "jobs.toml"
     jobs.write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\n'
-                    f'systems = "__import__(\'os\').system(\'touch {sentinel}\')"\n')
+                    'systems = "__import__(\'os\').system(\'touch PWNED\')"\n')
     with pytest.raises(JobFileError, match="key 'systems'.*expects Optional\\[list\\[str\\]\\]"):
+        load_jobs(jobs)
+    jobs.write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\n'
+                    f'systems = "__import__(\'os\').system(\'touch {sentinel}\')"\n')   # a path: a file of systems
+    with pytest.raises(JobFileError, match="key 'systems'.*no such file"):
         load_jobs(jobs)
     jobs.write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\ntitle = "\\"; import os #"\n'
                     'seed = 7\n')
