@@ -545,7 +545,13 @@ def _checked_entry(data: bytes, key: str, measure: str) -> dict | None:
 
 
 def _score_table(collection: Collection) -> pd.DataFrame:
-    return read_scores(collection.scores)
+    """The collection's score table, parsed once per content in a process (a copy: callers may change it)."""
+    return _parsed_scores(str(collection.scores), file_digest(collection.scores)).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_scores(path: str, digest: str) -> pd.DataFrame:
+    return read_scores(path)
 
 
 def measure_labels(collection: Collection, measure: str) -> set[str]:
