@@ -1,8 +1,10 @@
 """Figures for papers: every figure of a page as SVG, PDF and a 200-dpi PNG, its caption in the metadata.
 
 Each format re-draws a figure, which used to be most of a report's run time. `FigureWriter`
-draws the 200-dpi PNG once (the page embeds it at half size), pickles the finished figure and
-has one worker process write SVG and PDF while the notebook goes on: a process, not a thread,
+finds the figure's tight bounding box once (`tight_bbox`: every format is cut to it, so none
+lays the figure out twice, as `bbox_inches="tight"` does), draws the 200-dpi PNG (the page
+embeds it at half size), pickles the finished figure and has one worker process write SVG and
+PDF while the notebook goes on: a process, not a thread,
 because matplotlib's font cache is not thread-safe. A figure that does not pickle, or a page
 built from a plain script (whose top-level code a spawned worker would run again), is written
 at once. `FigureWriter.wait` returns when every file is written and raises the first
@@ -20,6 +22,7 @@ from pathlib import Path
 from .processes import exit_with_parent
 
 PNG_DPI = 200
+PNG_COMPRESSION = 3     # zlib level: 40% less time than PIL's default 6, files ~15% larger
 RC = {"pdf.fonttype": 42, "svg.fonttype": "none", "svg.hashsalt": "riskreport"}
 
 
@@ -29,40 +32,52 @@ def metadata(title: str, caption: str) -> dict[str, dict[str, str]]:
             "png": {"Title": title, "Description": caption}}
 
 
-def write_png(figure, stem: Path, title: str, caption: str) -> bytes:
-    """Write `<stem>.png` at 200 dpi with `caption` in its metadata; return a half-size copy for a screen page."""
+def tight_bbox(figure):
+    """The region `savefig(bbox_inches="tight")` would cut, in inches: the figure's tight box, padded as
+    `savefig.pad_inches` says. Passed to every format, it spares each a layout pass of its own."""
+    import matplotlib as mpl
+    box = figure.get_tightbbox(figure.canvas.get_renderer())
+    return box.padded(mpl.rcParams["savefig.pad_inches"])
+
+
+def write_png(figure, stem: Path, title: str, caption: str, bbox=None) -> bytes:
+    """Write `<stem>.png` at 200 dpi with `caption` in its metadata; return a half-size copy for a screen page.
+    `bbox`: the region to write, in inches (default: `tight_bbox(figure)`)."""
     from PIL import Image
     stem.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata=metadata(title, caption)["png"], bbox_inches="tight", dpi=PNG_DPI)
+    figure.savefig(buffer, format="png", metadata=metadata(title, caption)["png"],
+                   bbox_inches=tight_bbox(figure) if bbox is None else bbox, dpi=PNG_DPI,
+                   pil_kwargs={"compress_level": PNG_COMPRESSION})
     stem.with_suffix(".png").write_bytes(buffer.getvalue())
     with Image.open(buffer) as image:
-        small = image.resize((max(1, image.width // 2), max(1, image.height // 2)), Image.Resampling.LANCZOS)
+        small = image.reduce(2)     # the mean of each 2×2 block: the 200-dpi drawing seen at 100 dpi
     out = io.BytesIO()
-    small.save(out, format="PNG")
+    small.save(out, format="PNG", compress_level=PNG_COMPRESSION)
     return out.getvalue()
 
 
-def write_vector(figure, stem: Path, title: str, caption: str) -> list[Path]:
-    """Write `figure` as `<stem>.svg` and `<stem>.pdf` with `caption` in each file's metadata."""
+def write_vector(figure, stem: Path, title: str, caption: str, bbox=None) -> list[Path]:
+    """Write `figure` as `<stem>.svg` and `<stem>.pdf` with `caption` in each file's metadata (`bbox` as `write_png`)."""
     import matplotlib as mpl
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
     with mpl.rc_context(RC):
+        bbox = tight_bbox(figure) if bbox is None else bbox
         for fmt in ("svg", "pdf"):
             path = stem.with_suffix(f".{fmt}")
-            figure.savefig(path, format=fmt, metadata=metadata(title, caption)[fmt], bbox_inches="tight")
+            figure.savefig(path, format=fmt, metadata=metadata(title, caption)[fmt], bbox_inches=bbox)
             paths.append(path)
     return paths
 
 
-def _write_pickled(payload: bytes, stem: str, title: str, caption: str) -> list[str]:
+def _write_pickled(payload: bytes, stem: str, title: str, caption: str, bbox) -> list[str]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     figure = pickle.loads(payload)
     try:
-        return [str(p) for p in write_vector(figure, Path(stem), title, caption)]
+        return [str(p) for p in write_vector(figure, Path(stem), title, caption, bbox)]
     finally:
         plt.close(figure)
 
@@ -85,7 +100,8 @@ class FigureWriter:
     def submit(self, figure, stem: Path, title: str, caption: str) -> bytes:
         """Write the files of `figure`: the PNG now (returned at half size, for the page), SVG and PDF in the
         background when the figure pickles. The caller may close the figure at once."""
-        png = write_png(figure, stem, title, caption)
+        bbox = tight_bbox(figure)
+        png = write_png(figure, stem, title, caption, bbox)
         payload = None
         if self.background:
             try:
@@ -93,12 +109,12 @@ class FigureWriter:
             except Exception:                # e.g. a lambda in a formatter: write now instead
                 payload = None
         if payload is None:
-            write_vector(figure, stem, title, caption)
+            write_vector(figure, stem, title, caption, bbox)
             return png
         if self._pool is None:
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=exit_with_parent)   # ends with the kernel
-        self._pending.append(self._pool.submit(_write_pickled, payload, str(stem), title, caption))
+        self._pending.append(self._pool.submit(_write_pickled, payload, str(stem), title, caption, bbox))
         return png
 
     def wait(self) -> list[Path]:

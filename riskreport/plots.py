@@ -18,6 +18,25 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*"]
 BASELINE_STYLE = {"color": "black", "linewidth": 2.6, "marker": "s", "zorder": 5}
 
 
+STYLE_RC = {"axes.titley": 1.0}   # titles sit just above the axes (no axes of ours has top ticks): matplotlib
+# then skips placing each title above the x tick labels of every axes at each draw
+
+
+def tight_layout(fig, **options) -> None:
+    """Lay `fig` out as `Figure.tight_layout` does, once, without leaving a layout engine on the figure.
+
+    After `fig.tight_layout()` a figure keeps a placeholder engine, and matplotlib then draws the whole
+    figure one extra time in every `savefig` (four formats: four extra draws). `options` as tight_layout's.
+    """
+    from matplotlib.layout_engine import TightLayoutEngine
+    TightLayoutEngine(**options).execute(fig)
+
+
+def set_style() -> None:
+    """The templates' look: seaborn's whitegrid theme in the notebook context, with `STYLE_RC`."""
+    sns.set_theme(style="whitegrid", context="notebook", rc=STYLE_RC)
+
+
 class Palette(dict):
     """One colour and marker per system for every figure of a report; the baseline black and thick.
 
@@ -47,42 +66,78 @@ def _palette(systems, palette: Palette | None, baseline: str | None = None) -> P
     return palette if palette is not None else Palette(systems, baseline)
 
 
-def topic_ticks(ax, labels, limit: int = 80, axis: str = "x") -> None:
-    """Topic ids as tick labels (every k-th when there are more than `limit`)."""
+def topic_ticks(ax, labels, limit: int = 80, axis: str = "x", first: int = 0) -> None:
+    """Topic ids as tick labels (every k-th when there are more than `limit`), the i-th at position `first + i`."""
     labels = [str(t) for t in labels]
     step = max(1, int(np.ceil(len(labels) / limit)))
     positions = list(range(0, len(labels), step))
     size = 7 if len(labels) <= 40 else 5
+    ticks, names = [first + i for i in positions], [labels[i] for i in positions]
     if axis == "x":
-        ax.set_xticks(positions, [labels[i] for i in positions], rotation=90, fontsize=size)
+        ax.set_xticks(ticks, names, rotation=90, fontsize=size)
     else:
-        ax.set_yticks(positions, [labels[i] for i in positions], fontsize=size)
+        ax.set_yticks(ticks, names, fontsize=size)
 
 
-def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: int = 3) -> sns.FacetGrid:
-    """Per-topic Δ = challenger − baseline, topics sorted by Δ, one panel per challenger.
+def panels(n: int, col_wrap: int, height: float, aspect: float, sharey: bool = True, sharex: bool = False,
+           rows: int | None = None):
+    """A figure of `n` panels, `col_wrap` to a row (or `rows` rows), each `height` × `height·aspect` inches.
 
-    `deltas` is tidy: `system, topic, delta`.
+    The layout of a seaborn FacetGrid (shared axes, tick labels on the outer panels only, no top and
+    right spines, unused cells hidden) from one `plt.subplots` call: FacetGrid re-runs the layout
+    engine at every step, which cost seconds per figure. Share x only where every panel has the
+    same x values: a shared axis shares one formatter, so panels sorted by their own values would
+    all show the last panel's labels. Returns the figure and the `n` panels in reading order.
+    """
+    ncols = -(-n // rows) if rows else max(1, min(col_wrap, n))
+    nrows = rows or -(-n // ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(ncols * height * aspect, nrows * height), sharey=sharey,
+                             sharex=sharex, squeeze=False)
+    axes = list(grid.flat)
+    for i, ax in enumerate(axes):
+        if i >= n:
+            ax.set_visible(False)
+        else:
+            ax.spines[["top", "right"]].set_visible(False)
+            if sharex and i + ncols >= n:       # the lowest panel of its column: its tick labels show
+                ax.xaxis.set_tick_params(labelbottom=True)
+    return fig, axes[:n]
+
+
+def label_panels(axes, ncols: int, xlabel: str, ylabel: str) -> None:
+    """Axis labels as a FacetGrid sets them: x under the last panel of each column, y left of each row.
+
+    An axis left without a label is not placed at each draw (matplotlib otherwise measures every
+    tick label of it again, for nothing: a large share of drawing a many-panel figure).
+    """
+    for i, ax in enumerate(axes):
+        for axis, text, shown in ((ax.yaxis, ylabel, i % ncols == 0), (ax.xaxis, xlabel, i + ncols >= len(axes))):
+            axis.set_label_text(text if shown else "")
+            if not shown:
+                axis.set_label_coords(0.5, 0.5)
+
+
+def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: int = 3):
+    """Per-topic Δ = challenger − baseline, topics sorted by Δ, one panel per challenger; returns the Figure.
+
+    `deltas` is tidy: `system, topic, delta`. Each panel's tick labels are its own topics, in its order.
     """
     data = deltas.copy()
     data["rank"] = data.groupby("system")["delta"].rank(method="first", ascending=False)
     data["outcome"] = np.select([data["delta"] > 0, data["delta"] < 0], ["win", "loss"], "tie")
-    n = data["system"].nunique()
-    grid = sns.FacetGrid(data, col="system", col_wrap=min(col_wrap, n), height=2.4, aspect=1.6, sharey=True)
-    grid.map_dataframe(_delta_bars)
-    grid.set_titles("{col_name}")
-    grid.set_axis_labels("topic, sorted by Δ", f"Δ {measure}")
-    for ax, system in zip(grid.axes.flat, grid.col_names):
+    systems = list(dict.fromkeys(data["system"]))
+    fig, axes = panels(len(systems), col_wrap, height=2.4, aspect=1.6)
+    for ax, (system, part) in zip(axes, data.groupby("system", sort=False)):
+        part = part.sort_values("rank")
+        bars(ax, part["rank"], part["delta"], 1.0, part["outcome"].map(RISK_COLOURS))
         ax.axhline(0, color="black", linewidth=0.6)
-        topic_ticks(ax, data[data["system"] == system].sort_values("rank")["topic"].tolist(), limit=40)
-    grid.figure.suptitle(f"Per-topic difference Δ {measure} against {baseline} (above 0: challenger wins; "
-                         "below 0: loses)", y=1.02)
-    grid.figure.tight_layout()
-    return grid
-
-
-def _delta_bars(data: pd.DataFrame, **_) -> None:
-    bars(plt.gca(), data["rank"], data["delta"], 1.0, data["outcome"].map(RISK_COLOURS))
+        ax.set_title(system)
+        topic_ticks(ax, part["topic"].tolist(), limit=40, first=1)
+    label_panels(axes, min(col_wrap, len(systems)), "topic, sorted by Δ", f"Δ {measure}")
+    fig.suptitle(f"Per-topic difference Δ {measure} against {baseline} (above 0: challenger wins; "
+                 "below 0: loses)", y=1.02)
+    tight_layout(fig)
+    return fig
 
 
 def bars(ax, x, height, width: float, colors):
@@ -149,32 +204,36 @@ def trisk_by_alpha(fine: pd.DataFrame, critical: float, baseline: str, measure: 
 
 
 def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
-             col_wrap: int = 3) -> sns.FacetGrid:
+             col_wrap: int = 3):
     """Per-topic TJ_i bars at one α per row, one panel per challenger, ±t critical lines (Dinçer et al. 2014, Fig. 2).
 
     `topics` is tidy `system, topic, alpha, tj`; topics keep the collection's order. A bar is
-    coloured when TJ_i itself lies beyond ±t (the drawn quantity; TR_i is in the table).
+    coloured when TJ_i itself lies beyond ±t (the drawn quantity; TR_i is in the table). Returns the Figure.
     """
     data = topics.copy()
     order = list(dict.fromkeys(data["topic"]))
     data["position"] = data["topic"].map({t: i for i, t in enumerate(order)})
     data["colour"] = np.select([data["tj"] < -critical, data["tj"] > critical],
                                [RISK_COLOURS["loss"], RISK_COLOURS["win"]], "#9ecae1")
-    n = data["system"].nunique()
-    row = "alpha" if data["alpha"].nunique() > 1 else None
-    grid = sns.FacetGrid(data, col="system", row=row, col_wrap=None if row else min(col_wrap, n),
-                         height=2.4, aspect=1.7, sharey=True)
-    grid.map_dataframe(lambda data, **_: bars(plt.gca(), data["position"], data["tj"], 0.9, data["colour"]))
-    grid.set_titles("{col_name}, α = {row_name}" if row else "{col_name}")
-    grid.set_axis_labels("topic", "TJ_i")
-    for ax in grid.axes.flat:
+    systems = list(dict.fromkeys(data["system"]))
+    alphas = list(dict.fromkeys(data["alpha"]))
+    by_row = len(alphas) > 1
+    cells = [(alpha, system) for alpha in alphas for system in systems]
+    fig, axes = panels(len(cells), col_wrap, height=2.4, aspect=1.7, sharex=True,
+                       rows=len(alphas) if by_row else None)
+    groups = dict(list(data.groupby(["alpha", "system"], sort=False)))
+    for ax, (alpha, system) in zip(axes, cells):
+        part = groups.get((alpha, system), data.iloc[:0])
+        bars(ax, part["position"], part["tj"], 0.9, part["colour"])
+        ax.set_title(f"{system}, α = {alpha:g}" if by_row else system)
         for level in (-critical, critical):
             ax.axhline(level, color="black", linestyle="--", linewidth=0.7)
-        topic_ticks(ax, order, limit=40)
-    grid.figure.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
-                         f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t", y=1.02)
-    grid.figure.tight_layout()
-    return grid
+    topic_ticks(axes[0], order, limit=40)     # shared x: one set of ticks, shown on the lowest panels
+    label_panels(axes, len(systems) if by_row else min(col_wrap, len(systems)), "topic", "TJ_i")
+    fig.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
+                 f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t", y=1.02)
+    tight_layout(fig)
+    return fig
 
 
 def delta_heatmap(deltas: pd.DataFrame, baseline: str, measure: str, systems: list[str] | None = None, ax=None):
@@ -241,33 +300,34 @@ def value_functions(alphas, smooth, ax=None):
 
 
 def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention: str = "standard",
-                col_wrap: int = 4) -> sns.FacetGrid:
-    """Confidence interval of URisk against α, one panel per challenger, coloured by `verdict`.
+                col_wrap: int = 4):
+    """Confidence interval of URisk against α, one panel per challenger, coloured by `verdict`; returns the Figure.
 
     `intervals` is tidy `system, alpha, ci_low, ci_high, verdict` for one method and level; pass
     the report's rule verdict as `verdict` so the colours agree with every other mark.
     """
+    from matplotlib.collections import LineCollection
     colours = {"risk": RISK_COLOURS["loss"], "reward": RISK_COLOURS["win"], "inconclusive": "#777777",
                "undefined": "#777777"}
     data = intervals.assign(mid=(intervals["ci_low"] + intervals["ci_high"]) / 2)
-    grid = sns.FacetGrid(data, col="system", col_wrap=min(col_wrap, data["system"].nunique()), height=2.3,
-                         aspect=1.3, sharey=False)
-
-    def draw(data, **_):
-        ax = plt.gca()
-        for row in data.itertuples():
-            ax.plot([row.alpha] * 2, [row.ci_low, row.ci_high], color=colours[row.verdict], linewidth=3)
-            ax.plot([row.alpha], [row.mid], marker="o", markersize=3, color="black")
+    systems = list(dict.fromkeys(data["system"]))
+    fig, axes = panels(len(systems), col_wrap, height=2.3, aspect=1.3, sharey=False, sharex=True)
+    for ax, (system, part) in zip(axes, data.groupby("system", sort=False)):
+        alpha = part["alpha"].to_numpy(dtype=float)
+        segments = np.stack([np.column_stack([alpha, part["ci_low"]]), np.column_stack([alpha, part["ci_high"]])],
+                            axis=1)
+        ax.add_collection(LineCollection(segments, colors=[colours[v] for v in part["verdict"]], linewidths=3),
+                          autolim=True)
+        ax.plot(alpha, part["mid"], linestyle="none", marker="o", markersize=3, color="black")
         ax.axhline(0, color="black", linewidth=0.6)
-
-    grid.map_dataframe(draw)
-    grid.set_titles("{col_name}")
-    grid.set_axis_labels("α", "URisk CI")
-    grid.figure.suptitle(f"Confidence interval of URisk of {measure} against {baseline} per α "
-                         f"({sign_note(convention)}; colour: the report's verdict — orange risk, green reward, "
-                         "grey inconclusive)", y=1.02)
-    grid.figure.tight_layout()
-    return grid
+        ax.autoscale_view()
+        ax.set_title(system)
+    label_panels(axes, min(col_wrap, len(systems)), "α", "URisk CI")
+    fig.suptitle(f"Confidence interval of URisk of {measure} against {baseline} per α "
+                 f"({sign_note(convention)}; colour: the report's verdict — orange risk, green reward, "
+                 "grey inconclusive)", y=1.02)
+    tight_layout(fig)
+    return fig
 
 
 def bootstrap_density(means: np.ndarray, intervals: pd.DataFrame, theta: float, title: str, ax=None):
@@ -334,7 +394,7 @@ def diagnostics_by_alpha(diagnostics: pd.DataFrame, palette: Palette | None = No
     axes[2].axhline(0.05, color="black", linestyle="--", linewidth=0.8)
     axes[-1].legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False, fontsize="small")
     fig.suptitle("Shape of the risk-adjusted differences against α (Shapiro–Wilk p below the dashed line: not normal)")
-    fig.tight_layout()
+    tight_layout(fig)
     return axes
 
 
@@ -393,7 +453,7 @@ def instance_spread(scores: pd.DataFrame, baseline: str, measure: str):
     last.tick_params(axis="x", labelrotation=90, labelsize=7)
     fig.suptitle("Per-topic effectiveness across instances: a tall box is a topic on which instances disagree",
                  y=1.0)
-    fig.tight_layout()
+    tight_layout(fig)
     return axes[:, 0]
 
 

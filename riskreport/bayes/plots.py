@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..plots import tight_layout
 from .models import LABELS
 
 RISK, REWARD, NEUTRAL, BASE = "#d95f02", "#1b9e77", "#7f7f7f", "#1f3b73"
@@ -50,7 +51,7 @@ def predictive_overlay(overlay: pd.DataFrame, bins: int = 40):
         ax.set_xlabel("score")
         ax.set_ylabel("density")
         ax.legend(loc="upper right", fontsize=8)
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -81,7 +82,7 @@ def ppdrisk_densities(values: np.ndarray, systems: list, alphas, ppdrisk: pd.Dat
         ax.set_ylabel("density")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -102,7 +103,7 @@ def brisk_intervals(brisk: pd.DataFrame, shown: list, convention: str = "standar
         ax.set_yticks(range(len(shown)), shown, fontsize=8)
         side = "right of 0 = risk" if convention == "minus" else "left of 0 = risk"
         ax.set_xlabel(f"challenger − baseline effect, α = {alpha:g} ({side})")
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 

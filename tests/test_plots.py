@@ -1,0 +1,60 @@
+"""The figures: right labels on every panel, and no hidden extra drawing work."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from riskreport import figures, plots  # noqa: E402
+
+
+@pytest.fixture
+def deltas():
+    rng = np.random.default_rng(7)
+    systems = [f"s{i}" for i in range(7)]
+    topics = [f"t{j:02d}" for j in range(30)]
+    return pd.DataFrame([(s, t, rng.normal()) for s in systems for t in topics], columns=["system", "topic", "delta"])
+
+
+def _labels(ax):
+    return {round(x): label.get_text() for x, label in zip(ax.get_xticks(), ax.get_xticklabels())}
+
+
+def test_each_delta_panel_names_its_own_topics_under_their_bars(deltas):
+    fig = plots.topic_deltas(deltas, "base", "nDCG@10")
+    try:
+        shown = [ax for ax in fig.axes if ax.get_visible()]
+        assert [ax.get_title() for ax in shown] == [f"s{i}" for i in range(7)]
+        for ax in shown:
+            own = deltas[deltas["system"] == ax.get_title()].sort_values("delta", ascending=False)["topic"].tolist()
+            labels = _labels(ax)
+            assert labels and all(own[x - 1] == name for x, name in labels.items())    # bar x = rank, from 1
+    finally:
+        plt.close(fig)
+
+
+def test_shared_topic_axis_shows_its_labels_on_the_lowest_panel_of_each_column(deltas):
+    topics = deltas.rename(columns={"delta": "tj"}).assign(alpha=5.0)
+    fig = plots.topic_tj(topics, 2.0, "base", "nDCG@10")
+    try:
+        shown = [ax for ax in fig.axes if ax.get_visible()]
+        with_labels = [ax.get_title() for ax in shown
+                       if any(label.get_visible() for label in ax.get_xticklabels()) and ax.xaxis.get_tick_params()
+                       .get("labelbottom", True)]
+        assert with_labels == ["s4", "s5", "s6"]         # 3 columns: s6 alone in the last row, s4 and s5 above gaps
+        assert _labels(shown[-1])[0] == "t00"
+    finally:
+        plt.close(fig)
+
+
+def test_figures_keep_no_layout_engine_so_each_format_is_drawn_once(deltas):
+    fig = plots.topic_deltas(deltas, "base", "nDCG@10")
+    try:
+        assert fig.get_layout_engine() is None          # fig.tight_layout() would leave one: an extra draw per savefig
+        box = figures.tight_bbox(fig)
+        assert 0 < box.width and 0 < box.height
+    finally:
+        plt.close(fig)
