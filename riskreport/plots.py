@@ -383,10 +383,12 @@ def diagnostics_by_alpha(diagnostics: pd.DataFrame, palette: Palette | None = No
     """Skewness, excess kurtosis and Shapiro–Wilk p of the risk-adjusted differences against α."""
     palette = _palette(diagnostics["system"].unique(), palette)
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    lines = list(diagnostics.sort_values("alpha").groupby("system", sort=False))
     for ax, column, label in zip(axes, ("skewness", "excess_kurtosis", "shapiro_p"),
                                  ("skewness (< 0: long loss tail)", "excess kurtosis", "Shapiro–Wilk p (log scale)")):
-        sns.lineplot(data=diagnostics, x="alpha", y=column, hue="system", ax=ax, legend=ax is axes[-1],
-                     palette=palette.colours(), marker="o", markersize=4)
+        for system, part in lines:      # plain lines: seaborn's lineplot aggregates first, for nothing here
+            ax.plot(part["alpha"], part[column], label=system, marker="o", markersize=4, linewidth=1.4,
+                    color=palette.colour(system))
         ax.set_xlabel("α")
         ax.set_ylabel(label)
     axes[0].axhline(0, color="black", linewidth=0.6)

@@ -500,6 +500,29 @@ def _alpha_label(alpha: float, convention: str) -> str:
     return f"r = {alpha + 1:g}" if convention == "minus" else f"α = {alpha:g}"
 
 
+PAGE_ROWS = 3_000   # above this, a table of every method's verdict shows only the rows that differ from the rule
+
+
+def interval_verdicts(verdicts: pd.DataFrame, summary: pd.DataFrame, limit: int = PAGE_ROWS) -> tuple[pd.DataFrame, str]:
+    """The interval methods' own verdicts for the page, and a caption that says which rows are shown.
+
+    `verdicts` is `significance.report_verdicts`' first table (`kind` test or interval), `summary` its
+    second (the rule's verdict per challenger and α). Up to `limit` rows: all of them. Beyond (a campaign:
+    110 systems × 21 α × 5 methods = 11,550 rows, 7 MB of page), only the rows whose verdict differs from
+    the rule's, with the rule's verdict beside them; every row stays in `tables/verdicts.csv`.
+    """
+    intervals = verdicts[verdicts["kind"] != "test"].drop(columns=["kind", "statistic", "p_adjusted"])
+    if len(intervals) <= limit:
+        return intervals, "Every interval method at the first level, with its own verdict"
+    rule = summary[["system", "alpha", "verdict"]].rename(columns={"verdict": "rule_verdict"})
+    both = intervals.merge(rule, on=["system", "alpha"], how="left")
+    same = both["verdict"].replace("undefined", "inconclusive") == both["rule_verdict"].replace("undefined",
+                                                                                                 "inconclusive")
+    differs = both[~same]
+    return differs, (f"Interval methods whose verdict differs from the report's: {len(differs):,} of "
+                     f"{len(intervals):,} rows (every row: tables/verdicts.csv)")
+
+
 def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
     """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first.
 

@@ -102,3 +102,20 @@ def test_export_makes_nbconvert_accessibility_edits_without_a_soup_round_trip(sh
     ours, _ = export._exporter_class()(**options).from_notebook_node(notebook)
     assert str(BeautifulSoup(ours, features="html.parser")) == theirs
     assert ours.count(export.NO_ALT) == 1 and 'tabindex="0"' in ours and "tabindex='1'" not in ours
+
+
+def test_interval_verdicts_show_every_row_of_a_small_report_and_the_disagreements_of_a_campaign():
+    import pandas as pd
+    verdicts = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "alpha": [0.0] * 8,
+                             "method": ["t", "bca", "percentile", "basic"] * 2,
+                             "kind": ["test", "interval", "interval", "interval"] * 2,
+                             "statistic": 1.0, "p_adjusted": 0.01, "ci_low": -1.0, "ci_high": 1.0,
+                             "verdict": ["risk", "risk", "inconclusive", "risk", "undefined", "inconclusive",
+                                         "reward", "inconclusive"]})
+    summary = pd.DataFrame({"system": ["a", "b"], "alpha": [0.0, 0.0], "verdict": ["risk", "undefined"]})
+    shown, caption = report.interval_verdicts(verdicts, summary)
+    assert len(shown) == 6 and "kind" not in shown and caption.startswith("Every interval method")
+    shown, caption = report.interval_verdicts(verdicts, summary, limit=5)
+    assert shown[["system", "method", "verdict", "rule_verdict"]].values.tolist() == [
+        ["a", "percentile", "inconclusive", "risk"], ["b", "percentile", "reward", "undefined"]]
+    assert "2 of 6 rows" in caption and "tables/verdicts.csv" in caption
