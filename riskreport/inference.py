@@ -341,7 +341,45 @@ def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[floa
 @functools.lru_cache(maxsize=32)
 def _studentized_range_grid(k: int, df: float) -> tuple[np.ndarray, np.ndarray]:
     grid = np.concatenate([np.linspace(0, 8, 81), np.linspace(8.25, 16, 32)])
-    return grid, np.clip(stats.studentized_range.sf(grid, k, df), 1e-300, 1)
+    values = _remembered("studentized_range.sf", {"k": k, "df": df, "q": grid.tolist()},
+                         lambda: stats.studentized_range.sf(grid, k, df))
+    return grid, np.clip(values, 1e-300, 1)
+
+
+@functools.lru_cache(maxsize=32)
+def _studentized_range_critical(level: float, k: int, df: float) -> float:
+    return float(_remembered("studentized_range.ppf", {"level": level, "k": k, "df": df},
+                             lambda: np.atleast_1d(stats.studentized_range.ppf(level, k, df)))[0])
+
+
+def _remembered(name: str, arguments: dict, compute) -> np.ndarray:
+    """`compute()` (floats), kept on disk under the riskreport cache by `name`, `arguments` and scipy's version.
+
+    scipy integrates the studentized range numerically: ~2 s for a campaign's 110 systems, the same in
+    every report of that shape. A missing, unreadable or unwritable entry costs that time again, nothing else.
+    """
+    import hashlib
+    import json
+
+    import scipy
+
+    from .evaluation import default_cache_dir
+    from .files import write_atomic
+    key = json.dumps({"name": name, "arguments": arguments, "scipy": scipy.__version__}, sort_keys=True)
+    path = default_cache_dir() / "scipy" / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if record["key"] == key:
+            return np.asarray(record["values"], dtype=float)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    values = np.asarray(compute(), dtype=float)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps({"key": key, "values": values.tolist()}))
+    except OSError:
+        pass
+    return values
 
 
 def _studentized_range_sf(q: np.ndarray, k: int, df: float) -> np.ndarray:
@@ -364,7 +402,7 @@ def tukey_hsd(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], sig_
     systems = list(matrix.index)
     k, c = matrix.shape
     df = (k - 1) * (c - 1)                          # 0 for one topic: no error term, NaN intervals
-    critical = stats.studentized_range.ppf(1 - sig_level, k, df) if df > 0 else np.nan
+    critical = _studentized_range_critical(1 - sig_level, k, df) if df > 0 else np.nan
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     ia, ib = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
     parts = []

@@ -76,11 +76,11 @@ def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
     others["same"] = others["verdict"].replace("undefined", "inconclusive") == others["rule"].replace("undefined",
                                                                                                      "inconclusive")
     grouped = others.groupby(["system", "alpha"], sort=False)
-    agreement = pd.DataFrame({
-        "agree": grouped["same"].sum().astype(int) + 1, "methods": grouped.size() + 1,
-        "disagree": grouped.apply(lambda g: "; ".join(f"{m}: {v}" for m, v, s in
-                                                      zip(g["method"], g["verdict"], g["same"]) if not s),
-                                  include_groups=False)})
+    differing = others[~others["same"]]
+    disagree = (differing["method"] + ": " + differing["verdict"]).groupby(
+        [differing["system"], differing["alpha"]], sort=False).agg("; ".join)
+    agreement = pd.DataFrame({"agree": grouped["same"].sum().astype(int) + 1, "methods": grouped.size() + 1})
+    agreement["disagree"] = disagree.reindex(agreement.index).fillna("")
     summary = rule[["statistic", "p_adjusted", "verdict"]].rename(columns={"statistic": "trisk"}).join(agreement)
     summary[["agree", "methods"]] = summary[["agree", "methods"]].fillna(1).astype(int)
     summary["disagree"] = summary["disagree"].fillna("")
