@@ -7,7 +7,8 @@ cold `riskreport run` on the demo collection. Not collected by the test run.
 
     python tests/benchmarks/bench_evaluate.py [--runs 100] [--measure nDCG@10]
 
-Targets: cold <= 1.0x the plain loop; warm <= 1 s; demo report < 25 s on 2 cores.
+Targets: cold <= 1.0x the plain loop; warm <= 1 s. The demo report's own target (under 2x a notebook that
+only imports the template's libraries) is measured side by side by bench_startup.py; this prints its time only.
 """
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ def main() -> None:
     print(f"{'plain ir_measures loop (1 process)':<40} {plain:8.2f} s   1.00x")
     print(f"{'riskreport cold (empty cache)':<40} {cold:8.2f} s   {cold / plain:.2f}x of plain   (target <= 1.0x)")
     print(f"{'riskreport warm (cached)':<40} {warm:8.2f} s   {warm / plain:.3f}x of plain   (target <= 1 s)")
-    print(f"{'riskreport run on the demo, cold':<40} {demo:8.2f} s   (target < 25 s)")
+    print(f"{'riskreport run on the demo, cold':<40} {demo:8.2f} s   (its target: bench_startup.py)")
 
 
 if __name__ == "__main__":
