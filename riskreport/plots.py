@@ -77,6 +77,7 @@ def topic_ticks(ax, labels, limit: int = 80, axis: str = "x", first: int = 0) ->
         ax.set_xticks(ticks, names, rotation=90, fontsize=size)
     else:
         ax.set_yticks(ticks, names, fontsize=size)
+    ax.grid(False, axis=axis)     # a grid line at every other bar is clutter, not a guide
 
 
 def panels(n: int, col_wrap: int, height: float, aspect: float, sharey: bool = True, sharex: bool = False,
@@ -228,7 +229,7 @@ def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str,
         ax.set_title(f"{system}, α = {alpha:g}" if by_row else system)
         for level in (-critical, critical):
             ax.axhline(level, color="black", linestyle="--", linewidth=0.7)
-    topic_ticks(axes[0], order, limit=40)     # shared x: one set of ticks, shown on the lowest panels
+        topic_ticks(ax, order, limit=40)     # shared ticks; their size, rotation and grid are each panel's
     label_panels(axes, len(systems) if by_row else min(col_wrap, len(systems)), "topic", "TJ_i")
     fig.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
                  f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t", y=1.02)

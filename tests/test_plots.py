@@ -45,7 +45,10 @@ def test_shared_topic_axis_shows_its_labels_on_the_lowest_panel_of_each_column(d
                        if any(label.get_visible() for label in ax.get_xticklabels()) and ax.xaxis.get_tick_params()
                        .get("labelbottom", True)]
         assert with_labels == ["s4", "s5", "s6"]         # 3 columns: s6 alone in the last row, s4 and s5 above gaps
-        assert _labels(shown[-1])[0] == "t00"
+        for ax in shown[4:]:
+            assert _labels(ax)[0] == "t00"
+            assert {label.get_rotation() for label in ax.get_xticklabels()} == {90.0}
+            assert not any(line.get_visible() for line in ax.get_xgridlines())
     finally:
         plt.close(fig)
 
