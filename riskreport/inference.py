@@ -277,16 +277,43 @@ def randomisation_test(x: np.ndarray, samples: int = 10_000, seed: int = 2026) -
 
     Exact: p = #{|mean*| ≥ |mean|}/2^c. Sampled: p = (1 + #{...})/(1 + samples).
     """
-    flips, exact = sign_flips(x.shape[-1], samples, np.random.default_rng(seed))
-    observed = np.abs(x.mean(axis=-1))
     flat = x.reshape(-1, x.shape[-1])
-    extreme = np.zeros(len(flat))
-    rows = max(1, MEMORY_BUDGET // len(flips))
-    for start in range(0, len(flat), rows):
-        means = np.abs(flat[start:start + rows] @ flips.T / x.shape[-1])
-        extreme[start:start + rows] = (means >= observed.reshape(-1)[start:start + rows, None] - 1e-12).sum(axis=1)
-    p = extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
-    return p.reshape(x.shape[:-1])
+    return _randomisation(flat, flat.mean(axis=-1)[None, :], samples, seed).reshape(x.shape[:-1])
+
+
+def risk_randomisation_test(delta: np.ndarray, alphas: Sequence[float], samples: int = 10_000,
+                            seed: int = 2026) -> np.ndarray:
+    """`randomisation_test` of the risk-adjusted differences l_α(Δ) at every α, shape (A, S), from Δ (S, T).
+
+    Flipping signs is linear, and l_α(Δ) = max(Δ, 0) + (1+α)·min(Δ, 0): the flipped means at every α
+    come from the two products max(Δ, 0)·F and min(Δ, 0)·F, one pair for the whole α grid instead of
+    one product per α (21× fewer multiplications for a 21-value grid). Same sign vectors, same p-values.
+    """
+    delta = np.asarray(delta, dtype=float)
+    observed = risk_adjusted(delta, alphas).mean(axis=-1)                      # (A, S)
+    parts = np.stack([np.maximum(delta, 0.0), np.minimum(delta, 0.0)])            # (2, S, T)
+    return _randomisation(parts, observed, samples, seed, 1.0 + np.asarray(alphas, dtype=float))
+
+
+def _randomisation(rows: np.ndarray, observed: np.ndarray, samples: int, seed: int,
+                   loss_weights: np.ndarray | None = None) -> np.ndarray:
+    """p-values (A, S) of `observed` means (A, S) under sign flips of `rows`: (S, T) flipped as they are, or
+    (2, S, T) gains and losses, whose flipped means combine as gains + w·losses for each weight w in `loss_weights`."""
+    c = rows.shape[-1]
+    flips, exact = sign_flips(c, samples, np.random.default_rng(seed))
+    extreme = np.zeros(observed.shape)
+    per_row = len(flips) * (2 if loss_weights is not None else 1)
+    step = max(1, MEMORY_BUDGET // per_row)
+    for start in range(0, observed.shape[1], step):
+        part = slice(start, start + step)
+        if loss_weights is None:
+            flipped = [rows[part] @ flips.T / c]
+        else:
+            gains, losses = rows[0, part] @ flips.T / c, rows[1, part] @ flips.T / c
+            flipped = (gains + w * losses for w in loss_weights)
+        for a, means in enumerate(flipped):
+            extreme[a, part] = (np.abs(means) >= np.abs(observed[a, part])[:, None] - 1e-12).sum(axis=1)
+    return extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
 
 
 def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
@@ -296,12 +323,12 @@ def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], me
     t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
     adjusted across the challengers for each α and test with `correction`.
     """
-    challengers, _, x = challenger_deltas(matrix, baseline, alphas)
+    challengers, delta, x = challenger_deltas(matrix, baseline, alphas)
     alphas = [float(a) for a in alphas]
     paired_t = trisk(x)                          # t = TRisk, undefined (NaN) where SE = 0 or one topic
     results = {"t": (paired_t["trisk"], paired_t["p_value"]),
                "sign": sign_test(x), "wilcoxon": wilcoxon_test(x),
-               "randomisation": (x.mean(axis=-1), randomisation_test(x, samples, seed))}
+               "randomisation": (x.mean(axis=-1), risk_randomisation_test(delta, alphas, samples, seed))}
     parts = []
     for test, (statistic, p) in results.items():
         adjusted = adjust_pvalues(p, correction)                                 # per α, across challengers

@@ -137,6 +137,7 @@ def _as_list(systems) -> list[str]:
 
 
 MAX_BOOTSTRAP_SAMPLES = 1_000_000     # B x topics resample counts are held in memory
+CONVENTIONS = ("standard", "minus")   # how URisk is signed (risk.py): here, so checking options needs no scipy
 
 
 def check_report_options(parameters: dict, params: ReportParameters | None = None) -> dict:
@@ -151,7 +152,6 @@ def check_report_options(parameters: dict, params: ReportParameters | None = Non
     unchanged; a bad value raises `ParameterError` naming the parameter.
     """
     from .corrections import CORRECTIONS
-    from .risk import CONVENTIONS
 
     def whole(name, low, high=None):
         value = parameters[name]

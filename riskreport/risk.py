@@ -18,14 +18,13 @@ import pandas as pd
 from scipy import stats
 
 from .errors import UnknownNameError
-from .params import check_report_options
+from .params import CONVENTIONS, check_report_options  # noqa: F401 - CONVENTIONS: rr.risk.CONVENTIONS
 
 RISK_COLUMNS = ["system", "baseline", "measure", "alpha", "urisk", "trisk", "p_value", "se", "se_jackknife",
                 "wins", "losses", "ties", "frisk", "freward", "loss20"]
 TOPIC_COLUMNS = ["system", "baseline", "measure", "topic", "alpha", "delta", "x", "tr", "tj"]
 GEORISK_COLUMNS = ["system", "measure", "alpha", "mean", "zrisk", "georisk"]
 TSTAR_COLUMNS = ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
-CONVENTIONS = ("standard", "minus")
 FLOAT_NOISE = 1e-15   # relative size below which a spread is float noise, not variation (TRisk undefined)
 SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is undefined"
 ONE_TOPIC_NOTE = "one topic only: the SE needs at least 2 topics, so TRisk is undefined"

@@ -78,6 +78,18 @@ def test_randomisation_test_is_exact_for_small_c():
     assert is_exact and len(flips) == 4096 and len({tuple(f) for f in flips}) == 4096
 
 
+@pytest.mark.parametrize("topics, samples", [(12, 10_000), (40, 3_000)])    # exact enumeration, then sampled flips
+def test_risk_randomisation_over_the_alpha_grid_equals_the_test_at_each_alpha(topics, samples):
+    rng = np.random.default_rng(topics)
+    delta = np.round(rng.normal(0, 0.2, (7, topics)), 2)      # rounded: ties in |Δ| and zeros, as real scores give
+    delta[3] = 0.0                                              # a system identical to the baseline
+    delta[4] = np.abs(delta[4])                                 # one that never loses
+    alphas = [0, 1, 2.5, 10]
+    x = risk_adjusted(delta, alphas)
+    assert np.array_equal(inf.risk_randomisation_test(delta, alphas, samples, seed=5),
+                          inf.randomisation_test(x, samples, seed=5))
+
+
 @pytest.mark.parametrize("correction, method", [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")])
 def test_corrections_match_statsmodels(correction, method):
     rng = np.random.default_rng(8)
