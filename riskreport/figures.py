@@ -9,6 +9,11 @@ because matplotlib's font cache is not thread-safe. A figure that does not pickl
 built from a plain script (whose top-level code a spawned worker would run again), is written
 at once. `FigureWriter.wait` returns when every file is written and raises the first
 error of a worker.
+
+A spawned pool starts multiprocessing's resource tracker, a helper process that ignores SIGTERM.
+When the kernel shuts down, ipykernel terminates every child of its process group and waits for
+them; the tracker outlived those signals until jupyter_client killed the kernel 2.5 s later,
+in most demo runs. `wait` therefore stops the tracker when this writer started it.
 """
 from __future__ import annotations
 
@@ -89,6 +94,28 @@ def _can_spawn() -> bool:
     return getattr(main, "__spec__", None) is not None or getattr(main, "__file__", None) is None
 
 
+def _resource_tracker():
+    """multiprocessing's resource tracker of this process (a private object: None if it ever moves)."""
+    from multiprocessing import resource_tracker
+    tracker = getattr(resource_tracker, "_resource_tracker", None)
+    return tracker if hasattr(tracker, "_fd") and hasattr(tracker, "_stop") else None
+
+
+def _tracker_running() -> bool:
+    tracker = _resource_tracker()
+    return tracker is not None and tracker._fd is not None
+
+
+def _stop_tracker() -> None:
+    """Stop the resource tracker (it starts again if anything needs it later)."""
+    tracker = _resource_tracker()
+    if tracker is not None:
+        try:
+            tracker._stop()
+        except Exception:       # noqa: BLE001 - at worst the kernel's shutdown waits for it, as before
+            pass
+
+
 class FigureWriter:
     """Writes figure files in one background process; `wait()` before the report is complete."""
 
@@ -96,6 +123,7 @@ class FigureWriter:
         self.background = _can_spawn() if background is None else background
         self._pool: ProcessPoolExecutor | None = None
         self._pending: list[Future] = []
+        self._started_tracker = False
 
     def submit(self, figure, stem: Path, title: str, caption: str) -> bytes:
         """Write the files of `figure`: the PNG now (returned at half size, for the page), SVG and PDF in the
@@ -112,6 +140,7 @@ class FigureWriter:
             write_vector(figure, stem, title, caption, bbox)
             return png
         if self._pool is None:
+            self._started_tracker = not _tracker_running()
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=exit_with_parent)   # ends with the kernel
         self._pending.append(self._pool.submit(_write_pickled, payload, str(stem), title, caption, bbox))
@@ -126,3 +155,6 @@ class FigureWriter:
             if self._pool is not None and not self._pending:
                 self._pool.shutdown(wait=True)
                 self._pool = None
+                if self._started_tracker:     # its only user is gone: don't leave it to stall the kernel's exit
+                    _stop_tracker()
+                    self._started_tracker = False

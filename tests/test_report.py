@@ -1,4 +1,6 @@
 """Presentation state a template holds: one Page numbers its figures and knows where its tables go."""
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -44,6 +46,36 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
         assert image.info.get("Description") == "A caption: losses < 0"
         assert round(image.info["dpi"][0]) == 200
     assert not plt.get_fignums()                                   # closed in this process
+
+
+CHILDREN_AFTER_WAIT = """
+import os, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from pathlib import Path
+from riskreport.figures import FigureWriter
+writer = FigureWriter(background=True)
+fig, ax = plt.subplots()
+writer.submit(fig, Path(sys.argv[1]) / "f", "t", "c")
+writer.wait()
+children = [e for e in os.listdir("/proc") if e.isdigit() and open(f"/proc/{e}/stat").read().rsplit(")", 1)[1].split()[1]
+            == str(os.getpid())]
+print(len(children))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads child processes from /proc")
+def test_background_figure_writer_leaves_no_child_process_for_the_kernel_to_wait_for(tmp_path):
+    # ipykernel ends every child of its process group at shutdown and waits; multiprocessing's resource tracker
+    # ignores SIGTERM, so a tracker left running made jupyter_client kill the kernel after 2.5 s
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", CHILDREN_AFTER_WAIT, str(tmp_path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]
+    assert (tmp_path / "f.svg").exists() and (tmp_path / "f.pdf").exists()
 
 
 def test_write_csv_is_byte_identical_to_pandas(tmp_path):
