@@ -278,7 +278,7 @@ def randomisation_test(x: np.ndarray, samples: int = 10_000, seed: int = 2026) -
     Exact: p = #{|mean*| ≥ |mean|}/2^c. Sampled: p = (1 + #{...})/(1 + samples).
     """
     flat = x.reshape(-1, x.shape[-1])
-    return _randomisation(flat, flat.mean(axis=-1)[None, :], samples, seed).reshape(x.shape[:-1])
+    return _randomisation(flat[None], np.ones((1, 1)), flat.mean(axis=-1)[None], samples, seed).reshape(x.shape[:-1])
 
 
 def risk_randomisation_test(delta: np.ndarray, alphas: Sequence[float], samples: int = 10_000,
@@ -290,28 +290,25 @@ def risk_randomisation_test(delta: np.ndarray, alphas: Sequence[float], samples:
     one product per α (21× fewer multiplications for a 21-value grid). Same sign vectors, same p-values.
     """
     delta = np.asarray(delta, dtype=float)
-    observed = risk_adjusted(delta, alphas).mean(axis=-1)                      # (A, S)
-    parts = np.stack([np.maximum(delta, 0.0), np.minimum(delta, 0.0)])            # (2, S, T)
-    return _randomisation(parts, observed, samples, seed, 1.0 + np.asarray(alphas, dtype=float))
+    alphas = np.asarray(alphas, dtype=float)
+    parts = np.stack([np.maximum(delta, 0.0), np.minimum(delta, 0.0)])          # (2, S, T): gains, losses
+    weights = np.column_stack([np.ones_like(alphas), 1.0 + alphas])              # (A, 2)
+    return _randomisation(parts, weights, risk_adjusted(delta, alphas).mean(axis=-1), samples, seed)
 
 
-def _randomisation(rows: np.ndarray, observed: np.ndarray, samples: int, seed: int,
-                   loss_weights: np.ndarray | None = None) -> np.ndarray:
-    """p-values (A, S) of `observed` means (A, S) under sign flips of `rows`: (S, T) flipped as they are, or
-    (2, S, T) gains and losses, whose flipped means combine as gains + w·losses for each weight w in `loss_weights`."""
-    c = rows.shape[-1]
+def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray, samples: int,
+                   seed: int) -> np.ndarray:
+    """p-values (A, S) of the `observed` means (A, S) of Σ_k weights[a, k]·parts[k] under sign flips of the
+    topics: parts (K, S, T) are flipped together and each flipped product is shared by every row a."""
+    c = parts.shape[-1]
     flips, exact = sign_flips(c, samples, np.random.default_rng(seed))
     extreme = np.zeros(observed.shape)
-    per_row = len(flips) * (2 if loss_weights is not None else 1)
-    step = max(1, MEMORY_BUDGET // per_row)
+    step = max(1, MEMORY_BUDGET // (len(flips) * len(parts)))
     for start in range(0, observed.shape[1], step):
         part = slice(start, start + step)
-        if loss_weights is None:
-            flipped = [rows[part] @ flips.T / c]
-        else:
-            gains, losses = rows[0, part] @ flips.T / c, rows[1, part] @ flips.T / c
-            flipped = (gains + w * losses for w in loss_weights)
-        for a, means in enumerate(flipped):
+        products = [p[part] @ flips.T / c for p in parts]
+        for a, row in enumerate(weights):
+            means = sum(w * product for w, product in zip(row, products))
             extreme[a, part] = (np.abs(means) >= np.abs(observed[a, part])[:, None] - 1e-12).sum(axis=1)
     return extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
 
