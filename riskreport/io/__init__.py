@@ -1,0 +1,1 @@
+"""Input and output: LETOR learning-to-rank data (`letor`)."""
