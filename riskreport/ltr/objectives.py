@@ -14,7 +14,9 @@ baseline's:
 - T-FARO (2014, fully adaptive): ΔM′ = ΔM·(1 + α′_j) on every query.
 - T*-FARO (Dinçer et al. SIGIR 2016, §6): T-FARO against the per-query mean of several baselines.
 - GeoRisk (2016, §6): ΔM′ = GeoRisk_α(M_m + ΔM) − GeoRisk_α(M_m) over the matrix {learner,
-  baselines} (Eq. 6), one query's terms updated per swap; multiplied by c (the number of queries),
+  baselines} (Eq. 6), one query's terms updated per swap (S, T_j, N move by ΔM, the other queries'
+  z terms are kept): O(1) per swap, and consistent, which recomputing the whole matrix is not (every
+  other e_ij grows with S, so GeoRisk can fall as the learner improves); multiplied by c (the number of queries),
   a constant of the iteration that puts it on ΔM's scale (a Newton leaf value does not depend on it).
 
 Here ΔM in a condition is the signed change of NDCG@k the swap would make; ΔM′ enters the pair as
