@@ -13,7 +13,8 @@ from riskreport.ltr import _lambdas
 from riskreport.ltr.objectives import NAMES, georisk_state, make_objective, ndcg_per_query, objective_key
 
 # Two queries, each two documents labelled 1 and 0 and already in the right order (scores 1, 0):
-# NDCG@10 = 1; swapping them gives 1/log2(3), so the signed ΔM of the pair is −(1 − 1/log2 3).
+# NDCG@10 = 1; swapping them gives 1/log2(3), so the signed ΔM of the pair is −(1 − 1/log2 3). The hand cases use
+# ndcg="exact" (no LightGBM normalisation), so that a gradient is ρ·ΔM′ and nothing else.
 LABELS = np.array([1, 0, 1, 0])
 BOUNDS = np.array([0, 2, 4])
 SCORES = np.array([1.0, 0.0, 1.0, 0.0])
@@ -24,12 +25,12 @@ PLAIN = RHO * DM                             # 0.099258: LambdaMART's |λ| for e
 
 def high_gradients(name, baselines=None, alpha=0.0):
     """−λ of the relevant document of each query (LightGBM's gradient is negative for it)."""
-    grad, _ = make_objective(name, LABELS, BOUNDS, baselines, alpha)(SCORES)
+    grad, _ = make_objective(name, LABELS, BOUNDS, baselines, alpha, ndcg="exact")(SCORES)
     return -grad[[0, 2]]
 
 
 def test_plain_lambdamart_by_hand():
-    grad, hess = make_objective("lambdamart", LABELS, BOUNDS)(SCORES)
+    grad, hess = make_objective("lambdamart", LABELS, BOUNDS, ndcg="exact")(SCORES)
     assert grad == pytest.approx([-PLAIN, PLAIN, -PLAIN, PLAIN], abs=1e-12)
     assert hess == pytest.approx([RHO * (1 - RHO) * DM] * 4, abs=1e-12)      # 0.072564
 

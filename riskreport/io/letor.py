@@ -31,8 +31,8 @@ else:  # pragma: no cover
 SPLITS = ("train", "vali", "test")
 SUFFIXES = (".txt", ".txt.gz", ".svmlight", ".svm")
 MAX_FEATURE = 1_000_000             # a larger id is a typo (a dense matrix of that width would not fit)
-CONFIG = "letor.toml"               # title, description, baseline, alphas of a data folder (optional)
-CONFIG_KEYS = {"title", "description", "baseline", "alphas"}
+CONFIG = "letor.toml"               # title, description and report defaults of a data folder (optional)
+CONFIG_KEYS = {"title", "description", "baseline", "alphas", "trees", "leaves", "learning_rate", "min_data_in_leaf"}
 PROBLEMS = {                        # scanner status -> (problem, what was expected)
     1: ("the relevance label is not a number", "a non-negative whole number such as 0, 1 or 4 at the start of the line"),
     2: ("the relevance label is not a non-negative whole number", "a grade such as 0, 1 or 4"),

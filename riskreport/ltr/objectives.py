@@ -24,15 +24,19 @@ a weight of |ΔM|. With α = 0 U-CRO, T-SARO, T-FARO and T*-FARO are LambdaMART 
 a different (consistent) objective. Queries without a relevant document have no NDCG: they get no
 gradient and are left out of the risk statistics.
 
-`ndcg="exact"` (default) uses the exact change of NDCG@k (discounts 0 below rank k, pairs with a
-document in the top k); `ndcg="lightgbm"` reproduces LightGBM's `lambdarank` with
-`lambdarank_truncation_level=k` and `lambdarank_norm=True` (discounts at every rank, pair weight
-divided by 0.01 + |s_a − s_b|, the query's gradients scaled by log2(1 + Σλ)/Σλ).
+`ndcg="lightgbm"` (default) reproduces LightGBM's `lambdarank` with `lambdarank_truncation_level=k`
+and `lambdarank_norm=True`: pairs with a document in the top k, discounts at every rank, the pair
+weight divided by 0.01 + |s_a − s_b|, the query's gradients scaled by log2(1 + Σλ)/Σλ (it trains
+the same trees as the built-in objective). `ndcg="exact"` uses the exact change of NDCG@k
+(discounts 0 below rank k) without normalisation, as Burges' LambdaMART; on LightGBM's sample
+data it reached a lower NDCG@10 (0.747 against 0.774 after 50 trees).
 
 >>> objective = make_objective("u-cro", labels, bounds, baselines=bm25_ndcg, alpha=1.0)   # doctest: +SKIP
 >>> booster = lightgbm.train({"objective": objective, ...}, train_set)                    # doctest: +SKIP
 """
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import numpy as np
 from scipy import stats
@@ -43,6 +47,7 @@ NAMES = {"lambdamart": "LambdaMART", "u-cro": "U-CRO", "t-saro": "T-SARO", "t-fa
          "t*-faro": "T*-FARO", "georisk": "GeoRisk"}
 KINDS = {"lambdamart": 0, "u-cro": 1, "t-saro": 1, "t-faro": 2, "t*-faro": 2, "georisk": 3}   # _lambdas kinds
 MODES = ("exact", "lightgbm")
+PARALLEL_ROWS = 100_000        # below this many rows one thread is faster than numba's pool (measured: 1.5 vs 23 ms)
 SEVERAL_BASELINES = ("t*-faro", "georisk")       # the 2016 objectives learn against every baseline at once
 
 
@@ -101,7 +106,8 @@ class RiskObjective:
     """
 
     def __init__(self, name: str, labels: np.ndarray, bounds: np.ndarray, baselines: np.ndarray | None = None,
-                 alpha: float = 0.0, k: int = 10, ndcg: str = "exact", sigma: float = 1.0, se_iteration: int = 1):
+                 alpha: float = 0.0, k: int = 10, ndcg: str = "lightgbm", sigma: float = 1.0, se_iteration: int = 1,
+                 threads: int | None = None):
         from . import _lambdas
 
         self.key = objective_key(name)
@@ -115,9 +121,16 @@ class RiskObjective:
         self.inverse_ideal = np.where(ideal > 0, 1.0 / np.where(ideal > 0, ideal, 1.0), 0.0)
         self.baselines = _baseline_rows(self.key, baselines, len(self.bounds) - 1)
         self.iteration, self.se, self.last = 0, None, {}
+        self.threads = threads or (1 if len(self.labels) < PARALLEL_ROWS else None)
         self._order = np.zeros(len(self.labels), np.int64)
 
     def __call__(self, preds: np.ndarray, dataset=None) -> tuple[np.ndarray, np.ndarray]:
+        from . import _lambdas
+
+        with _numba_threads(self.threads):
+            return self._gradients(preds)
+
+    def _gradients(self, preds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from . import _lambdas
 
         scores = np.ascontiguousarray(preds, dtype=float)
@@ -155,9 +168,25 @@ class RiskObjective:
         return np.nan_to_num(adaptive_alpha(delta, self.se, self.alpha)), base, zeros, zeros, geo
 
 
+@contextmanager
+def _numba_threads(threads: int | None):
+    """numba's threads for the kernels (None: all it has); the previous number restored after."""
+    import numba
+
+    if threads is None:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
 def make_objective(name: str, labels: np.ndarray, bounds: np.ndarray, baselines: np.ndarray | None = None,
                    alpha: float = 0.0, **options) -> RiskObjective:
-    """`RiskObjective` for `name` (any spelling of `NAMES`); `options`: k, ndcg, sigma, se_iteration."""
+    """`RiskObjective` for `name` (any spelling of `NAMES`); `options`: k, ndcg, sigma, se_iteration, threads."""
     return RiskObjective(name, labels, bounds, baselines, alpha, **options)
 
 
