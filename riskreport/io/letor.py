@@ -302,3 +302,29 @@ def write_letor(path: str | os.PathLike, labels: np.ndarray, query_ids: np.ndarr
             values = " ".join(f"{f}:{v:.{decimals}f}" for f, v in zip(ids, row))
             handle.write(f"{int(label)} qid:{int(qid)} {values}\n")
     return path
+
+
+def read_run_scores(path: str | os.PathLike):
+    """Per-query scores of existing runs, as baselines: a CSV `system,topic,score` with `topic` a LETOR query id
+    (a whole number) and `score` the run's NDCG@k on it. Returns the table; errors name the file and line."""
+    import pandas as pd
+
+    path = Path(path)
+    try:
+        frame = pd.read_csv(path, dtype={"system": str})
+    except FileNotFoundError:
+        raise RiskReportError(f"Run scores file {path} does not exist.") from None
+    except (OSError, ValueError, pd.errors.ParserError) as error:
+        raise InputFormatError(path, f"not a readable CSV ({error})") from None
+    missing = {"system", "topic", "score"} - set(frame.columns)
+    if missing:
+        raise InputFormatError(path, f"no column(s) {', '.join(sorted(missing))}", line=1,
+                               expected="a header system,topic,score (topic: the LETOR query id, score: its NDCG@k)")
+    topic = pd.to_numeric(frame["topic"], errors="coerce")
+    score = pd.to_numeric(frame["score"], errors="coerce")
+    bad = np.flatnonzero(topic.isna() | (topic % 1 != 0) | score.isna())
+    if len(bad):
+        row = frame.iloc[bad[0]]
+        raise InputFormatError(path, f"topic {row['topic']!r}, score {row['score']!r}", line=int(bad[0]) + 2,
+                               expected="a whole-number query id and a numeric score")
+    return frame.assign(topic=topic.astype(np.int64), score=score.astype(float))

@@ -9,14 +9,14 @@ score per query (`per_query`, from runs); `ndcg` turns either into NDCG@k per qu
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, RiskReportError, UnknownNameError
-from ..io.letor import LetorData
+from ..io.letor import LetorData, read_run_scores
 from .objectives import ndcg_per_query
 
 LEARNED = ("gbrt", "lambdamart", "linear")      # learned baselines this module can pre-learn
@@ -79,7 +79,7 @@ def hold_out(data: LetorData, share: float, seed: int) -> tuple[LetorData, Letor
     if not 0 < share < 1:
         raise ParameterError(f"held_out must be a share of the training queries between 0 and 1, got {share!r}.")
     n = data.n_queries
-    chosen = np.sort(np.random.default_rng(seed).permutation(n)[: max(1, int(round(share * n)))])
+    chosen = np.sort(np.random.default_rng(seed).permutation(n)[: max(1, round(share * n))])
     rest = np.setdiff1d(np.arange(n), chosen)
     if len(rest) == 0:
         raise RiskReportError(f"{data.path}: {n} training queries leave none to learn on after holding {share:g} out.")
@@ -117,15 +117,10 @@ def _ridge(features: np.ndarray, labels: np.ndarray, penalty: float = 1.0) -> Ca
     return scorer
 
 
-def run_baselines(table: pd.DataFrame | str, measure_note: str = "NDCG@10") -> list[Baseline]:
-    """Baselines from per-query scores of existing runs: a table (or CSV path) with `system, topic, score`,
-    `topic` the LETOR query id and `score` the run's NDCG@k on it (`measure_note` says which)."""
-    frame = pd.read_csv(table) if isinstance(table, str) else table
-    missing = {"system", "topic", "score"} - set(frame.columns)
-    if missing:
-        raise RiskReportError(f"{table if isinstance(table, str) else 'the run scores'}: no column(s) "
-                              f"{', '.join(sorted(missing))} (expected system, topic, score: the {measure_note} of "
-                              "each run on each LETOR query id).")
+def run_baselines(table: pd.DataFrame | str) -> list[Baseline]:
+    """Baselines from per-query scores of existing runs: a table, or the path of a CSV (`io.letor.read_run_scores`),
+    with `system, topic, score`: `topic` the LETOR query id, `score` the run's NDCG@k on it."""
+    frame = read_run_scores(table) if isinstance(table, str) else table
     return [Baseline(str(system), "run", per_query=dict(zip(rows["topic"].astype(int), rows["score"].astype(float))))
             for system, rows in frame.groupby("system", sort=False)]
 

@@ -125,7 +125,6 @@ class RiskObjective:
         self._order = np.zeros(len(self.labels), np.int64)
 
     def __call__(self, preds: np.ndarray, dataset=None) -> tuple[np.ndarray, np.ndarray]:
-        from . import _lambdas
 
         with _numba_threads(self.threads):
             return self._gradients(preds)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..risk import risk_table        # moves to riskreport.stats.risk with the package layout
+from ..risk import risk_table  # moves to riskreport.stats.risk with the package layout
 
 PAPER_2016 = ["ndcg", "reward_risk", "wl", "wins", "losses", "loss20"]
 PAPER_2014 = ["ndcg", "risk", "reward", "risk_reward", "wins", "losses", "lw", "loss20"]
@@ -75,3 +75,40 @@ def compare_losses(matrix: pd.DataFrame, single: str, learners: list[str], refer
     out["ndcg_change_pct"] = 100 * (out["ndcg"] / out.loc[reference, "ndcg"] - 1)
     out["loss20_change"] = out["loss20"] - out.loc[reference, "loss20"]
     return out.reset_index()
+
+
+def topic_deltas(matrix: pd.DataFrame, baseline: str, learners: list[str]) -> pd.DataFrame:
+    """Tidy per-query Δ = learner − baseline (`system, topic, delta`), for the per-topic figures."""
+    delta = matrix.loc[learners] - matrix.loc[baseline]
+    return delta.stack().rename("delta").reset_index().rename(columns={"level_0": "system"})
+
+
+def fold_table(folds: pd.DataFrame) -> pd.DataFrame:
+    """Queries and documents per fold and split, and the seconds spent training its learners."""
+    return folds.rename(columns=lambda c: c.replace("_", " "))
+
+
+def flat(table: pd.DataFrame) -> pd.DataFrame:
+    """A paper table with its two-level columns joined (`vs feature 110: NDCG@10`), for CSV."""
+    out = table.copy()
+    out.columns = [f"{group}: {column}" for group, column in table.columns]
+    return out.reset_index()
+
+
+def risk_against_baselines(experiment, alphas: list[float], sig_level: float = 0.05, k: int = 10) -> pd.DataFrame:
+    """URisk, TRisk (with verdicts), wins, losses and L>20% of every learner against every baseline, at every α."""
+    baselines = [experiment.single, *experiment.learned, *experiment.runs]
+    parts = [risk_table(experiment.matrix.loc[[b, *experiment.learners]], b, alphas, f"NDCG@{k}", sig_level)
+             for b in baselines]
+    return pd.concat(parts, ignore_index=True)
+
+
+def learner_tests(experiment, reference: str = "LambdaMART", seed: int = 2026, samples: int = 10_000) -> pd.DataFrame:
+    """Paired tests (t, sign, Wilcoxon, randomisation; Holm across learners) of every learner against `reference`."""
+    from ..inference import tests_table
+
+    if reference not in experiment.learners or len(experiment.learners) < 2:
+        return pd.DataFrame(columns=["system", "baseline", "test", "statistic", "p_value", "p_adjusted"])
+    rows = [reference, *[x for x in experiment.learners if x != reference]]
+    table = tests_table(experiment.matrix.loc[rows], reference, [0.0], samples=samples, seed=seed)
+    return table[["system", "baseline", "test", "statistic", "p_value", "p_adjusted"]]

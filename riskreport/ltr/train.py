@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
+import pandas as pd
 
 from ..errors import ParameterError
 from ..io.letor import LetorData
@@ -155,3 +156,48 @@ def fold_ndcg(result: FoldResult, k: int = 10) -> dict[str, np.ndarray]:
            for name, scores in result.scores.items()}
     out.update(result.baseline_ndcg)
     return out
+
+
+@dataclass
+class Experiment:
+    """A whole experiment: the systems x queries NDCG@k matrix over every fold's test queries, and who is who."""
+
+    matrix: pd.DataFrame
+    single: str                 # the single (BM25-like) baseline's row
+    learned: list[str]          # learned baselines' rows
+    runs: list[str]             # run baselines' rows
+    learners: list[str]         # learners' rows, LambdaMART first
+    folds: pd.DataFrame       # per fold: queries and documents of each split, seconds of training
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def run_experiment(params, seed: int = 2026, threads: int = 0, run_scores: str | None = None,
+                   say: Progress = say_stderr) -> Experiment:
+    """Every fold of a `ltr.params.LetorParameters`: baselines, learners, test scores; one matrix over all folds."""
+    from .baselines import LEARNED_NAMES, parse_baseline, run_baselines
+    from .tables import score_matrix
+
+    setting = Setting(params.trees, params.leaves, params.learning_rate, params.min_data_in_leaf, params.k,
+                      params.ndcg, seed, threads)
+    extra = run_baselines(run_scores) if run_scores else []
+    per_fold, ids, rows, seconds, single = [], [], [], {}, None
+    for fold in params.collection.folds.values():
+        if fold.name not in params.folds:
+            continue
+        data = fold.read()
+        single = parse_baseline(params.baseline, data["train"], params.k)
+        say(f"{fold.name}: {data['train'].n_queries} training and {data['test'].n_queries} test queries, "
+            f"{data['train'].n_features} features; single baseline {single.name}")
+        result = run_fold(fold.name, data["train"], data["test"], params.objectives, params.alphas, single,
+                          params.learned, setting, params.held_out, extra, say)
+        per_fold.append(fold_ndcg(result, params.k))
+        ids.append(data["test"].query_ids)
+        rows.append({"fold": fold.name, **{f"{s}_queries": d.n_queries for s, d in data.items()},
+                     **{f"{s}_documents": d.n_documents for s, d in data.items()},
+                     "features": data["train"].n_features, "training_s": sum(result.seconds.values())})
+        for name, value in result.seconds.items():
+            seconds[name] = seconds.get(name, 0.0) + value
+    learners = [learner_name(key, alpha) for key, alpha in learner_grid(params.objectives, params.alphas)]
+    learned = [LEARNED_NAMES[kind] for kind in params.learned]
+    return Experiment(score_matrix(per_fold, ids), single.name, learned, [b.name for b in extra], learners,
+                      pd.DataFrame(rows), seconds)
