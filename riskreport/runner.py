@@ -111,8 +111,8 @@ def load_template(path: Path, origin: str = "given as a path") -> Template:
     description = next((c.source.strip().splitlines()[0].lstrip("# ").strip() for c in notebook.cells
                         if c.cell_type == "markdown" and c.source.strip()), "")
     flags = notebook.metadata.get("riskreport", {})
-    return Template(path.stem, path.resolve(), params, description, bool(flags.get("instances", False)), origin,
-                    bool(flags.get("letor", False)))
+    return Template(path.stem, path.resolve(), params, description, instances=bool(flags.get("instances", False)),
+                    origin=origin, letor=bool(flags.get("letor", False)))
 
 
 def coerce_parameter(template: Template, name: str, value):

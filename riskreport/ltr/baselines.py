@@ -100,7 +100,8 @@ def learned_baseline(kind: str, held_out: LetorData, seed: int = 2026, trees: in
               "learning_rate": learning_rate, "min_data_in_leaf": min_data_in_leaf, "seed": seed,
               "deterministic": True, "verbose": -1, "num_threads": threads}
     group = None if kind == "gbrt" else held_out.group_sizes
-    booster = lgb.train(params, lgb.Dataset(held_out.features, held_out.labels, group=group), num_boost_round=trees)
+    dataset = lgb.Dataset(held_out.features, held_out.labels, group=group, params={"verbose": -1})
+    booster = lgb.train(params, dataset, num_boost_round=trees)
     return Baseline(LEARNED_NAMES[kind], "learned", booster.predict)
 
 
