@@ -5,9 +5,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from riskreport import corrections, mixed, rankings
-from riskreport import inference as inf
-from riskreport.risk import risk_adjusted
+from riskreport.stats import corrections, mixed, rankings
+from riskreport.stats import inference as inf
+from riskreport.stats.risk import risk_adjusted
 
 from test_risk import B, MATRIX, S
 

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from riskreport import instances, mixed
+from riskreport.stats import instances, mixed
 from riskreport.errors import ParameterError, RiskReportError
-from riskreport.risk import risk_table
+from riskreport.stats.risk import risk_table
 
 
 def design(k1: int, k2: int, n_topics: int, seed: int, topic=0.03, interaction=0.005, instance=0.0003,

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from riskreport.risk import (RISK_COLUMNS, TOPIC_COLUMNS, expected_matrix, georisk, georisk_table, jackknife_se,
+from riskreport.stats.risk import (RISK_COLUMNS, TOPIC_COLUMNS, expected_matrix, georisk, georisk_table, jackknife_se,
                              risk_adjusted, risk_adjusted_scores, risk_table, smooth_value, to_convention, topic_risk,
                              tstar_table, urisk, win_loss_ties, zero_expectation_cells, zrisk, zrisk_single, zscores)
 

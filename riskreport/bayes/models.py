@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ..errors import ParameterError
+from riskreport.errors import ParameterError
 
 MODELS = ("gaussian", "skew_normal", "zoib", "paired_gaussian", "paired_skew_normal", "zoib_rank")
 LABELS = {"gaussian": "BHM-Gaussian", "skew_normal": "BHM-Skew-Normal", "zoib": "BHM-ZOiB",
@@ -355,15 +355,15 @@ def rbp_rank_gains(runs: dict, qrels: pd.DataFrame, topics, p: float = 0.8, dept
     """Per-rank RBP gains g_ijk = (1 − p)·p^(k−1)·rel/rel_max of each run (the data of BHM-ZOiB-Rank).
 
     `runs` maps a system to its `query_id, doc_id, score` table (`trec.read_run`); ranks follow score
-    descending, then docno descending (SPEC §1; `riskreport.ranked`, as the native RBP provider); unjudged,
+    descending, then docno descending (SPEC §1; `riskreport.measures.ranked`, as the native RBP provider); unjudged,
     non-relevant and spam documents gain 0; a topic a run lacks (or ranks fewer than `depth` documents
     for) has gain 0 at the missing ranks. Tidy `system, topic, rank, score` for ranks 1..`depth` of every
     system and topic.
     """
     if not 0 < p < 1 or depth < 1:
         raise ParameterError(f"RBP gains need 0 < p < 1 and depth ≥ 1, got p = {p!r}, depth = {depth!r}.")
-    from ..ranked import rank_run, run_arrays
-    from ..rbp import rank_gains
+    from riskreport.measures.ranked import rank_run, run_arrays
+    from riskreport.measures.rbp import rank_gains
     judgments = dict(zip(zip(qrels["query_id"].astype(str), qrels["doc_id"].astype(str)),
                          qrels["relevance"].astype(float)))
     top = float(qrels["relevance"].max()) if len(qrels) and qrels["relevance"].max() > 0 else 1.0
