@@ -193,7 +193,7 @@ def nan_or_negative_scores_in_scores_csv(tmp_path, tiny):
 
 
 def baseline_missing_topics(tmp_path, tiny):
-    """Handled (SPEC §1): the baseline scores 0 on the topics its run lacks, listed in `missing`."""
+    """Handled (docs/measures/index.md, Scores): the baseline scores 0 on the topics its run lacks, listed in `missing`."""
     write_run(tiny / "runs" / "base.run", [(t, f"{t}-r1", 3) for t in ("1", "2", "4")])
     with pytest.warns(rr.evaluation.CollectionWarning):                  # risky's topic 99 is dropped
         scores = _evaluate(tiny)

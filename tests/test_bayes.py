@@ -1,4 +1,4 @@
-"""Bayesian risk (SPEC §7): priors, likelihoods and replicates against scipy, small fits on generated
+"""Bayesian risk (the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md): priors, likelihoods and replicates against scipy, small fits on generated
 data with known effects, the draws cache, and the thesis's TREC-COVID worked example when ../shared is present."""
 from __future__ import annotations
 
@@ -181,7 +181,7 @@ def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
     assert "ESS < 50,000" in capped.diagnostics["problems"]
 
 
-# ---------------------------------------------------------------- SPEC §7 worked example (../shared)
+# ---------------------------------------------------------------- the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md worked example (../shared)
 
 needs_covid = pytest.mark.skipif(not COVID.is_dir(), reason="../shared TREC-COVID data not present")
 

@@ -1,4 +1,4 @@
-"""SPEC §6 values on the real TREC 2012 Web track data (skipped when ../shared is absent)."""
+"""docs/measures (worked examples) values on the real TREC 2012 Web track data (skipped when ../shared is absent)."""
 import pytest
 
 from riskreport.io.collection import load_collection

@@ -1,4 +1,4 @@
-"""Bayesian risk over many systems (Benham's thesis, Ch. 4–5; SPEC §7).
+"""Bayesian risk over many systems (Benham's thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md).
 
 Models (`models`), sampling to a target ESS with an on-disk cache of the draws (`sampling`),
 and the measures and rules on the fits (`measures`): system effects and dominance, BRisk⁻,

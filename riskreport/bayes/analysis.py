@@ -65,7 +65,7 @@ def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
                   challengers: Sequence[str] | None = None, level: float = 0.95, target_ess: int = 10_000,
                   max_draws: int = 72_000, chains: int = 4, seed: int = 2026, cache_dir=None,
                   rank_gains: pd.DataFrame | None = None, progress: Progress | None = stderr_progress) -> BayesianRisk:
-    """Fit the models of SPEC §7 on the pool `matrix` (systems × topics) and derive every table of the report.
+    """Fit the models of the thesis 'Inferential Risk Measures' (Ch. 4–5; docs/measures/bayesian.md) on the pool `matrix` (systems × topics) and derive every table of the report.
 
     `models` are compared (WAIC, PSIS-LOO and their differences, system effects); BRisk⁻ fits
     BHM-`family` on the Eq. 4.5-adjusted scores at each α; PPDRisk⁻ uses `ppd_model` (fitted once,

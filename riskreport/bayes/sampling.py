@@ -305,7 +305,7 @@ def _min_ess(values: np.ndarray) -> tuple[float, float]:
 
 
 def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> dict:
-    """R̂ (rank-normalised split), bulk and tail ESS per parameter, and the pass/fail flags of SPEC §7.
+    """R̂ (rank-normalised split), bulk and tail ESS per parameter, and the pass/fail flags of the thesis 'Inferential Risk Measures' (docs/measures/bayesian.md).
 
     Passes when every R̂ < 1.01, every system effect has bulk and tail ESS ≥ `target_ess`
     and no transition diverged. `per_parameter` maps `name[i]` to (rhat, ess_bulk, ess_tail).

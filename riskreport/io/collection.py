@@ -1,6 +1,6 @@
 """Collections: a folder of qrels, runs, instances and/or a score table, plus defaults.
 
-Layout of a collection folder (SPEC §1):
+Layout of a collection folder (docs/measures/index.md, Scores):
 
     qrels.txt | *.qrels | qrels*.txt     TREC qrels (.gz/.bz2 accepted)
     runs/<system>.run[.gz|.bz2]          one TREC run per system (also .txt)

@@ -1,6 +1,6 @@
 """Per-topic effectiveness with `ir_measures`, in parallel over runs, cached on disk.
 
-The score matrix of SPEC §1: topics are those of the qrels with at least one relevant
+The score matrix of docs/measures/index.md, Scores: topics are those of the qrels with at least one relevant
 document; a run lacking such a topic scores 0 on it (as `trec_eval -c` / `gdeval -c`)
 and is reported; run topics absent from the qrels are dropped with a warning.
 
@@ -199,7 +199,7 @@ def _qrels_topics(path: str, digest: str) -> tuple[tuple[str, ...], frozenset]:
 
 
 def collection_topics(collection: Collection, measure: str | None = None) -> list[str]:
-    """The topic set of a collection (SPEC §1): qrels topics with a relevant document or, without
+    """The topic set of a collection (docs/measures/index.md, Scores): qrels topics with a relevant document or, without
     qrels, the topics of scores.csv (rows of `measure` when given). An error when it is empty."""
     if collection.qrels is not None:
         topics = qrels_topics(collection.qrels)[0]
@@ -331,7 +331,7 @@ def evaluate_runs(qrels_path: Path, runs: dict[str, Path], measures: list[str], 
         raise no_relevant_documents(qrels_path)
     if todo:
         qrels = read_qrels(qrels_path)
-        # Only topic-set topics are scored (SPEC §1); topics judged all non-relevant are left out, which also
+        # Only topic-set topics are scored (docs/measures/index.md, Scores); topics judged all non-relevant are left out, which also
         # avoids a pytrec_eval segfault on topics whose only judgments are negative (e.g. spam -2).
         qrels = qrels[qrels["query_id"].isin(topics)]
         for system, result in _evaluate_files(qrels, {s: p for s, (p, _) in todo.items()}, measures, jobs, progress):
@@ -509,7 +509,7 @@ def _scores_from_table(collection: Collection, measure: str, systems: list[str])
 
 
 def collection_topic_set(collection: Collection, present: Iterable[str]) -> tuple[list[str], set[str]]:
-    """The topic set (SPEC §1) and the judged topics: from the qrels, or, without qrels, the topics scored."""
+    """The topic set (docs/measures/index.md, Scores) and the judged topics: from the qrels, or, without qrels, the topics scored."""
     if collection.qrels is not None:
         topics, judged = qrels_topics(collection.qrels)
     else:

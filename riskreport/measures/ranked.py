@@ -3,7 +3,7 @@
 One convention for every native measure (`riskreport.measures.gdeval`, `riskreport.measures.rbp`) and for the
 per-rank gains of the Bayesian rank model (`riskreport.bayes.rbp_rank_gains`): documents are
 ranked per topic by score descending, equal scores by docno descending (byte order; gdeval's
-`runOrder`, SPEC §1); the run file's own rank column is ignored. Everything is vectorised over
+`runOrder`, docs/measures/index.md, Scores); the run file's own rank column is ignored. Everything is vectorised over
 the rows of a run: no Python loop over topics or tied groups.
 """
 from __future__ import annotations

@@ -14,13 +14,13 @@ provider (`TrecEval.get_rbp(p, depth, binary_topical_relevance=False, average_ti
 - **ranking**: score descending; the run file's ranks are ignored. Documents with equal scores
   share the mean discount of the ranks they occupy (trectools' `average_ties`), so the value does
   not depend on how ties are ordered; which tied documents fall within a cutoff `@k` is decided by
-  docno descending (`riskreport.measures.ranked`, SPEC §1). (trectools keeps the input order there, and
+  docno descending (`riskreport.measures.ranked`, docs/measures/index.md, Scores). (trectools keeps the input order there, and
   averages a group of equal scores that straddles two topics as one group; cwl_eval, ir_measures'
   other RBP provider, averages no ties and divides by 1 − p^1000.)
 - **depth**: the cutoff `@k` when given, else every document of the run.
 - **topics**: every run topic that the qrels hold is scored (0 when nothing relevant is retrieved);
   qrels topics that the run lacks get ir_measures' default (0), which riskreport replaces by its
-  own rule (SPEC §1: a run lacking a topic of the topic set scores 0 and is reported).
+  own rule (docs/measures/index.md, Scores: a run lacking a topic of the topic set scores 0 and is reported).
 
 Registered as the ir_measures provider `riskreport_rbp`; `riskreport.measures.evaluation.measure_pipeline`
 puts it ahead of ir_measures' providers, so users only name the measure.
@@ -67,7 +67,7 @@ def rank_gains(ranked: RankedRun, judgments: dict, p: float, depth: int, scale: 
     """Per-rank RBP gains (1 − p)·p^(k−1)·max(grade, 0)/`scale`, topics × `depth` (0 past a topic's last document).
 
     Unlike `rbp`, tied documents keep their own rank's discount (docno descending): these are
-    per-rank observations (BHM-ZOiB-Rank, SPEC §7), not a sum.
+    per-rank observations (BHM-ZOiB-Rank, the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md), not a sum.
     """
     top = ranked.head(depth)
     out = np.zeros((len(top.topics), depth))

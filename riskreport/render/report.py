@@ -674,7 +674,7 @@ def instance_tests_summary(tests: pd.DataFrame, caption: str | None = None):
 
 
 def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, sig_level: float) -> HTML:
-    """The methods paragraph of the non-deterministic template (Jayasinghe et al. 2014; SPEC §5)."""
+    """The methods paragraph of the non-deterministic template (Jayasinghe et al. 2014; docs/measures/nondeterministic.md)."""
     df = sorted(set(int(d) for d in mixed["df"]))
     methods = sorted(set(mixed["method"]))
     delta0 = float(mixed["delta0"].iloc[0]) if len(mixed) else float("nan")

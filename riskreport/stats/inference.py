@@ -1,4 +1,4 @@
-"""Inference on risk (SPEC §4): bootstrap CIs, paired tests, Tukey HSD, diagnostics.
+"""Inference on risk (docs/measures/inference.md): bootstrap CIs, paired tests, Tukey HSD, diagnostics.
 
 Every function works on the risk-adjusted differences x = l_α(Δ) of all challengers at all α
 at once (arrays shaped (alphas, systems, topics)). One set of bootstrap resamples serves every
@@ -113,7 +113,7 @@ def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndar
     """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
 
     Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
-    SPEC §4: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
+    docs/measures/inference.md: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
     are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂]. Rows are processed
     in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once; `workers` threads
     process the chunks (numpy releases the GIL). The caller decides how many: one by default.

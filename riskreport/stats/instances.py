@@ -1,4 +1,4 @@
-"""Per-topic scores of every instance of every system, for non-deterministic systems (SPEC §5).
+"""Per-topic scores of every instance of every system, for non-deterministic systems (Jayasinghe et al. 2014; docs/measures/nondeterministic.md).
 
 Where instances come from:
 
@@ -7,7 +7,7 @@ Where instances come from:
     runs/<system>.run, or scores.csv rows         a deterministic system: one instance, named `run`
                                                   (or its `instance` value in scores.csv)
 
-The topic set is the collection's (SPEC §1): an instance lacking a topic scores 0 on it and is
+The topic set is the collection's (docs/measures/index.md, Scores): an instance lacking a topic scores 0 on it and is
 listed in `missing`; instance topics absent from the qrels are dropped with a warning. A folder
 `instances/<system>/` that holds a single run is a deterministic system (one instance, instance
 variance 0) and `notes` says so; an empty one is an error.
@@ -65,7 +65,7 @@ class InstanceScores(TidyScores):
         return {s: len(self.instances(s)) for s in self.systems}
 
     def deterministic(self, system: str) -> bool:
-        """A system with a single instance is deterministic (its instance variance is 0, SPEC §5)."""
+        """A system with a single instance is deterministic (its instance variance is 0, Jayasinghe et al. 2014; docs/measures/nondeterministic.md)."""
         return len(self.instances(system)) == 1
 
     def matrix(self, system: str) -> pd.DataFrame:
@@ -177,7 +177,7 @@ def _table_rows(collection: Collection, measure: str, systems: list[str]) -> pd.
 
 def _assemble(collection: Collection, measure: str, systems: list[str], parts: list[pd.DataFrame],
               present: list[pd.DataFrame], notes: list[str]) -> InstanceScores:
-    """The topic set (SPEC §1) on every instance: absent cells score 0, topics outside the qrels are dropped."""
+    """The topic set (docs/measures/index.md, Scores) on every instance: absent cells score 0, topics outside the qrels are dropped."""
     values = pd.concat(parts, ignore_index=True)
     present_cells = pd.concat(present, ignore_index=True).drop_duplicates()
     topics, judged = collection_topic_set(collection, present_cells["topic"])
@@ -198,7 +198,7 @@ def _assemble(collection: Collection, measure: str, systems: list[str], parts: l
     scores = grid.merge(values.drop_duplicates(["system", "instance", "topic"]), how="left")
     scores["score"] = scores["score"].astype(float).fillna(0.0)
     if not missing.empty:
-        notes.append(f"{len(missing)} instance–topic cell(s) absent from the input score 0 (SPEC §1): " +
+        notes.append(f"{len(missing)} instance–topic cell(s) absent from the input score 0 (docs/measures/index.md, Scores): " +
                      "; ".join(f"{s}/{i}: {len(g)} topic(s)" for (s, i), g in
                                missing.groupby(["system", "instance"], sort=False)) + ".")
     return InstanceScores(measure, scores[SCORE_COLUMNS], missing, extra, tuple(notes))
@@ -246,7 +246,7 @@ def resolve_instance_parameters(collection: str | Collection, *, measure: str | 
                               systems=chosen, sig_level=sig_level, instances=True)
 
 
-# Per-instance risk and significance against the baseline (Jayasinghe et al. 2014, Table 1; SPEC §5)
+# Per-instance risk and significance against the baseline (Jayasinghe et al. 2014, Table 1; docs/measures/nondeterministic.md)
 
 def _instances_vs_baseline(scores: pd.DataFrame, system: str, baseline: str) -> pd.DataFrame:
     """Rows = the system's instances, plus the baseline (its per-topic mean over instances) last."""

@@ -1,4 +1,4 @@
-"""Non-deterministic systems: the mixed-effects model of Jayasinghe et al. (SIGIR 2014), SPEC §5.
+"""Non-deterministic systems: the mixed-effects model of Jayasinghe et al. (SIGIR 2014; docs/measures/nondeterministic.md).
 
 For a system l (the challenger or the baseline), instance m (nested in l) and topic n:
 
@@ -62,7 +62,7 @@ SPARSE_ROWS = 3000               # MixedLM with sparse design matrices above thi
 
 @dataclass(frozen=True)
 class MixedFit:
-    """One system against the baseline under the SPEC §5 model.
+    """One system against the baseline under the model of Jayasinghe et al. 2014 (docs/measures/nondeterministic.md).
 
     `variances` maps each of `COMPONENTS` to its REML estimate; `method` is `BALANCED` (the fast
     path) or `MIXEDLM` (the reference); `note` explains a fallback or a degenerate design.
@@ -88,7 +88,7 @@ class MixedFit:
 
     @property
     def p_value(self) -> float:
-        """Two-sided p of H0: no effect, Student t with n_topics − 1 df (SPEC §5)."""
+        """Two-sided p of H0: no effect, Student t with n_topics − 1 df (Jayasinghe et al. 2014; docs/measures/nondeterministic.md)."""
         return float(2 * stats.t.sf(abs(self.t), self.df)) if self.se > 0 else float("nan")
 
     def interval(self, level: float) -> tuple[float, float]:
@@ -213,7 +213,7 @@ def _reml_variances(st: _Strata, closed_form: bool = True) -> np.ndarray:
 
 def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, system: str = "challenger",
                  baseline_name: str = "baseline") -> MixedFit:
-    """The SPEC §5 model on a complete design: two instances x topics matrices over the same topics.
+    """The Jayasinghe et al. 2014; docs/measures/nondeterministic.md model on a complete design: two instances x topics matrices over the same topics.
 
     Exact REML through the orthogonal strata of the design (module docstring); O(N) time.
     """
@@ -326,7 +326,7 @@ def _complete_matrices(pair: pd.DataFrame, system: str, baseline: str):
 
 
 def equivalence_verdicts(effect, se, df, sig_level: float, delta0: float) -> np.ndarray:
-    """Verdict of each effect for the margin δ0 (SPEC §5; two one-sided tests at `sig_level`).
+    """Verdict of each effect for the margin δ0 (Jayasinghe et al. 2014; docs/measures/nondeterministic.md; two one-sided tests at `sig_level`).
 
     With the 100(1−2·sig)% interval [lo, hi] (TOST) and the 100(1−sig)% interval [l, h]:
     `equivalent`: −δ0 < lo and hi < δ0; else `better`: l > 0 (significantly better, p < sig);
@@ -346,7 +346,7 @@ def equivalence_verdicts(effect, se, df, sig_level: float, delta0: float) -> np.
 
 def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_level: float = 0.05,
                 delta0: float = 0.01, systems: Sequence[str] | None = None, method: str = "auto") -> pd.DataFrame:
-    """The SPEC §5 model for every system against `baseline`, tidy: `MIXED_COLUMNS` + extras.
+    """The Jayasinghe et al. 2014; docs/measures/nondeterministic.md model for every system against `baseline`, tidy: `MIXED_COLUMNS` + extras.
 
     `effect` = a_algorithm − a_baseline (> 0: better than the baseline), `ci_low`/`ci_high`
     its 100(1−sig)% interval, `p_value` two-sided (t, `df` = n_topics − 1), `var_*` the REML

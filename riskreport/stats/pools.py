@@ -1,4 +1,4 @@
-"""Multiple baselines (SPEC §3): ZRisk, GeoRisk and T*Risk over a pool of systems, as a report shows them."""
+"""Multiple baselines (Dinçer, Macdonald & Ounis 2016; docs/measures/multiple-baselines.md): ZRisk, GeoRisk and T*Risk over a pool of systems, as a report shows them."""
 from __future__ import annotations
 
 from dataclasses import dataclass

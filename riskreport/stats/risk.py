@@ -1,4 +1,4 @@
-"""Risk-sensitive measures (SPEC §2–§3), vectorised over systems x α x topics.
+"""Risk-sensitive measures (Dinçer, Macdonald & Ounis 2014; docs/measures/single-baseline.md; Dinçer, Macdonald & Ounis 2016; docs/measures/multiple-baselines.md), vectorised over systems x α x topics.
 
 Sign convention ("standard", used by every function and CSV): higher is better. A negative
 URisk/TRisk/ZRisk means the challenger loses to the baseline once losses are weighted by
@@ -82,7 +82,7 @@ def challenger_deltas(matrix: pd.DataFrame, baseline: str,
 
 
 def risk_adjusted(delta: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
-    """Linear value function l_α(Δ) = Δ if Δ ≥ 0 else (1+α)·Δ (Wang et al. 2012; SPEC §2).
+    """Linear value function l_α(Δ) = Δ if Δ ≥ 0 else (1+α)·Δ (Wang et al. 2012; Dinçer, Macdonald & Ounis 2014; docs/measures/single-baseline.md).
 
     `delta` has shape (..., topics); the result has shape (len(alphas), ..., topics).
     """
@@ -192,7 +192,7 @@ def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
                sig_level: float = 0.05) -> pd.DataFrame:
     """Exploratory per-topic risk (Dinçer et al. 2014, §4): TR_i = x_i / s_x and TJ_i = (ψ_i − ψ̄)/s_ψ.
 
-    ψ_i = c·x̄ − (c−1)·x̄_(i) are the jackknife pseudo-values (SPEC §2 erratum: not the paper's
+    ψ_i = c·x̄ − (c−1)·x̄_(i) are the jackknife pseudo-values (Dinçer, Macdonald & Ounis 2014; docs/measures/single-baseline.md erratum: not the paper's
     Eq. 23). `flag` is `loss` when TR_i or TJ_i < −t_crit, `gain` when > t_crit, else ''.
     Columns `TOPIC_COLUMNS` + `flag`; NaN where s_x = 0 (up to float noise) or there is one topic.
     """
@@ -243,7 +243,7 @@ def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = ""
 
 
 def expected_matrix(x: np.ndarray) -> np.ndarray:
-    """e_ij = S_i·T_j / N, the expectation under independence (Dinçer et al. 2016, Eq. 3; SPEC §3)."""
+    """e_ij = S_i·T_j / N, the expectation under independence (Dinçer et al. 2016, Eq. 3; Dinçer, Macdonald & Ounis 2016; docs/measures/multiple-baselines.md)."""
     x = np.asarray(x, dtype=float)
     total = x.sum()
     if total == 0:
@@ -296,7 +296,7 @@ def zrisk_single(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -
 
 
 def zero_expectation_cells(matrix: pd.DataFrame) -> pd.DataFrame:
-    """The (system, topic) cells with e_ij = 0, whose z is set to 0 (SPEC §3)."""
+    """The (system, topic) cells with e_ij = 0, whose z is set to 0 (Dinçer, Macdonald & Ounis 2016; docs/measures/multiple-baselines.md)."""
     e = expected_matrix(matrix.to_numpy(dtype=float))
     rows, cols = np.nonzero(e == 0)
     return pd.DataFrame({"system": matrix.index[rows], "topic": matrix.columns[cols]})

@@ -1,4 +1,4 @@
-"""Benchmark: the exact fast path of the SPEC §5 mixed model against statsmodels MixedLM.
+"""Benchmark: the exact fast path of the Jayasinghe et al. 2014; docs/measures/nondeterministic.md mixed model against statsmodels MixedLM.
 
 2 algorithms x 40 instances x 150 topics (12,000 scores): the fast path (`riskreport.stats.mixed.fit_pair`,
 from the tidy table) and the reference (`fit_mixedlm`, statsmodels MixedLM with `vc_formula`),
