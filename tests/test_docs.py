@@ -1,4 +1,5 @@
 """The documentation: the site builds without a warning, and the README stays short, true and linked."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -24,16 +25,36 @@ def test_site_builds_strict(tmp_path):
     """`mkdocs build --strict`: no broken link or anchor, no page left out of the nav, every API page resolves."""
     _needs_mkdocs()
     site = tmp_path / "site"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
-                           "--site-dir", str(site)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        "NO_MKDOCS_2_WARNING": "1",
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(site),
+        ],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     log = done.stdout + done.stderr
     assert done.returncode == 0, log
-    assert "excluded from the built site" not in log, log                 # mkdocs only says so at INFO level
+    assert "excluded from the built site" not in log, log  # mkdocs only says so at INFO level
     assert (site / "index.html").is_file()
     risk_api = (site / "api" / "stats" / "index.html").read_text(encoding="utf-8")
-    assert "risk_table" in risk_api and "georisk" in risk_api           # generated from the docstrings
+    assert "risk_table" in risk_api and "georisk" in risk_api  # generated from the docstrings
     assert 'class="language-pycon' in (site / "api" / "riskreport" / "index.html").read_text(encoding="utf-8")
 
 
@@ -63,8 +84,11 @@ def test_readme_links_into_the_docs_exist():
 
 
 def test_docs_cite_papers_not_internal_notes():
-    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md")
-                 if re.search(r"\bSPEC\b|\.\./shared", p.read_text(encoding="utf-8"))]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "docs").rglob("*.md")
+        if re.search(r"\bSPEC\b|\.\./shared", p.read_text(encoding="utf-8"))
+    ]
     assert not offenders
 
 
@@ -78,8 +102,33 @@ def _hook():
 
 def test_doctest_examples_become_console_code():
     blocks = _hook().DoctestBlocks(None)
-    lines = ["Text.", "", '>>> p["a"]["color"]', "'black'", "", "More text.",
-             "```python", ">>> inside a fence", "```", "    >>> indented", "    1"]
-    assert blocks.run(lines) == ["Text.", "", "```pycon", '>>> p["a"]["color"]', "'black'", "```", "", "More text.",
-                                 "```python", ">>> inside a fence", "```",
-                                 "    ```pycon", "    >>> indented", "    1", "    ```"]
+    lines = [
+        "Text.",
+        "",
+        '>>> p["a"]["color"]',
+        "'black'",
+        "",
+        "More text.",
+        "```python",
+        ">>> inside a fence",
+        "```",
+        "    >>> indented",
+        "    1",
+    ]
+    assert blocks.run(lines) == [
+        "Text.",
+        "",
+        "```pycon",
+        '>>> p["a"]["color"]',
+        "'black'",
+        "```",
+        "",
+        "More text.",
+        "```python",
+        ">>> inside a fence",
+        "```",
+        "    ```pycon",
+        "    >>> indented",
+        "    1",
+        "    ```",
+    ]

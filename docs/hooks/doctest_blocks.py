@@ -4,6 +4,7 @@ riskreport's docstrings carry doctests (run by tests/test_api.py) as plain `>>>`
 read `>` as a quotation and `["a"]["b"]` as a link; this wraps each example, up to the next blank line,
 in a `pycon` fence before any other block processing. Lines inside an existing fence are left alone.
 """
+
 from __future__ import annotations
 
 from markdown import Extension
@@ -36,7 +37,7 @@ class DoctestBlocks(Preprocessor):
 
 
 class DoctestBlocksExtension(Extension):
-    def extendMarkdown(self, md) -> None:  # noqa: N802 (Markdown's API)
+    def extendMarkdown(self, md) -> None:
         md.preprocessors.register(DoctestBlocks(md), "riskreport_doctest_blocks", 29)
 
 
