@@ -55,7 +55,8 @@ def test_site_builds_strict(tmp_path):
     assert (site / "index.html").is_file()
     risk_api = (site / "api" / "stats" / "index.html").read_text(encoding="utf-8")
     assert "risk_table" in risk_api and "georisk" in risk_api  # generated from the docstrings
-    assert 'class="language-pycon' in (site / "api" / "riskreport" / "index.html").read_text(encoding="utf-8")
+    api = (site / "api" / "riskreport" / "index.html").read_text(encoding="utf-8")
+    assert '<span class="gp">&gt;&gt;&gt; </span>' in api and "<blockquote>" not in api  # doctests as console code
 
 
 def test_readme_is_short_and_true():
