@@ -93,9 +93,10 @@ def test_docs_cite_papers_not_internal_notes():
     assert not offenders
 
 
-def _hook():
+def _hook(name: str = "doctest_blocks"):
     _needs_mkdocs()
-    spec = importlib.util.spec_from_file_location("doctest_blocks", ROOT / "docs" / "hooks" / "doctest_blocks.py")
+    pytest.importorskip("latex2mathml", reason="latex2mathml is not installed (pip install 'riskreport[docs]')")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / "hooks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -133,3 +134,15 @@ def test_doctest_examples_become_console_code():
         "    1",
         "    ```",
     ]
+
+
+def test_display_formulas_become_mathml():
+    hook = _hook("mathml")
+    out = hook.DisplayMath(None).run(
+        ["Text.", "", "\\[", "x_j = l_\\alpha(\\Delta_j)", "\\]", "", "```tex", "\\[", "```"]
+    )
+    assert out[:2] == ["Text.", ""] and out[-3:] == ["```tex", "\\[", "```"]  # a fence is left alone
+    (html,) = [line for line in out if line.startswith('<div class="formula">')]
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in html and "<mi>&#x00394;</mi>" in html
+    with pytest.raises(ValueError, match="never closed"):
+        hook.DisplayMath(None).run(["\\[", "x"])
