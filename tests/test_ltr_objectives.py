@@ -142,7 +142,7 @@ def test_gradients_equal_a_brute_force_computation(mode, k):
 
 def exact_georisk(model, baselines, alpha):
     """GeoRisk of the learner (row 0) recomputed from the whole matrix (riskreport.risk, Dinçer et al. 2016)."""
-    from riskreport.risk import georisk
+    from riskreport.stats.risk import georisk
     return georisk(np.vstack([model, baselines]), [alpha])[0, 0]
 
 

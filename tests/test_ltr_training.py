@@ -143,7 +143,7 @@ def test_parameters_and_their_errors(demo):
 
 
 def test_plan_and_run_the_report(demo, tmp_path):
-    from riskreport.runner import plan_report
+    from riskreport.run.runner import plan_report
 
     plan = plan_report("risk_ltr", collection=str(demo.path), parameters={"trees": 5})
     assert plan.effective["trees"] == 5 and plan.effective["leaves"] == 15 and plan.effective["alphas"] == [1.0, 5.0]

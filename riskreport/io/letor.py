@@ -259,7 +259,7 @@ def _fold(folder: Path, name: str) -> Fold:
 
 def load_letor_folder(spec: str | os.PathLike) -> LetorFolder:
     """A LETOR data folder by name (a folder under a data directory, as collections) or by path."""
-    from ..collection import resolve_collection_path
+    from .collection import resolve_collection_path
 
     path = resolve_collection_path(spec)
     return LetorFolder(path.name, path, find_folds(path), _read_config(path / CONFIG))

@@ -56,7 +56,7 @@ def resolve_ltr_parameters(collection: str | LetorFolder, *, folds: list[str] | 
                            min_data_in_leaf: int | None = None, k: int = 10, held_out: float = 0.2,
                            ndcg: str = "lightgbm", sig_level: float = 0.05, **_ignored) -> LetorParameters:
     """Fill defaults (`letor.toml`, else the 2016 paper's) and check every value; a clear error otherwise."""
-    from ..params import check_alphas, check_report_options
+    from ..options import check_alphas, check_options
 
     folder = collection if isinstance(collection, LetorFolder) else load_letor_folder(collection)
     config = folder.config
@@ -78,7 +78,7 @@ def resolve_ltr_parameters(collection: str | LetorFolder, *, folds: list[str] | 
                              learned, pick("trees", trees), pick("leaves", leaves), pick("learning_rate", learning_rate),
                              pick("min_data_in_leaf", min_data_in_leaf), k, held_out, ndcg, sig_level)
     _check_numbers(params)
-    check_report_options({"sig_level": sig_level})
+    check_options({"sig_level": sig_level})
     return params
 
 

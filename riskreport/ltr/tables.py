@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..risk import risk_table  # moves to riskreport.stats.risk with the package layout
+from ..stats.risk import risk_table
 
 PAPER_2016 = ["ndcg", "reward_risk", "wl", "wins", "losses", "loss20"]
 PAPER_2014 = ["ndcg", "risk", "reward", "risk_reward", "wins", "losses", "lw", "loss20"]
@@ -105,7 +105,7 @@ def risk_against_baselines(experiment, alphas: list[float], sig_level: float = 0
 
 def learner_tests(experiment, reference: str = "LambdaMART", seed: int = 2026, samples: int = 10_000) -> pd.DataFrame:
     """Paired tests (t, sign, Wilcoxon, randomisation; Holm across learners) of every learner against `reference`."""
-    from ..inference import tests_table
+    from ..stats.inference import tests_table
 
     if reference not in experiment.learners or len(experiment.learners) < 2:
         return pd.DataFrame(columns=["system", "baseline", "test", "statistic", "p_value", "p_adjusted"])
