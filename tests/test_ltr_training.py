@@ -156,3 +156,17 @@ def test_plan_and_run_the_report(demo, tmp_path):
     assert json.loads((folder / "params.json").read_text())["status"] == "ok"
     assert {"table7.csv", "table3.csv", "losses.csv", "risk.csv", "ndcg.csv"} <= {p.name for p in
                                                                                    (folder / "tables").iterdir()}
+
+
+def test_jobs_file_plans_a_learning_to_rank_job(demo, tmp_path):
+    from riskreport.run.batch import load_jobs, run_batch
+
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text(f'[[job]]\nname = "ltr"\ntemplate = "risk_ltr"\ncollection = "{demo.path}"\ntrees = 5\n'
+                    'objectives = ["lambdamart", "georisk"]\n')
+    assert load_jobs(jobs)[0].parameters["objectives"] == ["lambdamart", "georisk"]
+    result = run_batch(jobs, reports_dir=tmp_path / "reports", dry_run=True)
+    assert [r.status for r in result.results] == ["run"]
+    jobs.write_text(f'[[job]]\nname = "ltr"\ntemplate = "risk_ltr"\ncollection = "{demo.path}"\ntrees = 0\n')
+    assert "trees must be a whole number" in run_batch(jobs, reports_dir=tmp_path / "reports",
+                                                       dry_run=True).results[0].message

@@ -31,6 +31,7 @@ else:  # pragma: no cover
 SPLITS = ("train", "vali", "test")
 SUFFIXES = (".txt", ".txt.gz", ".svmlight", ".svm")
 MAX_FEATURE = 1_000_000             # a larger id is a typo (a dense matrix of that width would not fit)
+DEMO = "demo-letor"                 # the synthetic demo's name (io.letor_demo)
 CONFIG = "letor.toml"               # title, description and report defaults of a data folder (optional)
 CONFIG_KEYS = {"title", "description", "baseline", "alphas", "trees", "leaves", "learning_rate", "min_data_in_leaf"}
 PROBLEMS = {                        # scanner status -> (problem, what was expected)
@@ -259,10 +260,37 @@ def _fold(folder: Path, name: str) -> Fold:
 
 def load_letor_folder(spec: str | os.PathLike) -> LetorFolder:
     """A LETOR data folder by name (a folder under a data directory, as collections) or by path."""
+    from ..errors import UnknownNameError
     from .collection import resolve_collection_path
 
-    path = resolve_collection_path(spec)
+    try:
+        path = resolve_collection_path(spec)
+    except UnknownNameError:
+        if str(spec) != DEMO:
+            raise
+        path = _make_demo()
     return LetorFolder(path.name, path, find_folds(path), _read_config(path / CONFIG))
+
+
+def demo_path() -> Path:
+    """Where the synthetic learning-to-rank demo lives: beside the demo collection (data/ of a checkout, else the
+    user data folder)."""
+    from .collection import demo_path as collection_demo
+
+    return collection_demo().parent / DEMO
+
+
+def _make_demo() -> Path:
+    """The shipped demo, made on first use where the package may write (as the demo collection is)."""
+    from .letor_demo import generate_letor_demo
+
+    path = demo_path()
+    print(f"riskreport: making the synthetic learning-to-rank demo in {path}", file=sys.stderr, flush=True)
+    try:
+        return generate_letor_demo(path).resolve()
+    except OSError as error:
+        raise RiskReportError(f"Cannot make the learning-to-rank demo in {path}: {error}. Set RISKREPORT_DATA to a "
+                              "writable folder and run `riskreport demo`.") from None
 
 
 def choose_folds(folder: LetorFolder, names: list[str] | None) -> list[Fold]:
