@@ -67,11 +67,11 @@ def parse_baseline(spec: str | int, train: LetorData, k: int = 10) -> Baseline:
     if text == "best":
         number = best_feature(train, k)
         return feature_baseline(number, f"feature {number} (best single feature)")
-    number = text.removeprefix("feature:").strip()
-    if not number.isdigit():
+    digits = text.removeprefix("feature:").strip()
+    if not digits.isdigit():
         raise ParameterError(f"baseline must be 'feature:<id>' (e.g. feature:110, BM25 of MSLR-WEB10K) or 'best', "
                              f"got {spec!r}.")
-    return feature_baseline(int(number))
+    return feature_baseline(int(digits))
 
 
 def hold_out(data: LetorData, share: float, seed: int) -> tuple[LetorData, LetorData]:
@@ -102,7 +102,7 @@ def learned_baseline(kind: str, held_out: LetorData, seed: int = 2026, trees: in
     group = None if kind == "gbrt" else held_out.group_sizes
     dataset = lgb.Dataset(held_out.features, held_out.labels, group=group, params={"verbose": -1})
     booster = lgb.train(params, dataset, num_boost_round=trees)
-    return Baseline(LEARNED_NAMES[kind], "learned", booster.predict)
+    return Baseline(LEARNED_NAMES[kind], "learned", lambda features: np.asarray(booster.predict(features), float))
 
 
 def _ridge(features: np.ndarray, labels: np.ndarray, penalty: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:

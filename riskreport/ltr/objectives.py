@@ -120,7 +120,9 @@ class RiskObjective:
         ideal = _lambdas.ideal_dcg(self.gains, self.bounds, self.k)
         self.inverse_ideal = np.where(ideal > 0, 1.0 / np.where(ideal > 0, ideal, 1.0), 0.0)
         self.baselines = _baseline_rows(self.key, baselines, len(self.bounds) - 1)
-        self.iteration, self.se, self.last = 0, None, {}
+        self.iteration = 0
+        self.se: float | None = None
+        self.last: dict[str, np.ndarray] = {}
         self.threads = threads or (1 if len(self.labels) < PARALLEL_ROWS else None)
         self._order = np.zeros(len(self.labels), np.int64)
 
@@ -162,9 +164,10 @@ class RiskObjective:
         if self.key == "u-cro":
             return np.full(n, self.alpha), base, zeros, zeros, geo
         delta = model - base
-        if self.se is None or self.iteration <= self.se_iteration:
-            self.se = urisk_se(delta, self.alpha)          # recomputed until the iteration after which it is kept
-        return np.nan_to_num(adaptive_alpha(delta, self.se, self.alpha)), base, zeros, zeros, geo
+        se = self.se
+        if se is None or self.iteration <= self.se_iteration:
+            se = self.se = urisk_se(delta, self.alpha)     # recomputed until the iteration after which it is kept
+        return np.nan_to_num(adaptive_alpha(delta, se, self.alpha)), base, zeros, zeros, geo
 
 
 @contextmanager

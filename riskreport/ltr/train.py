@@ -23,8 +23,8 @@ from ..io.letor import LetorData
 from .baselines import Baseline, baseline_matrix, hold_out, learned_baseline
 from .objectives import NAMES, PARALLEL_ROWS, SEVERAL_BASELINES, make_objective, ndcg_per_query, objective_key
 
-PAPER_2014 = {"trees": 800, "leaves": 50, "learning_rate": 0.075, "min_data_in_leaf": 1000}
-PAPER_2016 = {"trees": 500, "leaves": 50, "learning_rate": 0.1, "min_data_in_leaf": 1500}
+PAPER_2014: dict[str, float] = {"trees": 800, "leaves": 50, "learning_rate": 0.075, "min_data_in_leaf": 1000}
+PAPER_2016: dict[str, float] = {"trees": 500, "leaves": 50, "learning_rate": 0.1, "min_data_in_leaf": 1500}
 Progress = Callable[[str], None]
 
 
@@ -36,10 +36,10 @@ def say_stderr(message: str) -> None:
 class Setting:
     """Tree parameters shared by every learner of an experiment (LightGBM names in `lightgbm_params`)."""
 
-    trees: int = PAPER_2016["trees"]
-    leaves: int = PAPER_2016["leaves"]
-    learning_rate: float = PAPER_2016["learning_rate"]
-    min_data_in_leaf: int = PAPER_2016["min_data_in_leaf"]
+    trees: int = 500                   # PAPER_2016
+    leaves: int = 50
+    learning_rate: float = 0.1
+    min_data_in_leaf: int = 1500
     k: int = 10
     ndcg: str = "lightgbm"
     seed: int = 2026
@@ -92,7 +92,7 @@ def train_ranker(train: LetorData, objective: str, setting: Setting, baselines: 
     import lightgbm as lgb
 
     key = objective_key(objective)
-    rows = None if key == "lambdamart" else np.atleast_2d(baselines)
+    rows = None if key == "lambdamart" or baselines is None else np.atleast_2d(baselines)
     if rows is not None and key not in SEVERAL_BASELINES:
         rows = rows[:1]
     fobj = make_objective(key, train.labels, train.bounds, rows, alpha, k=setting.k, ndcg=setting.ndcg,
@@ -187,7 +187,9 @@ def run_experiment(params, seed: int = 2026, threads: int = 0, run_scores: str |
     setting = Setting(params.trees, params.leaves, params.learning_rate, params.min_data_in_leaf, params.k,
                       params.ndcg, seed, threads)
     extra = run_baselines(run_scores) if run_scores else []
-    per_fold, ids, rows, seconds, single = [], [], [], {}, None
+    per_fold, ids, rows = [], [], []
+    seconds: dict[str, float] = {}
+    single: Baseline | None = None
     for fold in params.collection.folds.values():
         if fold.name not in params.folds:
             continue
@@ -204,6 +206,8 @@ def run_experiment(params, seed: int = 2026, threads: int = 0, run_scores: str |
                      "features": data["train"].n_features, "training_s": sum(result.seconds.values())})
         for name, value in result.seconds.items():
             seconds[name] = seconds.get(name, 0.0) + value
+    if single is None:
+        raise ParameterError(f"No fold of {params.collection.path} to run (folds {params.folds}).")
     learners = [learner_name(key, alpha) for key, alpha in learner_grid(params.objectives, params.alphas)]
     learned = [LEARNED_NAMES[kind] for kind in params.learned]
     return Experiment(score_matrix(per_fold, ids), single.name, learned, [b.name for b in extra], learners,
