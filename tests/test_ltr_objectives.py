@@ -135,8 +135,10 @@ def test_gradients_equal_a_brute_force_computation(mode, k):
     labels, bounds, scores = random_queries(11 + k)
     grad, hess = make_objective("lambdamart", labels, bounds, k=k, ndcg=mode)(scores)
     expected_grad, expected_hess = brute_force_lambdas(labels, bounds, scores, k, mode)
-    np.testing.assert_allclose(grad, expected_grad, rtol=1e-10, atol=1e-13)
-    np.testing.assert_allclose(hess, expected_hess, rtol=1e-10, atol=1e-13)
+    # lightgbm mode does LightGBM's arithmetic (ρ from its 2^20-bin sigmoid table, float32 sums): 1e-4 of the exact
+    tolerance = {"rtol": 1e-10, "atol": 1e-13} if mode == "exact" else {"rtol": 1e-4, "atol": 1e-6}
+    np.testing.assert_allclose(grad, expected_grad, **tolerance)
+    np.testing.assert_allclose(hess, expected_hess, **tolerance)
     assert np.abs(grad).sum() > 0
 
 

@@ -76,15 +76,35 @@ def weight(kind, signed, q, alpha, model, base, column, lz, geo, g0):
     return 1.0
 
 
+SIGMOID_BINS = 1024 * 1024          # LightGBM's sigmoid table (rank_objective.hpp): 2^20 bins over ±50/σ/2
+LIGHTGBM_NORM_OFFSET = 0.009999999776482582   # LightGBM's 0.01f, as the double it becomes
+
+
+@njit(cache=True)
+def lightgbm_sigmoid(gap, sigma):
+    """1/(1 + exp(σ·gap)) read from LightGBM's table (the entry its `GetSigmoid` returns), so that the
+    lightgbm mode computes LightGBM's gradients to the bit."""
+    low = -50.0 / sigma / 2.0
+    factor = SIGMOID_BINS / (-2.0 * low)
+    if gap <= low:
+        index = 0
+    elif gap >= -low:
+        index = SIGMOID_BINS - 1
+    else:
+        index = int((gap - low) * factor)
+    return 1.0 / (1.0 + math.exp((index / factor + low) * sigma))
+
+
 @njit(cache=True, parallel=True)
-def pair_gradients(scores, gains, labels, bounds, order, inverse_ideal, truncation, cutoff, norm, sigma,
+def pair_gradients(scores, gains, labels, bounds, order, inverse_ideal, truncation, cutoff, lightgbm, sigma,
                    kind, alpha, model, base, column, lz, geo, grad, hess):
     """LambdaMART gradients (LightGBM's sign: minimised) with |ΔM| replaced by ΔM′ = |ΔM|·`weight`.
 
     Pairs: the document at rank i < `truncation` with every lower-ranked one of another label.
     Discounts are 0 from rank `cutoff` on (the exact change of NDCG@cutoff) unless `cutoff` exceeds
-    the query. With `norm`, LightGBM's `lambdarank_norm`: ΔM′ / (0.01 + |s_hi − s_lo|) and the query's
-    λs scaled by log2(1 + Σλ)/Σλ.
+    the query. With `lightgbm`, LightGBM's `lambdarank` arithmetic (`lambdarank_norm`): ΔM′ divided by
+    0.01 + |s_hi − s_lo|, ρ from its sigmoid table, λs summed in float32 and scaled by
+    log2(1 + Σλ)/Σλ per query, so that α = 0 gives LightGBM's own gradients.
     """
     g0 = geo_value(0.0, 0.0, 0.0, 0.0, geo) if kind == GEORISK else 0.0
     for q in prange(bounds.shape[0] - 1):
@@ -99,6 +119,8 @@ def pair_gradients(scores, gains, labels, bounds, order, inverse_ideal, truncati
         if kind == GEORISK:
             g0 = geo_value(0.0, model[q], column[q], lz[q], geo)
         spread = scores[start + order[start]] != scores[start + order[end - 1]]
+        g32 = np.zeros(n if lightgbm else 0, np.float32)
+        h32 = np.zeros(n if lightgbm else 0, np.float32)
         total = 0.0
         for i in range(min(n - 1, truncation)):
             a = start + order[start + i]
@@ -110,17 +132,27 @@ def pair_gradients(scores, gains, labels, bounds, order, inverse_ideal, truncati
                 delta = abs(signed) * weight(kind, signed, q, alpha, model, base, column, lz, geo, g0)
                 high, low = (a, b) if labels[a] > labels[b] else (b, a)
                 gap = scores[high] - scores[low]
-                if norm and spread:
-                    delta /= 0.01 + abs(gap)
-                rho = 1.0 / (1.0 + math.exp(sigma * gap))
-                lam = sigma * rho * delta
-                h = sigma * sigma * rho * (1.0 - rho) * delta
-                grad[high] -= lam
-                grad[low] += lam
-                hess[high] += h
-                hess[low] += h
+                if lightgbm:
+                    if spread:
+                        delta /= LIGHTGBM_NORM_OFFSET + abs(gap)
+                    rho = lightgbm_sigmoid(gap, sigma)
+                    lam = rho * (sigma * delta)
+                    h = rho * (1.0 - rho) * (sigma * sigma * delta)
+                    g32[high - start] -= np.float32(lam)
+                    g32[low - start] += np.float32(lam)
+                    h32[high - start] += np.float32(h)
+                    h32[low - start] += np.float32(h)
+                else:
+                    rho = 1.0 / (1.0 + math.exp(sigma * gap))
+                    lam = sigma * rho * delta
+                    h = sigma * sigma * rho * (1.0 - rho) * delta
+                    grad[high] -= lam
+                    grad[low] += lam
+                    hess[high] += h
+                    hess[low] += h
                 total += 2.0 * lam
-        if norm and total > 0:
-            factor = math.log2(1.0 + total) / total
-            grad[start:end] *= factor
-            hess[start:end] *= factor
+        if lightgbm:
+            factor = math.log2(1.0 + total) / total if total > 0 else 1.0
+            for r in range(n):
+                grad[start + r] = np.float32(g32[r] * factor) if total > 0 else g32[r]
+                hess[start + r] = np.float32(h32[r] * factor) if total > 0 else h32[r]
