@@ -28,7 +28,8 @@ import importlib as _importlib
 from importlib import util as _util
 from importlib import metadata as _metadata
 
-from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from .errors import (InputFormatError, ParameterError, ReportExecutionError, ReportTimeoutError, RiskReportError,
+                     UnknownNameError)
 
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
@@ -80,4 +81,5 @@ __all__ = [
     "inference", "instances", "mixed", "pools", "rankings", "risk", "significance",
     # errors
     "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError", "ReportExecutionError",
+    "ReportTimeoutError",
 ]

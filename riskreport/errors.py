@@ -74,3 +74,7 @@ class ReportExecutionError(RiskReportError):
 
     def __reduce__(self):
         return (self.__class__, (self.reason, self.kept))
+
+
+class ReportTimeoutError(ReportExecutionError):
+    """The report reached its time limit (`timeout`): its kernel was stopped in the cell that was running."""

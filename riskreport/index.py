@@ -107,7 +107,8 @@ table { border-collapse: collapse; font-size: 14px; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
 th { background: #f3f3f3; }
 td.num { text-align: right; }
-.ok, .skipped { color: #1a7f37; font-weight: 600; } .failed { color: #c62828; font-weight: 600; }
+.ok, .skipped { color: #1a7f37; font-weight: 600; }
+.failed, .timeout, .interrupted { color: #c62828; font-weight: 600; }
 .latest { background: #e8f4ea; border-radius: 3px; padding: 0 4px; font-size: 12px; }
 .muted { color: #777; }
 .error { color: #c62828; font-weight: normal; font-size: 12px; white-space: normal; max-width: 28em; }
