@@ -302,6 +302,7 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         except KeyboardInterrupt as error:
             raise _interrupted(error, Path(jobs_file), job_list, results, reports, log, tell) from None
         for job in job_list:
+            _clear_leftovers(job_folder(reports, job.name))    # e.g. of an attempt lost with its Dask worker
             if results[job.name].status == "skipped":
                 _prune_job(reports, job_list, job.name, tell)
         _write_summary(log, [results[job.name] for job in job_list])

@@ -486,7 +486,7 @@ class _Watch:
     def running_cell(self) -> str:
         """'cell 3 (`time.sleep(600)`)': the running cell, counted from the top of the template as written."""
         if self.nb is None or self.cell is None:
-            return "no cell (the kernel was starting)"
+            return "the kernel, starting before any cell ran,"
         cells = self.nb.cells
         injected = [i for i, c in enumerate(cells) if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
         number = self.cell + 1 - sum(1 for i in injected if i < self.cell)
