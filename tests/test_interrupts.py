@@ -326,3 +326,61 @@ def test_dask_worker_killed_mid_job_runs_it_once_more(tmp_path, sleeper, tiny_co
     index = json.loads((reports / "index.json").read_text())
     assert {j["job"]: j["status"] for j in index["last_batch"]["jobs"]} == {"victim": "ok", "bystander": "ok"}
     assert wait_gone(reports) == []
+
+
+# ---- Ctrl-C while a figure is written in the background, or during the HTML export ------------------
+
+def _figure_template(path: Path) -> Path:
+    """A cell that hands a figure to the background writer and sleeps while the writer's process is alive."""
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                 "language": "python"}})
+    notebook.cells = [
+        nbformat.v4.new_code_cell('collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep',
+                                  metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("import time\nfrom pathlib import Path\nimport matplotlib\nmatplotlib.use('Agg')\n"
+                                  "import matplotlib.pyplot as plt\nfrom riskreport.render.figures import FigureWriter\n"
+                                  "writer = FigureWriter(background=True)\nfigure, axes = plt.subplots()\n"
+                                  "axes.plot([1, 2, 3])\nwriter.submit(figure, Path('figures/f'), 'title', 'caption')\n"
+                                  "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()"),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, path)
+    return path
+
+
+def _interrupt_group(args: list[str], cwd: Path, ready) -> tuple[subprocess.CompletedProcess, float]:
+    """The CLI in a session of its own; SIGINT to its whole process group (what a terminal's Ctrl-C does)."""
+    process = subprocess.Popen(CLI + args, cwd=cwd, start_new_session=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(ready, 120, process)
+        os.killpg(process.pid, signal.SIGINT)
+        sent = time.monotonic()
+        stdout, stderr = process.communicate(timeout=60)
+        return subprocess.CompletedProcess(args, process.returncode, stdout, stderr), time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@needs_proc
+@pytest.mark.parametrize("phase", ["figure writer", "export"])
+def test_ctrl_c_while_a_figure_is_written_or_the_html_exported(tmp_path, tiny_collection, cache_dir, phase):
+    template = _figure_template(tmp_path / "templates" / "figure.ipynb")
+    out = tmp_path / "out"
+    args = ["run", str(template), "--collection", str(tiny_collection), "--out", str(out), "-q"]
+    assert subprocess.run(CLI + args, cwd=tmp_path, capture_output=True, text=True, timeout=300).returncode == 0
+    before = tree(out)
+    if phase == "figure writer":        # the cell sleeps while the writer's process is up
+        ready = lambda: bool(list(tmp_path.glob(".tmp-*/writer-started")))   # noqa: E731
+        args += ["-p", "pause", str(FOREVER)]
+    else:                               # params.json is written just before the export starts
+        ready = lambda: bool(list(tmp_path.glob(".tmp-*/params.json")))   # noqa: E731
+    done, took = _interrupt_group(args, tmp_path, ready)
+    assert done.returncode == 130, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert tree(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert wait_gone(tmp_path) == []         # the kernel, the figure writer and its resource tracker
+    assert took < 10, f"{took:.1f} s from Ctrl-C to exit"
