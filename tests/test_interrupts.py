@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import processes_in
 
 from riskreport.errors import ParameterError
 from riskreport.run.batch import JobFileError, load_jobs, run_batch
@@ -27,12 +28,19 @@ CLI = [sys.executable, "-m", "riskreport"]
 FOREVER = 100000.0
 
 
+def write_notebook(path: Path, cells: list) -> Path:
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                 "language": "python"}})
+    notebook.cells = cells
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, path)
+    return path
+
+
 def write_template(path: Path) -> Path:
     """Parameters; a cell that prints; a cell that sleeps `pause` s, unless the file `once` exists (then it is
     created and the cell sleeps: the first attempt hangs, the next one does not)."""
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                                 "language": "python"}})
-    notebook.cells = [
+    return write_notebook(path, [
         nbformat.v4.new_markdown_cell("# Sleeper"),
         nbformat.v4.new_code_cell('collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep\n'
                                   'once: str = ""  # a file: sleep only if it does not exist yet',
@@ -42,10 +50,7 @@ def write_template(path: Path) -> Path:
                                   "if not once or not Path(once).exists():\n"
                                   "    once and Path(once).touch()\n    time.sleep(pause)\n"
                                   "Path('tables').mkdir(exist_ok=True)\nPath('tables/done.csv').write_text('x\\n1\\n')"),
-    ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, path)
-    return path
+    ])
 
 
 @pytest.fixture
@@ -55,23 +60,6 @@ def sleeper(tmp_path) -> Path:
 
 def tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def processes_in(folder: Path) -> list[int]:
-    """Pids whose working directory or command line lies inside `folder` (the CLI, workers, kernels)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(proc / "cwd")
-            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state != "Z" and (cwd.startswith(str(folder)) or str(folder) in cmdline):
-            found.append(int(proc.name))
-    return found
 
 
 def wait_gone(folder: Path, seconds: float = 5.0) -> list[int]:
@@ -332,9 +320,7 @@ def test_dask_worker_killed_mid_job_runs_it_once_more(tmp_path, sleeper, tiny_co
 
 def _figure_template(path: Path) -> Path:
     """A cell that hands a figure to the background writer and sleeps while the writer's process is alive."""
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                                 "language": "python"}})
-    notebook.cells = [
+    return write_notebook(path, [
         nbformat.v4.new_code_cell('collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep',
                                   metadata={"tags": ["parameters"]}),
         nbformat.v4.new_code_cell("import time\nfrom pathlib import Path\nimport matplotlib\nmatplotlib.use('Agg')\n"
@@ -342,10 +328,7 @@ def _figure_template(path: Path) -> Path:
                                   "writer = FigureWriter(background=True)\nfigure, axes = plt.subplots()\n"
                                   "axes.plot([1, 2, 3])\nwriter.submit(figure, Path('figures/f'), 'title', 'caption')\n"
                                   "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()"),
-    ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, path)
-    return path
+    ])
 
 
 def _interrupt_group(args: list[str], cwd: Path, ready) -> tuple[subprocess.CompletedProcess, float]:
