@@ -367,3 +367,28 @@ def test_ctrl_c_while_a_figure_is_written_or_the_html_exported(tmp_path, tiny_co
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
     assert wait_gone(tmp_path) == []         # the kernel, the figure writer and its resource tracker
     assert took < 10, f"{took:.1f} s from Ctrl-C to exit"
+
+
+@needs_proc
+def test_sigterm_on_a_dask_batch_stops_the_jobs_on_the_workers(tmp_path, sleeper, tiny_collection, cache_dir):
+    distributed = pytest.importorskip("distributed")
+    reports = tmp_path / "reports"
+    jobs = _jobs(tmp_path / "jobs.toml", sleeper, tiny_collection, FOREVER)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
+        process = subprocess.Popen(CLI + ["batch", str(jobs), "--reports", str(reports), "--executor", "dask",
+                                          "--scheduler", cluster.scheduler_address, "-q"], cwd=tmp_path,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: len(list(reports.glob("jobs/*/.tmp-*/report.ipynb"))) == 2, 180, process)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        stdout, stderr = process.communicate(timeout=90)
+        took = time.monotonic() - sent
+        log = next((reports / "logs").glob("batch-*.log")).read_text()
+        job_processes = [int(line.rsplit(" ", 1)[1]) for line in log.splitlines() if "started in process" in line]
+        assert process.returncode == 143, stderr
+        assert "Traceback" not in stderr + stdout and "interrupted (SIGTERM)" in stderr, stderr
+        assert not list(reports.glob("jobs/*/.*-*")) and not list(reports.glob("jobs/*/2*"))
+        assert wait_gone(reports) == []                               # the kernels on the worker
+        assert len(job_processes) == 2 and not [pid for pid in job_processes if Path(f"/proc/{pid}").exists()]
+        assert took < 30, f"{took:.1f} s from SIGTERM to exit"

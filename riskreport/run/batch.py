@@ -56,6 +56,7 @@ else:  # pragma: no cover
 JOB_KEYS = ("name", "template", "keep", "show_code", "timeout")
 JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 BATCH_LOCK = ".lock"
+STOP_GRACE = 20.0   # seconds an interrupted batch waits for its running jobs to stop (Dask) before it lets go
 
 
 class JobFileError(RiskReportError):
@@ -525,11 +526,15 @@ def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress
     The collections, templates and the reports folder must be at the same paths on the workers.
     A job whose task fails for want of a worker (its worker died: `KilledWorker` once the scheduler
     gives up rescheduling it, a lost connection, ...) is submitted once more; a second such failure
-    is the job's result, `error`, with the reason. An interrupt cancels what is still queued; a job
-    already running on a worker cannot be recalled from here and finishes there.
+    is the job's result, `error`, with the reason. An interrupt cancels what is still queued and
+    stops the jobs running on workers (a Dask `Event` their tasks watch: each job's process gets
+    SIGTERM, ends its kernel and removes its build folder) before the batch lets go of its lock.
     """
+    from distributed import Event
     from distributed import as_completed as dask_completed
-    pending = list(todo)
+    from distributed import wait as dask_wait
+    stop = f"riskreport-stop-{os.urandom(6).hex()}"
+    pending = [(job, {**spec, "stop": stop}) for job, spec in todo]
     names: dict[str, tuple[Job, dict]] = {}
     retried: dict[str, str] = {}      # job name -> why its first attempt was lost
     running = dask_completed()
@@ -547,14 +552,15 @@ def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress
             job, spec = names[future.key]
             try:
                 result = JobResult(**future.result())
-            except Exception as error:   # noqa: BLE001 - the task was lost with its worker, not failed by the job
-                if job.name not in retried:
+            except Exception as error:   # noqa: BLE001 - the task did not return (the job's own failures do)
+                if _lost(error) and job.name not in retried:
                     retried[job.name] = _describe(error)
                     say(f"{job.name}: its Dask worker was lost ({retried[job.name]}); running it again")
                     submit(job, spec)
                     continue
-                result = JobResult(job.name, "error", message=f"its Dask worker was lost twice: first "
-                                                             f"{retried[job.name]}, then {_describe(error)}")
+                result = JobResult(job.name, "error", message=(
+                    f"its Dask worker was lost twice: first {retried[job.name]}, then {_describe(error)}"
+                    if _lost(error) else f"its Dask task failed: {_describe(error)}"))
             if job.name in retried and result.status != "error":
                 again = f"run again after its Dask worker was lost ({retried[job.name]})"
                 result.message = "; ".join(m for m in (result.message, again) if m)
@@ -562,20 +568,54 @@ def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress
             if pending:
                 submit(*pending.pop(0))
     except BaseException:
-        client.cancel(list(running.futures))
+        futures = list(running.futures)
+        Event(stop, client=client).set()
+        dask_wait(futures, timeout=STOP_GRACE)       # each running job cleans up
+        client.cancel(futures)
         raise
 
 
+def _lost(error: Exception) -> bool:
+    """Whether a task's exception says its worker went away (not that the task raised)."""
+    from distributed import KilledWorker
+    return isinstance(error, (KilledWorker, OSError)) or type(error).__name__ == "CancelledError"
+
+
 def execute_job_isolated(spec: dict) -> dict:
-    """`execute_job` in a fresh interpreter: Dask runs tasks in threads, papermill needs its own process."""
-    done = subprocess.run([sys.executable, "-m", "riskreport.run.batch"], input=json.dumps(spec), text=True,
-                          capture_output=True)
+    """`execute_job` in a fresh interpreter: Dask runs tasks in threads, papermill needs its own process.
+
+    When the batch sets the Dask event `spec["stop"]` (it was interrupted), the job's process gets
+    SIGTERM: it stops its kernel and removes its build folder.
+    """
+    process = subprocess.Popen([sys.executable, "-m", "riskreport.run.batch"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stop = _stop_event(spec.get("stop"))
+    given = json.dumps(spec)
+    while True:
+        try:
+            stdout, stderr = process.communicate(given, timeout=1.0)
+            break
+        except subprocess.TimeoutExpired:
+            given = None                     # sent; communicate goes on where it was
+            if stop is not None and process.returncode is None and stop.is_set():
+                process.terminate()
     try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        return json.loads(stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
-        tail = " ".join(done.stderr.strip().splitlines()[-3:])
-        return asdict(JobResult(spec["name"], "error", message=f"worker process exited with {done.returncode}: "
+        tail = " ".join(stderr.strip().splitlines()[-3:])
+        return asdict(JobResult(spec["name"], "error", message=f"worker process exited with {process.returncode}: "
                                                                  f"{tail}"))
+
+
+def _stop_event(name: str | None):
+    """The Dask event a batch sets to stop its running jobs (None outside a Dask task)."""
+    if not name:
+        return None
+    try:
+        from distributed import Event
+        return Event(name)
+    except (ImportError, ValueError):      # ValueError: no Dask client here (the task was not run by Dask)
+        return None
 
 
 def _collect(name: str, get: Callable[[], dict]) -> JobResult:
