@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     batch = commands.add_parser(
         "batch", help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
-        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code and any template "
+        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, timeout and any template "
         "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
         "versions are unchanged since its latest complete report is skipped. Reports go to "
         "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/. "
