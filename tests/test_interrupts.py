@@ -392,3 +392,22 @@ def test_sigterm_on_a_dask_batch_stops_the_jobs_on_the_workers(tmp_path, sleeper
         assert wait_gone(reports) == []                               # the kernels on the worker
         assert len(job_processes) == 2 and not [pid for pid in job_processes if Path(f"/proc/{pid}").exists()]
         assert took < 30, f"{took:.1f} s from SIGTERM to exit"
+
+
+def test_a_signal_during_the_move_into_place_is_raised_after_it():
+    from riskreport.io.processes import Interrupted, deferred_signals, raise_on_signals, restore_signals
+    previous = raise_on_signals()
+    try:
+        moved = []
+        with pytest.raises(Interrupted) as caught:
+            with deferred_signals():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.2)           # the handler has run: it only noted the signal
+                moved.append("old report away")
+                moved.append("new report in")
+        assert moved == ["old report away", "new report in"]
+        assert caught.value.exit_code == 143 and str(caught.value) == "interrupted (SIGTERM)"
+        os.kill(os.getpid(), signal.SIGINT)   # once interrupted, a second signal does not cut the clean-up short
+        time.sleep(0.2)
+    finally:
+        restore_signals(previous)
