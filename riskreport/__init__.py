@@ -25,8 +25,8 @@ A whole report is one call, `rr.run_report("risk_report", collection="demo")` (p
 nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
 import importlib as _importlib
-from importlib import util as _util
 from importlib import metadata as _metadata
+from importlib import util as _util
 
 from riskreport.errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 

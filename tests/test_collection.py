@@ -1,11 +1,10 @@
 """Collection discovery: file layout, system ids, defaults, names vs paths."""
 import pytest
-
-from riskreport.io.collection import load_collection, system_id
-from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
-from riskreport.measures.params import resolve_parameters
-
 from conftest import write_qrels, write_run
+
+from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
+from riskreport.io.collection import load_collection, system_id
+from riskreport.measures.params import resolve_parameters
 
 
 def test_layout_and_defaults(tiny_collection):

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from riskreport.measures.evaluation import ScoreCache, evaluate, evaluate_runs
 from riskreport.io.collection import load_collection
 from riskreport.io.files import DestinationError, plan_destination
+from riskreport.measures.evaluation import ScoreCache, evaluate, evaluate_runs
 from riskreport.run.runner import PROJECT_ROOT, find_template
 
 CLI = [sys.executable, "-m", "riskreport"]

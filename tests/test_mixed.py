@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from riskreport.stats import instances, mixed
 from riskreport.errors import ParameterError, RiskReportError
+from riskreport.stats import instances, mixed
 from riskreport.stats.risk import risk_table
 
 

@@ -2,17 +2,34 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from riskreport.errors import ParameterError
-from riskreport.bayes.measures import (brisk_table, compare_table, dominance_pairs, effects_rbo, model_table, ppdrisk_draws,
-                       ppdrisk_table, predictive_overlay, system_effects)
-from riskreport.bayes.models import FAMILY, LABELS, brms_priors, check_model, describe_prior, rbp_rank_gains, scores_data
+from riskreport.bayes.measures import (
+    brisk_table,
+    compare_table,
+    dominance_pairs,
+    effects_rbo,
+    model_table,
+    ppdrisk_draws,
+    ppdrisk_table,
+    predictive_overlay,
+    system_effects,
+)
+from riskreport.bayes.models import (
+    FAMILY,
+    LABELS,
+    brms_priors,
+    check_model,
+    describe_prior,
+    rbp_rank_gains,
+    scores_data,
+)
 from riskreport.bayes.sampling import BayesFit, Progress, fit, stderr_progress
+from riskreport.errors import ParameterError
 
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib")
 

@@ -6,16 +6,16 @@ BRisk⁻ = −effect, PPDRisk⁻ = −ppd_urisk (positive = risk).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from riskreport.bayes.models import LABELS, paired_data, predict, scores_data
+from riskreport.bayes.sampling import BayesFit, fit
 from riskreport.errors import ParameterError
 from riskreport.stats.rankings import ordering, rbo
 from riskreport.stats.risk import risk_adjusted, risk_adjusted_scores
-from riskreport.bayes.models import LABELS, paired_data, predict, scores_data
-from riskreport.bayes.sampling import BayesFit, fit
 
 MODEL_COLUMNS = ["model", "waic", "p_waic", "loo", "p_loo", "chains", "draws", "divergences", "max_rhat",
                  "min_ess_bulk", "min_ess_tail", "seconds"]

@@ -16,8 +16,8 @@ Models (brms family; formula):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import hashlib
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd

@@ -14,18 +14,29 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
+from riskreport.bayes.models import (
+    FAMILY,
+    LABELS,
+    BayesData,
+    brms_priors,
+    build_pymc_model,
+    check_model,
+    check_support,
+    free_variables,
+    group_strength,
+    intercept_correlation,
+    model_inputs,
+)
 from riskreport.errors import ParameterError
 from riskreport.io.cache import Cache
 from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions
-from riskreport.bayes.models import (FAMILY, LABELS, BayesData, brms_priors, build_pymc_model, check_model, check_support, free_variables,
-                     group_strength, intercept_correlation, model_inputs)
 
 CACHE_FORMAT = 2          # 2: pointwise elpd stored with the draws
 POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry
@@ -212,7 +223,7 @@ def _sample_to_target(model, data, priors, settings, say):
             f"(> {LOW_RANK_ABOVE}): low-rank mass matrix from the first batch"
             + "".join(f", centred {group} effects" for group, c in zip(("system", "topic"), centred) if c))
     compiled = _compiled(model, data, priors, say, centred)
-    import nutpie   # heavy imports only when sampling (imported by `_compiled`)
+    import nutpie  # heavy imports only when sampling (imported by `_compiled`)
 
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
@@ -344,6 +355,7 @@ def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
     import warnings
 
     import arviz as az
+
     from riskreport.bayes.models import log_likelihood
 
     chains, per_chain = draws["b"].shape[:2]

@@ -14,18 +14,18 @@ from __future__ import annotations
 import functools
 import os
 import warnings
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 import ir_measures
 import pandas as pd
 
+from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.io.cache import Cache, cache_key, default_cache_dir  # noqa: F401 - default_cache_dir: public here before
 from riskreport.io.collection import Collection
-from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.io.processes import exit_with_parent
 from riskreport.io.provenance import file_digest
 from riskreport.io.trec import read_qrels, read_run, read_scores
@@ -87,9 +87,7 @@ def gdeval_provider() -> str:
 def native_providers() -> list:
     """riskreport's own ir_measures providers, in the order they are tried: gdeval's ERR and
     nDCG(dcg='exp-log2') (unless `RISKREPORT_GDEVAL=perl`), RBP and Judged."""
-    from riskreport.measures import gdeval
-    from riskreport.measures import judged
-    from riskreport.measures import rbp
+    from riskreport.measures import gdeval, judged, rbp
     return ([] if gdeval_provider() == "perl" else [gdeval.NATIVE]) + [rbp.NATIVE, judged.NATIVE]
 
 
@@ -310,7 +308,7 @@ def available_systems(collection: Collection, measure: str | None = None,
 
 def evaluate_runs(qrels_path: Path, runs: dict[str, Path], measures: list[str], *, jobs: int | None = None,
                   cache_dir: str | Path | None = None, use_cache: bool = True,
-                  progress: Progress | None = None) -> dict[str, "RunScores"]:
+                  progress: Progress | None = None) -> dict[str, RunScores]:
     """Evaluate run files against one qrels file: measure -> RunScores (raw, before the topic set)."""
     measures = [canonical_measure(m) for m in measures]
     cache = ScoreCache(Path(cache_dir) if cache_dir else None) if use_cache else None
@@ -352,7 +350,7 @@ class RunScores:
     run_topics: pd.DataFrame
 
     @classmethod
-    def from_results(cls, measure: str, results: dict[str, dict]) -> "RunScores":
+    def from_results(cls, measure: str, results: dict[str, dict]) -> RunScores:
         values = pd.DataFrame(
             [(s, t, v) for s, r in results.items() for t, v in zip(*r[measure])],
             columns=["system", "topic", "score"])
@@ -405,9 +403,7 @@ def _init_worker(qrels: pd.DataFrame, measures: list[str], worker: bool = True) 
 
 def _is_native(evaluator) -> bool:
     """riskreport's providers take a run as a table (`query_id, doc_id, score`) at numpy speed."""
-    from riskreport.measures import gdeval
-    from riskreport.measures import judged
-    from riskreport.measures import rbp
+    from riskreport.measures import gdeval, judged, rbp
     return isinstance(evaluator, (gdeval.NativeGdevalEvaluator, rbp.NativeRBPEvaluator, judged.NativeJudgedEvaluator))
 
 
@@ -430,7 +426,7 @@ def _evaluate_file(path: Path) -> dict:
             topics, values = out[_WORKER["measures"][metric.measure]]
             topics.append(str(metric.query_id))
             values.append(float(metric.value))
-    except Exception as error:  # ir_measures providers raise many kinds (CalledProcessError, ValueError, ...)
+    except Exception as error:  # noqa: BLE001 - providers raise many kinds (CalledProcessError, ...)
         raise RiskReportError(f"{path}: ir_measures could not evaluate {', '.join(out)} on this run: {error}") from None
     out["run_topics"] = sorted(run_topics)
     return out
@@ -497,7 +493,7 @@ def measure_labels(collection: Collection, measure: str) -> set[str]:
 def _same_measure(label: str, measure: str) -> bool:
     try:
         return label != "" and ir_measures.parse_measure(label) == ir_measures.parse_measure(measure)
-    except Exception:      # a label ir_measures does not parse (a score table may name any measure)
+    except Exception:      # noqa: BLE001 - a label ir_measures does not parse (a score table may name any measure)
         return False
 
 
@@ -532,7 +528,7 @@ def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]
     extra = present[~present["topic"].isin(judged_topics)].drop_duplicates().reset_index(drop=True)
     if not extra.empty:
         warnings.warn(f"{len(extra)} run topic(s) absent from the qrels were dropped "
-                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning)
+                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning, stacklevel=2)
     grid = pd.MultiIndex.from_product([systems, topics], names=["system", "topic"])
     present_pairs = pd.MultiIndex.from_frame(present[["system", "topic"]].drop_duplicates())
     missing = grid.difference(present_pairs, sort=False).to_frame(index=False)

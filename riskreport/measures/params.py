@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
-from riskreport.io.collection import Collection, load_collection
 from riskreport.errors import ParameterError, UnknownNameError
-from riskreport.options import CONVENTIONS, MAX_BOOTSTRAP_SAMPLES, check_alphas, check_options  # noqa: F401 - re-exported
-from riskreport.measures.evaluation import available_systems, canonical_measure, collection_topics, resolve_measure
+from riskreport.io.collection import Collection, load_collection
 from riskreport.io.trec import read_system_list
+from riskreport.measures.evaluation import available_systems, canonical_measure, collection_topics, resolve_measure
+from riskreport.options import CONVENTIONS, MAX_BOOTSTRAP_SAMPLES, check_alphas, check_options  # noqa: F401 - re-exported
 
 DEFAULT_MEASURE = "nDCG@10"
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)

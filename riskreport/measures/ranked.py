@@ -28,7 +28,7 @@ class RankedRun:
     score: np.ndarray
     rank: np.ndarray
 
-    def head(self, depth: int | None) -> "RankedRun":
+    def head(self, depth: int | None) -> RankedRun:
         """The first `depth` documents of each topic (all of them for None)."""
         if depth is None:
             return self

@@ -145,7 +145,7 @@ class FigureWriter:
         if self.background:
             try:
                 payload = pickle.dumps(_without_foreign_containers(figure))
-            except Exception:                # e.g. a lambda in a formatter: write now instead
+            except Exception:                # noqa: BLE001 - e.g. a lambda in a formatter: write now instead
                 payload = None
         if payload is None:
             write_vector(figure, stem, title, caption, bbox)

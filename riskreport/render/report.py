@@ -14,10 +14,9 @@ from pathlib import Path
 import pandas as pd
 
 from riskreport.errors import ParameterError
-from riskreport.render.figures import FigureWriter
+from riskreport.io.provenance import file_hashes, inputs_digest, package_versions, remember_digests
 from riskreport.measures.params import ReportParameters
-from riskreport.io.provenance import remember_digests
-from riskreport.io.provenance import file_hashes, inputs_digest, package_versions
+from riskreport.render.figures import FigureWriter
 
 CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests")
 

@@ -24,7 +24,6 @@ from pathlib import Path
 from riskreport.errors import ParameterError, ReportExecutionError, RiskReportError
 from riskreport.measures.evaluation import Progress
 
-
 PARAMETERS_TAG = "parameters"
 TEMPLATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 
@@ -161,7 +160,7 @@ def _read_notebook(path: Path):
         return None, Problem("file not found", "check the path; `riskreport templates` lists the templates it finds")
     try:
         return nbformat.read(path, as_version=4), None
-    except Exception as error:  # nbformat raises JSON, validation and encoding errors alike
+    except Exception as error:  # noqa: BLE001 - nbformat raises JSON, validation and encoding errors alike
         return None, Problem(f"not a readable notebook ({type(error).__name__}: {error})",
                              "open and save it in Jupyter, or restore it from version control")
 
@@ -217,7 +216,7 @@ def _parameter_problems(path: Path, notebook, number: int) -> tuple[dict, list[P
     level, papermill_logger.level = papermill_logger.level, logging.ERROR   # its warnings become our problems
     try:
         inspected = papermill.inspect_notebook(str(path))
-    except Exception as error:  # papermill raises ValueError and others for odd metadata
+    except Exception as error:  # noqa: BLE001 - papermill raises ValueError and others for odd metadata
         return {}, [Problem(f"papermill cannot inspect the parameters ({error})", "open and save the notebook in "
                             "Jupyter with a Python kernel", cell=number)]
     finally:

@@ -30,21 +30,30 @@ import tempfile
 import time
 import traceback
 import warnings
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
 from contextlib import contextmanager, nullcontext
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
 
 from riskreport.errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
-from riskreport.measures.evaluation import Progress
 from riskreport.io.files import ensure_folder, write_atomic
-from riskreport.run.index import LOGS, write_index
 from riskreport.io.processes import exit_with_parent
-from riskreport.run.lock import locked
+from riskreport.measures.evaluation import Progress
 from riskreport.measures.params import is_system_file
-from riskreport.run.runner import FILE_PARAMETERS, ReportPlan, coerce_parameter, find_template, job_folder, plan_report, prewarm, run_report
+from riskreport.run.index import LOGS, write_index
+from riskreport.run.lock import locked
+from riskreport.run.runner import (
+    FILE_PARAMETERS,
+    ReportPlan,
+    coerce_parameter,
+    find_template,
+    job_folder,
+    plan_report,
+    prewarm,
+    run_report,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib

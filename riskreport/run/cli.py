@@ -234,8 +234,8 @@ def _new_template(args) -> int:
 
 def _inspect(args) -> int:
     from riskreport.io.collection import load_collection
-    from riskreport.measures.evaluation import available_systems
     from riskreport.io.trec import read_qrels
+    from riskreport.measures.evaluation import available_systems
     collection = load_collection(args.collection)
     print(f"{collection.title}\n  path: {collection.path}")
     if collection.description:

@@ -19,17 +19,27 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from riskreport.io.collection import PROJECT_ROOT
 from riskreport.errors import ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
-from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
-from riskreport.io.provenance import known_digests
-from riskreport.render.export import export_html
-from riskreport.io.files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder, failed_file,
-                    list_files, merge_into, plan_destination, umask)
-from riskreport.run.index import write_index
-from riskreport.measures.params import check_report_options, is_system_file, ReportParameters, resolve_parameters
-from riskreport.io.provenance import file_hashes, inputs_digest, package_versions
+from riskreport.io.collection import PROJECT_ROOT
+from riskreport.io.files import (
+    Destination,
+    DestinationError,
+    DiskFullError,
+    collisions,
+    disk_problem,
+    ensure_folder,
+    failed_file,
+    list_files,
+    merge_into,
+    plan_destination,
+    umask,
+)
+from riskreport.io.provenance import file_hashes, inputs_digest, known_digests, package_versions
 from riskreport.io.trec import read_rank_gains, read_system_list
+from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
+from riskreport.measures.params import ReportParameters, check_report_options, is_system_file, resolve_parameters
+from riskreport.render.export import export_html
+from riskreport.run.index import write_index
 
 KERNEL_NAME = "riskreport-python"
 # parameters that may name an input file, with the reader that checks it: the file is hashed with the collection's
@@ -109,7 +119,7 @@ def load_template(path: Path, origin: str = "given as a path") -> Template:
     try:
         notebook = nbformat.read(path, as_version=4)
         parameters = papermill.inspect_notebook(str(path))
-    except Exception as error:  # nbformat/papermill raise many kinds for a broken notebook
+    except Exception as error:  # noqa: BLE001 - nbformat/papermill raise many kinds for a broken notebook
         raise RiskReportError(f"{path}: not a readable notebook template ({error})") from None
     params = {name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]}
               for name, p in parameters.items()}
@@ -419,7 +429,7 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress) -> None
                                    progress_bar=False, log_output=False, report_mode=False)
     except PapermillExecutionError as error:
         failure = error
-    except Exception as error:  # kernel died, could not start, the notebook could not be written, ...
+    except Exception as error:  # noqa: BLE001 - kernel died, could not start, the notebook could not be written, ...
         failure = error
     finally:
         shutil.rmtree(jupyter, ignore_errors=True)

@@ -1,11 +1,12 @@
 """Multiple-comparison corrections across the challengers of a report: p-values and CI levels."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from riskreport.options import CORRECTIONS, check_options  # noqa: F401 - CORRECTIONS: rr.corrections.CORRECTIONS
+
 
 def adjust_pvalues(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
     """p-values adjusted for multiple comparisons along the last axis (each row on its own); NaN stays NaN

@@ -11,15 +11,23 @@ entirely above 0 a significant reward.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
 from riskreport.stats.corrections import adjust_pvalues, adjusted_levels
-from riskreport.stats.risk import FLOAT_NOISE, challenger_deltas, long_frame, risk_adjusted, risk_adjusted_scores, system_row, trisk
+from riskreport.stats.risk import (
+    FLOAT_NOISE,
+    challenger_deltas,
+    long_frame,
+    risk_adjusted,
+    risk_adjusted_scores,
+    system_row,
+    trisk,
+)
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
 TESTS = ("t", "sign", "wilcoxon", "randomisation")

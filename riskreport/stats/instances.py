@@ -19,21 +19,32 @@ variance 0) and `notes` says so; an empty one is an error.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from riskreport.io.collection import Collection, load_collection
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from riskreport.measures.evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, measure_labels, available_systems, resolve_measure,
-                         collection_topics, empty_instances_folder, evaluate_runs, natural_sort,
-                         require_common_topics)
+from riskreport.io.collection import Collection, load_collection
+from riskreport.io.trec import read_scores
+from riskreport.measures.evaluation import (
+    CollectionWarning,
+    Progress,
+    TidyScores,
+    available_systems,
+    collection_topic_set,
+    collection_topics,
+    empty_instances_folder,
+    evaluate_runs,
+    measure_labels,
+    natural_sort,
+    require_common_topics,
+    resolve_measure,
+)
 from riskreport.measures.params import ReportParameters, resolve_parameters
 from riskreport.stats.risk import risk_table
-from riskreport.io.trec import read_scores
 
 SINGLE_RUN = "run"   # instance name of a deterministic system given by runs/<system>.run
 SCORE_COLUMNS = ["system", "instance", "topic", "score"]
@@ -188,7 +199,7 @@ def _assemble(collection: Collection, measure: str, systems: list[str], parts: l
     extra = present_cells[~present_cells["topic"].isin(judged)].reset_index(drop=True)
     if not extra.empty:
         warnings.warn(f"{len(extra)} instance topic(s) absent from the qrels were dropped "
-                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning)
+                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning, stacklevel=2)
     instances = present_cells[["system", "instance"]].drop_duplicates()
     grid = pd.DataFrame([(s, i, t) for s in systems for i in natural_sort(instances.loc[instances["system"] == s,
                                                                                           "instance"])

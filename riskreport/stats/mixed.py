@@ -37,17 +37,18 @@ incomplete design is fitted with MixedLM and the `method`/`note` columns say so.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
 from riskreport.errors import ParameterError, RiskReportError
-from riskreport.stats.corrections import adjust_pvalues
 from riskreport.options import check_options
-from riskreport.stats.risk import challengers as risk_challengers, risk_adjusted_scores
+from riskreport.stats.corrections import adjust_pvalues
+from riskreport.stats.risk import challengers as risk_challengers
+from riskreport.stats.risk import risk_adjusted_scores
 
 MIXED_COLUMNS = ["system", "baseline", "measure", "effect", "se", "df", "ci_low", "ci_high", "p_value",
                  "var_topic", "var_instance", "var_topic_system", "var_residual", "delta0", "verdict"]

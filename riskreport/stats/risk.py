@@ -11,7 +11,7 @@ PhD thesis 2023 (minus family, smooth value function Eq. 3.6, risk-adjusted scor
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
