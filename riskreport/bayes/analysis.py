@@ -222,7 +222,7 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
         first = f.batches[0] if f.batches else {}
         return (f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
                 f"{first.get('mass_matrix', 'diagonal')} mass matrix")
-    kinds = {}
+    kinds: dict[str, list[str]] = {}
     for f in fits:
         if not f.model.startswith("paired"):
             kinds.setdefault(label(f), []).append(f.label)

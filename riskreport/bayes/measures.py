@@ -196,8 +196,10 @@ def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], fa
     challengers = [s for s in (challengers or systems) if s != baseline]
     rows, fits = [], []
     for alpha in alphas:
-        same = unadjusted is not None and alpha == 0 and unadjusted.model == family
-        result = unadjusted if same else _fit_adjusted(matrix, baseline, float(alpha), family, fit_options)
+        if unadjusted is not None and alpha == 0 and unadjusted.model == family:
+            result = unadjusted
+        else:
+            result = _fit_adjusted(matrix, baseline, float(alpha), family, fit_options)
         fits.append(result)
         r = result.flat("r_sys")
         h = r[:, systems.index(baseline)]

@@ -228,7 +228,9 @@ def _sample_to_target(model, data, priors, settings, say):
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
     per_chain = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), settings["max_draws"] // chains))
-    parts, batches, divergences = [], [], 0
+    parts: list[dict[str, np.ndarray]] = []
+    batches: list[dict] = []
+    divergences = 0
     while True:
         batch = len(batches)
         mass = "low-rank" if low_rank else "diagonal"

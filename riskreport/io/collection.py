@@ -17,6 +17,7 @@ import math
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,7 +88,20 @@ class Collection:
     def default_alphas(self) -> list[float] | None:
         return self.config.get("alphas")
 
-    def instance_runs(self, systems=None) -> dict[str, Path]:
+    def qrels_file(self) -> Path:
+        """The qrels file, for evaluating run files; an error naming the folder when there is none."""
+        if self.qrels is None:
+            raise RiskReportError(f"{self.path} has no qrels file to evaluate run files with "
+                                  "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
+        return self.qrels
+
+    def scores_file(self) -> Path:
+        """The score table (scores.csv, or the table given as the collection); an error when there is none."""
+        if self.scores is None:
+            raise RiskReportError(f"{self.path} has no score table (scores.csv with columns system,topic,score).")
+        return self.scores
+
+    def instance_runs(self, systems: Iterable[str] | None = None) -> dict[str, Path]:
         """Run files of the instances of non-deterministic systems, keyed `<system>/<instance>`."""
         return {f"{system}/{instance}": path for system, runs in self.instances.items()
                 if systems is None or system in systems for instance, path in runs.items()}
@@ -185,8 +199,9 @@ def load_collection(spec: str | os.PathLike) -> Collection:
         raise RiskReportError(
             f"{path} is not a collection: it has no qrels file (qrels.txt, *.qrels, qrels*.txt) "
             "and no scores.csv.")
-    if runs and qrels is None:
-        raise RiskReportError(f"{path} has run files under runs/ but no qrels file to evaluate them with "
+    if (runs or any(instances.values())) and qrels is None:
+        where = "runs/" if runs else "instances/"
+        raise RiskReportError(f"{path} has run files under {where} but no qrels file to evaluate them with "
                               "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
     return Collection(name=path.name, path=path, qrels=qrels, runs=runs, instances=instances,
                       scores=scores, config=config)

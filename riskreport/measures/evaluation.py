@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeGuard
 
 import ir_measures
 import pandas as pd
@@ -266,7 +267,7 @@ def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None
     parts = []
     run_systems = [s for s in wanted if known[s] == "run"]
     if run_systems:
-        parts.append(evaluate_runs(collection.qrels, {s: collection.runs[s] for s in run_systems}, [measure],
+        parts.append(evaluate_runs(collection.qrels_file(), {s: collection.runs[s] for s in run_systems}, [measure],
                                    jobs=jobs, cache_dir=cache_dir, use_cache=use_cache, progress=progress)[measure])
     table_systems = [s for s in wanted if known[s] == "scores"]
     if table_systems:
@@ -410,14 +411,15 @@ def _is_native(evaluator) -> bool:
 def _evaluate_file(path: Path) -> dict:
     """Read and check one run, evaluate every measure: {measure: (topics, values), 'run_topics': [...]}"""
     table = read_run(path)
+    run: pd.DataFrame | dict[str, dict[str, float]]
     if _WORKER["native"]:
         run = table
         run_topics = set(pd.unique(table["query_id"]).tolist())
     else:                                       # ir_measures converts a dict far faster than a DataFrame
-        run: dict[str, dict[str, float]] = {}
+        nested: dict[str, dict[str, float]] = {}
         for topic, docno, score in zip(table["query_id"].tolist(), table["doc_id"].tolist(), table["score"].tolist()):
-            run.setdefault(topic, {})[docno] = score
-        run_topics = set(run)
+            nested.setdefault(topic, {})[docno] = score
+        run, run_topics = nested, set(nested)
     out: dict = {m: ([], []) for m in _WORKER["measures"].values()}
     try:
         for metric in _WORKER["evaluator"].iter_calc(run):
@@ -461,14 +463,15 @@ class ScoreCache:
                             "run_topics": list(result["run_topics"])})
 
 
-def _whole(entry, measure: str) -> bool:
+def _whole(entry: Any, measure: str) -> TypeGuard[dict]:
     return (isinstance(entry, dict) and entry.get("measure") == measure
             and len(entry.get("topics", ())) == len(entry.get("values", ())) and "run_topics" in entry)
 
 
 def _score_table(collection: Collection) -> pd.DataFrame:
     """The collection's score table, parsed once per content in a process (a copy: callers may change it)."""
-    return _parsed_scores(str(collection.scores), file_digest(collection.scores)).copy()
+    scores = collection.scores_file()
+    return _parsed_scores(str(scores), file_digest(scores)).copy()
 
 
 @functools.lru_cache(maxsize=4)
@@ -508,12 +511,14 @@ def collection_topic_set(collection: Collection, present: Iterable[str]) -> tupl
     """The topic set (docs/measures/index.md, Scores) and the judged topics: from the qrels, or, without qrels, the topics scored."""
     if collection.qrels is not None:
         topics, judged = qrels_topics(collection.qrels)
-    else:
-        topics = natural_sort(pd.unique(pd.Series(list(present), dtype=object)))
-        judged = set(topics)
+        if not topics:
+            raise no_relevant_documents(collection.qrels)
+        return topics, judged
+    topics = natural_sort(pd.unique(pd.Series(list(present), dtype=object)))
     if not topics:
-        raise no_relevant_documents(collection.qrels)
-    return topics, judged
+        raise InputFormatError(collection.scores or collection.path, "no topic has a score, so there is nothing to "
+                               "evaluate", expected="rows system,topic,score")
+    return topics, set(topics)
 
 
 def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]) -> TopicScores:
@@ -523,12 +528,13 @@ def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]
     present = pd.concat([p.run_topics for p in parts], ignore_index=True)
     topics, judged_topics = collection_topic_set(collection, present["topic"])
     for system, found in present.groupby("system")["topic"]:
-        require_common_topics(collection.runs.get(system, collection.scores), found, topics, collection.qrels,
+        require_common_topics(collection.runs.get(system) or collection.scores_file(), found, topics, collection.qrels,
                               None if system in collection.runs else system)
     extra = present[~present["topic"].isin(judged_topics)].drop_duplicates().reset_index(drop=True)
     if not extra.empty:
         warnings.warn(f"{len(extra)} run topic(s) absent from the qrels were dropped "
-                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning, stacklevel=2)
+                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning,
+                      stacklevel=3)                                   # points at the caller of evaluate*
     grid = pd.MultiIndex.from_product([systems, topics], names=["system", "topic"])
     present_pairs = pd.MultiIndex.from_frame(present[["system", "topic"]].drop_duplicates())
     missing = grid.difference(present_pairs, sort=False).to_frame(index=False)
@@ -541,7 +547,7 @@ def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]
 
 
 def judged_fraction(collection: Collection, measure: str, systems: Iterable[str] | None = None,
-                    **options) -> pd.DataFrame:
+                    **options: Any) -> pd.DataFrame:
     """Per system the mean ir_measures `Judged@k` at the cutoff of `measure`, over the topics it ranks.
 
     Unjudged documents count as non-relevant, which biases comparisons against a pooled
@@ -551,8 +557,9 @@ def judged_fraction(collection: Collection, measure: str, systems: Iterable[str]
     if not runs:
         return pd.DataFrame(columns=["system", "measure", "judged"])
     judged = judged_measure(canonical_measure(measure))
-    raw = evaluate_runs(collection.qrels, runs, [judged], **options)[judged].values
-    raw = raw[raw["topic"].isin(qrels_topics(collection.qrels)[0])]
+    qrels = collection.qrels_file()
+    raw = evaluate_runs(qrels, runs, [judged], **options)[judged].values
+    raw = raw[raw["topic"].isin(qrels_topics(qrels)[0])]
     table = raw.groupby("system", sort=False)["score"].mean().rename("judged").reset_index()
     table.insert(1, "measure", judged)
     return table

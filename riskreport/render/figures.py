@@ -67,7 +67,7 @@ def write_vector(figure, stem: Path, title: str, caption: str, bbox=None) -> lis
     import matplotlib as mpl
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
-    with mpl.rc_context(RC):
+    with mpl.rc_context(RC):  # type: ignore[arg-type]  # matplotlib's stubs want literal rc keys
         bbox = tight_bbox(figure) if bbox is None else bbox
         for fmt in ("svg", "pdf"):
             path = stem.with_suffix(f".{fmt}")

@@ -152,7 +152,8 @@ def bars(ax, x, height, width: float, colors):
     left, right, zero = x - width / 2, x + width / 2, np.zeros_like(height)
     corners = np.stack([np.column_stack(c) for c in ((left, zero), (left, height), (right, height), (right, zero))],
                        axis=1)
-    collection = PolyCollection(corners, facecolors=list(colors), edgecolors="none", linewidths=0)
+    collection = PolyCollection(corners,  # type: ignore[arg-type]  # an (N, 4, 2) array: matplotlib's fast path
+                                facecolors=list(colors), edgecolors="none", linewidths=0)
     collection.sticky_edges.y.append(0)
     ax.add_collection(collection, autolim=True)
     ax.autoscale_view()
@@ -317,8 +318,9 @@ def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention
         alpha = part["alpha"].to_numpy(dtype=float)
         segments = np.stack([np.column_stack([alpha, part["ci_low"]]), np.column_stack([alpha, part["ci_high"]])],
                             axis=1)
-        ax.add_collection(LineCollection(segments, colors=[colours[v] for v in part["verdict"]], linewidths=3),
-                          autolim=True)
+        lines = LineCollection(segments,  # type: ignore[arg-type]  # an (N, 2, 2) array, as matplotlib documents
+                               colors=[colours[v] for v in part["verdict"]], linewidths=3)
+        ax.add_collection(lines, autolim=True)
         ax.plot(alpha, part["mid"], linestyle="none", marker="o", markersize=3, color="black")
         ax.axhline(0, color="black", linewidth=0.6)
         ax.autoscale_view()

@@ -715,10 +715,10 @@ def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: 
         if col.default_measure and canonical_measure(col.default_measure) == params.measure:
             why = "the collection's default (collection.toml)"
         elif params.measure == SCORE:
-            why = (f"the label of the values of {col.scores.name}, which has no `measure` column: name the measure "
+            why = (f"the label of the values of {col.scores_file().name}, which has no `measure` column: name the measure "
                    "with --measure (e.g. --measure 'RBP(p=0.8)') or a `measure` column, and the report will use it")
         elif params.measure in score_table_measures(col):
-            why = f"the one measure of {col.scores.name}"
+            why = f"the one measure of {col.scores_file().name}"
         else:
             why = "riskreport's default; choose another with --measure"
         notes.append(f"No measure was given: {params.measure} is {why}.")

@@ -262,7 +262,7 @@ def _one_parameter(name: str, node, source: str, seen: dict | None, number: int)
     if seen is None:
         return [Problem(f"papermill cannot read parameter {name!r}: {_unreadable_reason(at['code'])}",
                         _unreadable_fix(at["code"]), **at)]
-    value = ast.get_source_segment(source, node.value)
+    value = ast.get_source_segment(source, node.value) or ""   # None only for a node without positions
     if seen["default"] != value:
         if "#" in value:
             cause, fix = "a `#` inside the value starts its comment", "keep `#` out of the value"

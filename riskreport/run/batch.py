@@ -305,14 +305,15 @@ def _run_jobs(todo: list[tuple[Job, dict]], results: dict[str, JobResult], job_l
         outcomes = _dask(todo, client, jobs) if client else _local(todo, jobs)
         for done, result in enumerate(outcomes, start=1):
             results[result.name] = result
-            detail = _shown(Path(result.report) / "report.html") if result.status == "ok" else result.message
+            detail = _shown(Path(result.report) / "report.html") if result.status == "ok" and result.report else \
+                result.message
             duration = f"{result.duration_s:.1f} s" if result.duration_s is not None else ""
             tell(f"[{done}/{len(todo)}] {result.status:<6} {result.name}  {duration}  {detail}")
             _prune_job(reports, job_list, result.name, tell)
             write_index(reports)
 
 
-def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: Progress,
+def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: _Log,
              evaluate: bool) -> tuple[dict[str, JobResult], list[tuple[Job, dict]]]:
     """Decide each job (skip, run, error); with `evaluate`, evaluate the runs of those to run here, once."""
     results: dict[str, JobResult] = {}
@@ -320,18 +321,19 @@ def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: P
     for job in job_list:
         _clear_leftovers(job_folder(reports, job.name))
         result, plan = _decide(job, reports, force, tell)
-        if result.status == "run" and evaluate:   # with every core, before the jobs compete for them
+        if result.status != "run" or plan is None:
+            results[job.name] = result
+            continue
+        if evaluate:                              # with every core, before the jobs compete for them
             job_log = _Log(log, job.name, echo=tell.echo)
             try:
                 with _logged_warnings(job_log):
                     prewarm(plan.params, _Log(log, job.name), plan.template.instances)
             except Exception as error:   # noqa: BLE001 - a job's bad input must not stop the batch
-                result = JobResult(job.name, "error", message=_describe(error))
-                job_log(f"error: {result.message}")
-        if result.status == "run":
-            todo.append((job, _spec(job, plan, reports, log)))
-        else:
-            results[job.name] = result
+                results[job.name] = JobResult(job.name, "error", message=_describe(error))
+                job_log(f"error: {results[job.name].message}")
+                continue
+        todo.append((job, _spec(job, plan, reports, log)))
     return results, todo
 
 
@@ -406,17 +408,20 @@ def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Iterator[JobResult
             raise
 
 
-def _check_dask(scheduler: str | None) -> None:
+def _check_dask(scheduler: str | None) -> str:
+    """The scheduler's address, once Dask distributed is known to be installed."""
     import importlib.util
     if importlib.util.find_spec("distributed") is None:
         raise RiskReportError("--executor dask needs Dask distributed: pip install 'riskreport[dask]'.")
     if not scheduler:
         raise RiskReportError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786).")
+    return scheduler
 
 
 @contextmanager
-def _connect(scheduler: str):
+def _connect(scheduler: str | None):
     """A Dask client of the cluster at `scheduler`, or a clear error."""
+    scheduler = _check_dask(scheduler)
     from distributed import Client
     try:
         client = Client(scheduler, timeout="20s")

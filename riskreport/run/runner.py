@@ -399,7 +399,7 @@ def prewarm(params: ReportParameters, say: Progress, instances: bool = False) ->
     if instances:
         runs.update(params.collection.instance_runs(params.systems))
     if runs:
-        evaluate_runs(params.collection.qrels, runs, [params.measure, judged_measure(params.measure)],
+        evaluate_runs(params.collection.qrels_file(), runs, [params.measure, judged_measure(params.measure)],
                       progress=say)
 
 

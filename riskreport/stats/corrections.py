@@ -39,5 +39,5 @@ def adjust_pvalues(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
 
 def adjusted_levels(levels: Sequence[float], correction: str, k: int) -> np.ndarray:
     """CI levels after the correction: 1 − (1 − level)/k under Bonferroni, unchanged otherwise."""
-    levels = np.asarray(levels, dtype=float)
-    return 1 - (1 - levels) / max(k, 1) if correction == "bonferroni" else levels
+    grid = np.asarray(levels, dtype=float)
+    return 1 - (1 - grid) / max(k, 1) if correction == "bonferroni" else grid

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from riskreport.stats.corrections import adjust_pvalues, adjusted_levels
@@ -47,7 +48,8 @@ def resample_counts(n_topics: int, samples: int, rng: np.random.Generator) -> np
     return np.bincount(cells, minlength=samples * n_topics).reshape(samples, n_topics).astype(np.float64)
 
 
-def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = None, with_se: bool = True):
+def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = None,
+                      with_se: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Bootstrap means (and standard errors, if `with_se`) of x (..., c) for every resample: arrays (..., B).
 
     Computed as matrix products with the resample counts, in chunks over the leading rows so
@@ -66,7 +68,7 @@ def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = Non
         block = flat[start:start + rows]
         m = block @ transposed
         means[start:start + rows] = m
-        if with_se:
+        if ses is not None:
             variance = (block ** 2) @ transposed
             variance -= m ** 2
             np.maximum(variance, 0.0, out=variance)
@@ -116,7 +118,7 @@ def acceleration(x: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, (influence ** 3).sum(axis=-1) / np.where(denominator > 0, denominator, 1), 0.0)
 
 
-def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndarray,
+def confidence_intervals(x: np.ndarray, levels: Sequence[float] | np.ndarray, counts: np.ndarray,
                          methods: Sequence[str] = CI_METHODS, workers: int = 1) -> dict[str, np.ndarray]:
     """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
 
@@ -128,14 +130,14 @@ def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndar
     """
     lead, c = x.shape[:-1], x.shape[-1]
     flat = x.reshape(-1, c)
-    levels = np.asarray(levels, dtype=float)
+    level_grid = np.asarray(levels, dtype=float)
     samples = counts.shape[0]
     workers = max(1, int(workers))
     rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))   # ~8 MB blocks
     chunks = [flat[i:i + rows] for i in range(0, len(flat), rows)]
     with ThreadPoolExecutor(min(workers, len(chunks))) as pool:                 # numpy releases the GIL
-        parts = list(pool.map(lambda chunk: _interval_chunk(chunk, levels, counts, methods), chunks))
-    return {m: np.concatenate([p[m] for p in parts]).reshape(lead + (len(levels), 2)) for m in parts[0]}
+        parts = list(pool.map(lambda chunk: _interval_chunk(chunk, level_grid, counts, methods), chunks))
+    return {m: np.concatenate([p[m] for p in parts]).reshape(lead + (len(level_grid), 2)) for m in parts[0]}
 
 
 def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, methods) -> dict[str, np.ndarray]:
@@ -150,7 +152,7 @@ def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, metho
     if "student_t" in methods:
         half = stats.t.ppf(upper_q, c - 1) * se
         out["student_t"] = np.stack([theta - half, theta + half], -1)
-    if "bootstrap_t" in methods:
+    if ses is not None:                             # computed when the bootstrap-t interval is asked for
         with np.errstate(divide="ignore", invalid="ignore"):
             t_star = np.sort(np.where(ses > 0, (means - theta) / np.where(ses > 0, ses, 1), np.nan), axis=-1)
         shape = (len(x), len(levels))
@@ -187,7 +189,7 @@ def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, metho
     return {m: np.where(constant, theta[..., None], out[m]) for m in CI_METHODS if m in out and m in methods}
 
 
-def ci_verdict(low, high) -> np.ndarray:
+def ci_verdict(low: ArrayLike, high: ArrayLike) -> np.ndarray:
     """`risk` when the CI is entirely below 0, `reward` when entirely above, else `inconclusive`."""
     low, high = np.asarray(low), np.asarray(high)
     return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
@@ -298,9 +300,9 @@ def risk_randomisation_test(delta: np.ndarray, alphas: Sequence[float], samples:
     one product per α (21× fewer multiplications for a 21-value grid). Same sign vectors, same p-values.
     """
     delta = np.asarray(delta, dtype=float)
-    alphas = np.asarray(alphas, dtype=float)
+    grid = np.asarray(alphas, dtype=float)
     parts = np.stack([np.maximum(delta, 0.0), np.minimum(delta, 0.0)])          # (2, S, T): gains, losses
-    weights = np.column_stack([np.ones_like(alphas), 1.0 + alphas])              # (A, 2)
+    weights = np.column_stack([np.ones_like(grid), 1.0 + grid])                  # (A, 2)
     return _randomisation(parts, weights, risk_adjusted(delta, alphas).mean(axis=-1), samples, seed)
 
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
 from riskreport.errors import ParameterError, RiskReportError
@@ -239,7 +240,7 @@ def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, system: str = "ch
     if st.df_residual == 0:
         note = ("one instance per system: the residual cannot be told apart from the topic × system "
                 "interaction (both are in var_topic_system) and the model reduces to the paired t-test")
-        residual = float("nan")
+        residual = np.float64("nan")
     return MixedFit(system, baseline_name, st.means[0] - st.means[1], float(np.sqrt(max(var, 0.0))), n_topics,
                     st.k, {"topic": float(topic), "instance": float(instance), "topic_system": float(interaction),
                            "residual": float(residual)}, BALANCED, note)
@@ -326,7 +327,7 @@ def _complete_matrices(pair: pd.DataFrame, system: str, baseline: str):
     return matrices, None
 
 
-def equivalence_verdicts(effect, se, df, sig_level: float, delta0: float) -> np.ndarray:
+def equivalence_verdicts(effect: ArrayLike, se: ArrayLike, df: ArrayLike, sig_level: float, delta0: float) -> np.ndarray:
     """Verdict of each effect for the margin δ0 (Jayasinghe et al. 2014; docs/measures/nondeterministic.md; two one-sided tests at `sig_level`).
 
     With the 100(1−2·sig)% interval [lo, hi] (TOST) and the 100(1−sig)% interval [l, h]:
