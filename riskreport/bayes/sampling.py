@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +35,7 @@ from riskreport.errors import ParameterError
 from riskreport.io.cache import Cache
 from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions
+from riskreport.progress import Progress, stderr_printer
 
 CACHE_FORMAT = 2          # 2: pointwise elpd stored with the draws
 POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry
@@ -48,7 +47,6 @@ CENTRED_FAMILIES = ("gaussian", "zero_one_inflated_beta", "zero_inflated_beta") 
 CENTRE_ABOVE = 0.5            # whose data dominate their prior (`models.group_strength`)
 RHAT_MAX = 1.01
 MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
-Progress = Callable[[str], None]
 
 
 @dataclass
@@ -109,19 +107,7 @@ def library_versions() -> dict:
     return package_versions(LIBRARIES, python=False)
 
 
-def stderr_progress(message: str) -> None:
-    """A progress line on stderr. Inside a Jupyter kernel it goes to the kernel's own stderr (the terminal
-    of `riskreport run`), not into the notebook, so that progress never lands in the report's HTML."""
-    line = f"[bayes] {message}\n"
-    terminal = getattr(sys.stderr, "_original_stdstream_copy", None)   # ipykernel's copy of fd 2
-    if isinstance(terminal, int):
-        try:
-            os.write(terminal, line.encode())
-            return
-        except OSError:
-            pass
-    sys.stderr.write(line)
-    sys.stderr.flush()
+stderr_progress = stderr_printer("[bayes] ")   # the default progress of `fit`: the terminal, never the notebook
 
 
 def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
+from riskreport.progress import stderr_printer
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -164,7 +165,7 @@ def resolve_collection_path(spec: str | os.PathLike) -> Path:
 def _make_demo() -> Path:
     from riskreport.io.demo import generate_demo
     path = demo_path()
-    print(f"riskreport: making the synthetic demo collection in {path}", file=sys.stderr, flush=True)
+    stderr_printer("riskreport: ")(f"making the synthetic demo collection in {path}")
     try:
         return generate_demo(path).resolve()
     except OSError as error:

@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 from riskreport.errors import RiskReportError
+from riskreport.progress import stderr_printer
 
 EPILOG = """examples:
   riskreport run                                   # demo collection, its defaults
@@ -21,8 +22,7 @@ EPILOG = """examples:
 """
 
 
-def _say(message: str) -> None:
-    print(f"riskreport: {message}", file=sys.stderr, flush=True)
+_say = stderr_printer("riskreport: ")
 
 
 def build_parser() -> argparse.ArgumentParser:
