@@ -90,7 +90,7 @@ def test_run_files_without_qrels_are_named_when_the_collection_is_loaded(tmp_pat
 
 
 def test_a_score_table_collection_without_topics_is_an_input_error(tmp_path):
-    from riskreport.measures.evaluation import collection_topic_set
+    from riskreport.measures.topics import collection_topic_set
     (tmp_path / "scores.csv").write_text("system,topic,score\nb,1,0.5\n")
     col = load_collection(tmp_path)
     assert collection_topic_set(col, ["2", "1", "2"]) == (["1", "2"], {"1", "2"})

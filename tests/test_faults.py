@@ -24,7 +24,8 @@ import pytest
 
 from riskreport.io.collection import load_collection
 from riskreport.io.files import DestinationError, plan_destination
-from riskreport.measures.evaluation import ScoreCache, evaluate, evaluate_runs
+from riskreport.measures.evaluation import evaluate, evaluate_runs
+from riskreport.measures.run_files import ScoreCache
 from riskreport.run.runner import PROJECT_ROOT, find_template
 
 CLI = [sys.executable, "-m", "riskreport"]

@@ -10,7 +10,9 @@ from typing import TypeGuard
 from riskreport.errors import ParameterError, UnknownNameError
 from riskreport.io.collection import Collection, load_collection
 from riskreport.io.trec import read_system_list
-from riskreport.measures.evaluation import available_systems, canonical_measure, collection_topics, resolve_measure
+from riskreport.measures.evaluation import available_systems
+from riskreport.measures.measure_names import canonical_measure, resolve_measure
+from riskreport.measures.topics import collection_topics
 from riskreport.options import CONVENTIONS, MAX_BOOTSTRAP_SAMPLES, check_alphas, check_options  # noqa: F401 - re-exported
 
 DEFAULT_MEASURE = "nDCG@10"

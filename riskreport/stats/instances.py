@@ -30,21 +30,18 @@ import pandas as pd
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.io.collection import Collection, load_collection
 from riskreport.io.trec import read_scores
-from riskreport.measures.evaluation import (
-    CollectionWarning,
-    Progress,
-    TidyScores,
-    available_systems,
+from riskreport.measures.evaluation import CollectionWarning, TidyScores, available_systems
+from riskreport.measures.measure_names import measure_labels, resolve_measure
+from riskreport.measures.params import ReportParameters, resolve_parameters
+from riskreport.measures.run_files import evaluate_runs
+from riskreport.measures.topics import (
     collection_topic_set,
     collection_topics,
     empty_instances_folder,
-    evaluate_runs,
-    measure_labels,
     natural_sort,
     require_common_topics,
-    resolve_measure,
 )
-from riskreport.measures.params import ReportParameters, resolve_parameters
+from riskreport.progress import Progress
 from riskreport.stats.risk import risk_table
 
 SINGLE_RUN = "run"   # instance name of a deterministic system given by runs/<system>.run
