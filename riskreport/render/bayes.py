@@ -9,10 +9,12 @@ import pandas as pd
 
 from riskreport.bayes.analysis import methods_text
 from riskreport.bayes.models import LABELS
-from riskreport.render.plots import tight_layout
+from riskreport.render.palette import VERDICT_COLOURS
+from riskreport.render.plot_layout import tight_layout
 from riskreport.render.report import HTML
 
-RISK, REWARD, NEUTRAL, BASE = "#d95f02", "#1b9e77", "#7f7f7f", "#1f3b73"
+RISK, REWARD, NEUTRAL = VERDICT_COLOURS["risk"], VERDICT_COLOURS["reward"], VERDICT_COLOURS["inconclusive"]
+BASE = "#1f3b73"      # the baseline's posterior interval
 
 
 def forest(effects: pd.DataFrame, baseline: str, level: float = 0.95, ax=None):
