@@ -30,6 +30,7 @@ from riskreport.bayes.models import (
 )
 from riskreport.bayes.sampling import BayesFit, Progress, fit, stderr_progress
 from riskreport.errors import ParameterError
+from riskreport.stats.rankings import riskiest_first
 
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib")
 
@@ -301,8 +302,7 @@ def ppdrisk_display(ppdrisk: pd.DataFrame, convention: str = "standard") -> pd.D
 
 def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
     """The challengers drawn in figures: all, or the `limit` with the lowest −PPDRisk⁻ median at the largest α."""
-    top = ppdrisk[ppdrisk["alpha"] == ppdrisk["alpha"].max()].sort_values(["ppd_urisk_median", "system"])
-    return top["system"].tolist()[:limit]
+    return riskiest_first(ppdrisk, "ppd_urisk_median")[:limit]
 
 
 def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str], pool_file: str | None = None,

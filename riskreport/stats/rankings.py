@@ -62,6 +62,13 @@ def rbo(ranking_a: Sequence, ranking_b: Sequence, p: float = 0.9) -> tuple[float
     return float(rbo_min), float(max(residual, 0.0))
 
 
+def riskiest_first(table: pd.DataFrame, column: str = "urisk") -> list[str]:
+    """Systems from the riskiest to the safest: by `column` (URisk, or another risk-adjusted score where higher
+    is better) at the largest α of the tidy `table`, ties by id: the order of every report's rows and figures."""
+    top = table[table["alpha"] == table["alpha"].max()]
+    return top.sort_values([column, "system"])["system"].tolist()
+
+
 def ordering(values: pd.Series) -> list:
     """System ids from best to worst (ties broken by id)."""
     frame = values.rename("value").reset_index()
