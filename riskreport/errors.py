@@ -52,7 +52,7 @@ class UnknownNameError(RiskReportError):
 def suggestion(name: str, available: list[str]) -> str | None:
     """The name in `available` that `name` most likely means: the same name in another case (`BM25` -> `bm25`,
     `ndcg@10` -> `nDCG@10`), else the closest name compared in lower case, else None."""
-    lowered = {}
+    lowered: dict[str, str] = {}
     for candidate in available:
         lowered.setdefault(str(candidate).lower(), candidate)
     if name.lower() in lowered:

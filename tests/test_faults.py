@@ -25,7 +25,8 @@ from conftest import processes_in
 
 from riskreport.io.collection import load_collection
 from riskreport.io.files import DestinationError, plan_destination
-from riskreport.measures.evaluation import ScoreCache, evaluate, evaluate_runs
+from riskreport.measures.evaluation import evaluate, evaluate_runs
+from riskreport.measures.run_files import ScoreCache
 from riskreport.run.runner import PROJECT_ROOT, find_template
 
 CLI = [sys.executable, "-m", "riskreport"]
@@ -196,7 +197,7 @@ def test_damaged_cache_entries_are_recomputed(tiny_collection, tmp_path, damage)
         target.write_bytes(b"\x00\xff{not json")
     elif damage == "edit":     # valid JSON, altered values
         entry = json.loads(text)
-        entry["value"]["values"] = [1.0] * len(entry["value"]["values"])
+        entry["values"] = [1.0] * len(entry["values"])
         target.write_text(json.dumps(entry))
     else:                      # another run's (valid) entry under this key
         target.write_text(entries[1].read_text())

@@ -2,17 +2,35 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from riskreport.errors import ParameterError
-from riskreport.bayes.measures import (brisk_table, compare_table, dominance_pairs, effects_rbo, model_table, ppdrisk_draws,
-                       ppdrisk_table, predictive_overlay, system_effects)
-from riskreport.bayes.models import FAMILY, LABELS, brms_priors, check_model, describe_prior, rbp_rank_gains, scores_data
+from riskreport.bayes.measures import (
+    brisk_table,
+    compare_table,
+    dominance_pairs,
+    effects_rbo,
+    model_table,
+    ppdrisk_draws,
+    ppdrisk_table,
+    predictive_overlay,
+    system_effects,
+)
+from riskreport.bayes.models import (
+    FAMILY,
+    LABELS,
+    brms_priors,
+    check_model,
+    describe_prior,
+    rbp_rank_gains,
+    scores_data,
+)
 from riskreport.bayes.sampling import BayesFit, Progress, fit, stderr_progress
+from riskreport.errors import ParameterError
+from riskreport.stats.rankings import riskiest_first
 
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib")
 
@@ -205,7 +223,7 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
         first = f.batches[0] if f.batches else {}
         return (f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
                 f"{first.get('mass_matrix', 'diagonal')} mass matrix")
-    kinds = {}
+    kinds: dict[str, list[str]] = {}
     for f in fits:
         if not f.model.startswith("paired"):
             kinds.setdefault(label(f), []).append(f.label)
@@ -284,8 +302,7 @@ def ppdrisk_display(ppdrisk: pd.DataFrame, convention: str = "standard") -> pd.D
 
 def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
     """The challengers drawn in figures: all, or the `limit` with the lowest −PPDRisk⁻ median at the largest α."""
-    top = ppdrisk[ppdrisk["alpha"] == ppdrisk["alpha"].max()].sort_values(["ppd_urisk_median", "system"])
-    return top["system"].tolist()[:limit]
+    return riskiest_first(ppdrisk, "ppd_urisk_median")[:limit]
 
 
 def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str], pool_file: str | None = None,

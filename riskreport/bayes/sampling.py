@@ -12,20 +12,30 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
+from riskreport.bayes.models import (
+    FAMILY,
+    LABELS,
+    BayesData,
+    brms_priors,
+    build_pymc_model,
+    check_model,
+    check_support,
+    free_variables,
+    group_strength,
+    intercept_correlation,
+    model_inputs,
+)
 from riskreport.errors import ParameterError
 from riskreport.io.cache import Cache
 from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions
-from riskreport.bayes.models import (FAMILY, LABELS, BayesData, brms_priors, build_pymc_model, check_model, check_support, free_variables,
-                     group_strength, intercept_correlation, model_inputs)
+from riskreport.progress import Progress, stderr_printer
 
 CACHE_FORMAT = 2          # 2: pointwise elpd stored with the draws
 POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry
@@ -37,7 +47,6 @@ CENTRED_FAMILIES = ("gaussian", "zero_one_inflated_beta", "zero_inflated_beta") 
 CENTRE_ABOVE = 0.5            # whose data dominate their prior (`models.group_strength`)
 RHAT_MAX = 1.01
 MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
-Progress = Callable[[str], None]
 
 
 @dataclass
@@ -98,19 +107,7 @@ def library_versions() -> dict:
     return package_versions(LIBRARIES, python=False)
 
 
-def stderr_progress(message: str) -> None:
-    """A progress line on stderr. Inside a Jupyter kernel it goes to the kernel's own stderr (the terminal
-    of `riskreport run`), not into the notebook, so that progress never lands in the report's HTML."""
-    line = f"[bayes] {message}\n"
-    terminal = getattr(sys.stderr, "_original_stdstream_copy", None)   # ipykernel's copy of fd 2
-    if isinstance(terminal, int):
-        try:
-            os.write(terminal, line.encode())
-            return
-        except OSError:
-            pass
-    sys.stderr.write(line)
-    sys.stderr.flush()
+stderr_progress = stderr_printer("[bayes] ")   # the default progress of `fit`: the terminal, never the notebook
 
 
 def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,
@@ -212,12 +209,14 @@ def _sample_to_target(model, data, priors, settings, say):
             f"(> {LOW_RANK_ABOVE}): low-rank mass matrix from the first batch"
             + "".join(f", centred {group} effects" for group, c in zip(("system", "topic"), centred) if c))
     compiled = _compiled(model, data, priors, say, centred)
-    import nutpie   # heavy imports only when sampling (imported by `_compiled`)
+    import nutpie  # heavy imports only when sampling (imported by `_compiled`)
 
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
     per_chain = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), settings["max_draws"] // chains))
-    parts, batches, divergences = [], [], 0
+    parts: list[dict[str, np.ndarray]] = []
+    batches: list[dict] = []
+    divergences = 0
     while True:
         batch = len(batches)
         mass = "low-rank" if low_rank else "diagonal"
@@ -344,6 +343,7 @@ def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
     import warnings
 
     import arviz as az
+
     from riskreport.bayes.models import log_likelihood
 
     chains, per_chain = draws["b"].shape[:2]

@@ -30,23 +30,38 @@ import tempfile
 import time
 import traceback
 import warnings
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
 from contextlib import contextmanager, nullcontext
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
 
-from riskreport.errors import (InputFormatError, ParameterError, ReportExecutionError, ReportTimeoutError,
-                              RiskReportError, UnknownNameError)
-from riskreport.measures.evaluation import Progress
+from riskreport.errors import (
+    InputFormatError,
+    ParameterError,
+    ReportExecutionError,
+    ReportTimeoutError,
+    RiskReportError,
+    UnknownNameError,
+)
 from riskreport.io.files import ensure_folder, write_atomic
-from riskreport.run.index import LOGS, write_index
 from riskreport.io.processes import Interrupted, exit_with_parent, ignore_interrupts, raise_on_signals
-from riskreport.run.lock import locked
+from riskreport.measures.evaluation import Progress
 from riskreport.measures.params import is_system_file
-from riskreport.run.runner import (FILE_PARAMETERS, ReportPlan, check_timeout, coerce_parameter, find_template, job_folder,
-                                  plan_report, prewarm, run_report)
+from riskreport.run.index import LOGS, write_index
+from riskreport.run.lock import locked
+from riskreport.run.runner import (
+    FILE_PARAMETERS,
+    ReportPlan,
+    check_timeout,
+    coerce_parameter,
+    find_template,
+    job_folder,
+    plan_report,
+    prewarm,
+    run_report,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -351,7 +366,8 @@ def _run_jobs(todo: list[tuple[Job, dict]], results: dict[str, JobResult], job_l
         try:
             for done, result in enumerate(outcomes, start=1):
                 results[result.name] = result
-                detail = _shown(Path(result.report) / "report.html") if result.status == "ok" else result.message
+                detail = _shown(Path(result.report) / "report.html") if result.status == "ok" and result.report else \
+                    result.message
                 duration = f"{result.duration_s:.1f} s" if result.duration_s is not None else ""
                 tell(f"[{done}/{len(todo)}] {result.status:<6} {result.name}  {duration}  {detail}")
                 _prune_job(reports, job_list, result.name, tell)
@@ -360,7 +376,7 @@ def _run_jobs(todo: list[tuple[Job, dict]], results: dict[str, JobResult], job_l
             outcomes.close()     # interrupted here rather than in the pool: its workers are stopped all the same
 
 
-def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: Progress,
+def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: _Log,
              evaluate: bool) -> tuple[dict[str, JobResult], list[tuple[Job, dict]]]:
     """Decide each job (skip, run, error); with `evaluate`, evaluate the runs of those to run here, once."""
     results: dict[str, JobResult] = {}
@@ -368,18 +384,19 @@ def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: P
     for job in job_list:
         _clear_leftovers(job_folder(reports, job.name))
         result, plan = _decide(job, reports, force, tell)
-        if result.status == "run" and evaluate:   # with every core, before the jobs compete for them
+        if result.status != "run" or plan is None:
+            results[job.name] = result
+            continue
+        if evaluate:                              # with every core, before the jobs compete for them
             job_log = _Log(log, job.name, echo=tell.echo)
             try:
                 with _logged_warnings(job_log):
                     prewarm(plan.params, _Log(log, job.name), plan.template.instances)
             except Exception as error:   # noqa: BLE001 - a job's bad input must not stop the batch
-                result = JobResult(job.name, "error", message=_describe(error))
-                job_log(f"error: {result.message}")
-        if result.status == "run":
-            todo.append((job, _spec(job, plan, reports, log)))
-        else:
-            results[job.name] = result
+                results[job.name] = JobResult(job.name, "error", message=_describe(error))
+                job_log(f"error: {results[job.name].message}")
+                continue
+        todo.append((job, _spec(job, plan, reports, log)))
     return results, todo
 
 
@@ -500,17 +517,20 @@ def _stop_workers(pool: ProcessPoolExecutor, grace: float = 10.0) -> None:
             time.sleep(1.0)   # its kernel and the kernel's figure writer notice within 0.5 s each
 
 
-def _check_dask(scheduler: str | None) -> None:
+def _check_dask(scheduler: str | None) -> str:
+    """The scheduler's address, once Dask distributed is known to be installed."""
     import importlib.util
     if importlib.util.find_spec("distributed") is None:
         raise RiskReportError("--executor dask needs Dask distributed: pip install 'riskreport[dask]'.")
     if not scheduler:
         raise RiskReportError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786).")
+    return scheduler
 
 
 @contextmanager
-def _connect(scheduler: str):
+def _connect(scheduler: str | None):
     """A Dask client of the cluster at `scheduler`, or a clear error."""
+    scheduler = _check_dask(scheduler)
     from distributed import Client
     try:
         client = Client(scheduler, timeout="20s")

@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 from riskreport.errors import RiskReportError
+from riskreport.progress import stderr_printer
 
 EPILOG = """examples:
   riskreport run                                   # demo collection, its defaults
@@ -21,8 +22,7 @@ EPILOG = """examples:
 """
 
 
-def _say(message: str) -> None:
-    print(f"riskreport: {message}", file=sys.stderr, flush=True)
+_say = stderr_printer("riskreport: ")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -257,8 +257,8 @@ def _new_template(args) -> int:
 
 def _inspect(args) -> int:
     from riskreport.io.collection import load_collection
-    from riskreport.measures.evaluation import available_systems
     from riskreport.io.trec import read_qrels
+    from riskreport.measures.evaluation import available_systems
     collection = load_collection(args.collection)
     print(f"{collection.title}\n  path: {collection.path}")
     if collection.description:

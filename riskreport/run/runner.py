@@ -22,18 +22,34 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from riskreport.errors import (
+    ParameterError,
+    ReportExecutionError,
+    ReportTimeoutError,
+    RiskReportError,
+    UnknownNameError,
+)
 from riskreport.io.collection import PROJECT_ROOT
-from riskreport.errors import ParameterError, ReportExecutionError, ReportTimeoutError, RiskReportError, UnknownNameError
-from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
-from riskreport.io.provenance import known_digests
-from riskreport.render.export import export_html
-from riskreport.io.files import (Destination, DestinationError, DiskFullError, collisions, disk_problem, ensure_folder, failed_file,
-                    list_files, merge_into, plan_destination, umask)
-from riskreport.run.index import write_index
-from riskreport.measures.params import check_report_options, is_system_file, ReportParameters, resolve_parameters
+from riskreport.io.files import (
+    Destination,
+    DestinationError,
+    DiskFullError,
+    collisions,
+    disk_problem,
+    ensure_folder,
+    failed_file,
+    list_files,
+    merge_into,
+    plan_destination,
+    umask,
+)
 from riskreport.io.processes import Interrupted, deferred_signals, kill_group
-from riskreport.io.provenance import file_hashes, inputs_digest, package_versions
+from riskreport.io.provenance import file_hashes, inputs_digest, known_digests, package_versions
 from riskreport.io.trec import read_rank_gains, read_system_list
+from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
+from riskreport.measures.params import ReportParameters, check_report_options, is_system_file, resolve_parameters
+from riskreport.render.export import export_html
+from riskreport.run.index import write_index
 
 KERNEL_NAME = "riskreport-python"
 # parameters that may name an input file, with the reader that checks it: the file is hashed with the collection's
@@ -113,7 +129,7 @@ def load_template(path: Path, origin: str = "given as a path") -> Template:
     try:
         notebook = nbformat.read(path, as_version=4)
         parameters = papermill.inspect_notebook(str(path))
-    except Exception as error:  # nbformat/papermill raise many kinds for a broken notebook
+    except Exception as error:  # noqa: BLE001 - nbformat/papermill raise many kinds for a broken notebook
         raise RiskReportError(f"{path}: not a readable notebook template ({error})") from None
     params = {name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]}
               for name, p in parameters.items()}
@@ -433,7 +449,7 @@ def prewarm(params: ReportParameters, say: Progress, instances: bool = False) ->
     if instances:
         runs.update(params.collection.instance_runs(params.systems))
     if runs:
-        evaluate_runs(params.collection.qrels, runs, [params.measure, judged_measure(params.measure)],
+        evaluate_runs(params.collection.qrels_file(), runs, [params.measure, judged_measure(params.measure)],
                       progress=say)
 
 
