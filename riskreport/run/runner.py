@@ -43,6 +43,7 @@ from riskreport.io.files import (
     plan_destination,
     umask,
 )
+from riskreport.io.letor import read_run_scores
 from riskreport.io.processes import Interrupted, deferred_signals, kill_group
 from riskreport.io.provenance import file_hashes, inputs_digest, known_digests, package_versions
 from riskreport.io.trec import read_rank_gains, read_system_list
@@ -53,7 +54,8 @@ from riskreport.run.index import write_index
 
 KERNEL_NAME = "riskreport-python"
 # parameters that may name an input file, with the reader that checks it: the file is hashed with the collection's
-FILE_PARAMETERS = {"systems": read_system_list, "pool": read_system_list, "rank_gains": read_rank_gains}
+FILE_PARAMETERS = {"systems": read_system_list, "pool": read_system_list, "rank_gains": read_rank_gains,
+                   "run_scores": read_run_scores}
 CONTEXT = "context"   # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
 
 
@@ -64,6 +66,7 @@ class Template:
     parameters: dict  # name -> {"default": str, "type": str, "help": str}
     description: str
     instances: bool = False  # notebook metadata riskreport.instances: the template reads non-deterministic systems
+    letor: bool = False      # notebook metadata riskreport.letor: `collection` is a LETOR data folder (riskreport.ltr)
     origin: str = "given as a path"  # where it was found: "installed", "$RISKREPORT_TEMPLATES", "given as a path"
 
 
@@ -135,8 +138,9 @@ def load_template(path: Path, origin: str = "given as a path") -> Template:
               for name, p in parameters.items()}
     description = next((c.source.strip().splitlines()[0].lstrip("# ").strip() for c in notebook.cells
                         if c.cell_type == "markdown" and c.source.strip()), "")
-    instances = bool(notebook.metadata.get("riskreport", {}).get("instances", False))
-    return Template(path.stem, path.resolve(), params, description, instances, origin)
+    flags = notebook.metadata.get("riskreport", {})
+    return Template(path.stem, path.resolve(), params, description, instances=bool(flags.get("instances", False)),
+                    origin=origin, letor=bool(flags.get("letor", False)))
 
 
 def coerce_parameter(template: Template, name: str, value):
@@ -234,6 +238,8 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
     if "collection" not in given:
         default = tpl.parameters.get("collection", {}).get("default", "None")
         given["collection"] = _literal(default) or "demo"
+    if tpl.letor:
+        return _plan_letor(tpl, given, show_code)
     params = resolve_parameters(given["collection"], measure=given.get("measure"), baseline=given.get("baseline"),
                                 alphas=given.get("alphas"), systems=given.get("systems"),
                                 sig_level=given.get("sig_level", 0.05), instances=tpl.instances)
@@ -247,6 +253,26 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
                              "files_sha256": file_hashes(params.collection.files() + list_files_given(given))},
               "template_sha256": file_hashes([tpl.path])[str(tpl.path)], "versions": package_versions(),
               "show_code": bool(show_code), "chosen": [n for n in ("baseline", "measure") if n not in given]}
+    return ReportPlan(tpl, params, effective, record, fingerprint(record))
+
+
+def _plan_letor(tpl: Template, given: dict, show_code: bool) -> ReportPlan:
+    """`plan_report` for a learning-to-rank template: `collection` is a LETOR data folder (`riskreport.ltr.params`)."""
+    from riskreport.ltr.params import resolve_ltr_parameters
+
+    params = resolve_ltr_parameters(given["collection"], **{k: v for k, v in given.items() if k != "collection"})
+    defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
+    resolved = {"collection": str(params.collection.location), "folds": params.folds, "objectives": params.objectives,
+                "alphas": params.alphas, "baseline": params.baseline, "learned_baselines": params.learned,
+                "trees": params.trees, "leaves": params.leaves, "learning_rate": params.learning_rate,
+                "min_data_in_leaf": params.min_data_in_leaf}
+    effective = {k: v for k, v in {**defaults, **given, **resolved}.items() if k in tpl.parameters and k != CONTEXT}
+    check_report_options(effective)
+    record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
+              "collection": {"name": params.collection.name, "path": str(params.collection.path),
+                             "files_sha256": file_hashes(params.collection.files() + list_files_given(given))},
+              "template_sha256": file_hashes([tpl.path])[str(tpl.path)], "versions": package_versions(),
+              "show_code": bool(show_code), "chosen": [n for n in ("baseline",) if n not in given]}
     return ReportPlan(tpl, params, effective, record, fingerprint(record))
 
 
@@ -444,7 +470,10 @@ def _literal(text: str, default=None):
 
 
 def prewarm(params: ReportParameters, say: Progress, instances: bool = False) -> None:
-    """Evaluate (or find cached) every run once, in parallel, with progress, before the kernel starts."""
+    """Evaluate (or find cached) every run once, in parallel, with progress, before the kernel starts.
+    A learning-to-rank report has no runs to evaluate (its kernel trains and scores the learners)."""
+    if not isinstance(params, ReportParameters):
+        return
     runs = {s: params.collection.runs[s] for s in params.systems if s in params.collection.runs}
     if instances:
         runs.update(params.collection.instance_runs(params.systems))
