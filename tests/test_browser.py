@@ -14,8 +14,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from riskreport.export import external_references
-from riskreport.runner import run_report
+from riskreport.render.export import external_references
+from riskreport.run.runner import run_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

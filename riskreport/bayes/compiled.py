@@ -17,20 +17,18 @@ the model-building source and the versions of every library that generates or ru
 host CPU (object code is specific to it). A loaded model gives the same draws, bit for bit, as the
 model compiled in this process (tests/test_bayes.py).
 
-`store_compiled` and `load_compiled` are the two entry points; the file format is one `.npz` of
-byte arrays and a JSON record with a checksum, written atomically.
+`store_compiled` and `load_compiled` are the two entry points; an entry is one `.npz` of byte arrays
+and a JSON record in the riskreport cache (`riskreport.io.cache`, kind `compiled`).
 """
 from __future__ import annotations
 
 import ctypes
 import hashlib
-import io
-import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from riskreport.io.cache import Cache, cache_key
 
 FORMAT = 1
 LIBRARIES = ("pymc", "pytensor", "nutpie", "numba", "llvmlite", "numpy", "scipy")
@@ -46,9 +44,8 @@ def artefact_key(shape: tuple, source: str) -> str:
 
     versions = {name: version(name) for name in LIBRARIES}
     cpu = (llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
-    blob = json.dumps({"format": FORMAT, "shape": shape, "source": hashlib.sha256(source.encode()).hexdigest(),
-                       "versions": versions, "python": sys.version, "cpu": cpu}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return cache_key("compiled", format=FORMAT, shape=shape, source=hashlib.sha256(source.encode()).hexdigest(),
+                     versions=versions, python=sys.version, cpu=cpu)
 
 
 def store_compiled(folder: Path, key: str, compiled) -> bool:
@@ -59,7 +56,7 @@ def store_compiled(folder: Path, key: str, compiled) -> bool:
         return False
     if parts is None:
         return False
-    _write(Path(folder) / f"{key}.npz", key, parts, record)
+    Cache("compiled", folder).put_arrays(key, parts, record)
     return True
 
 
@@ -88,7 +85,7 @@ def load_compiled(folder: Path, key: str, pymc_model, shared_data: dict):
 
     None when there is no readable entry for `key`, or its recorded layout does not match `shared_data`.
     """
-    entry = _read(Path(folder) / f"{key}.npz", key)
+    entry = Cache("compiled", folder).get_arrays(key)
     if entry is None:
         return None
     parts, record = entry
@@ -215,41 +212,3 @@ def _load_library(parts: dict, info: dict, part: str):
             return None
         ctypes.c_void_p.from_address(slot).value = target or None
     return _Callback(library, address)
-
-
-def _checksum(key: str, parts: dict, record: dict) -> str:
-    digest = hashlib.sha256((key + json.dumps(record, sort_keys=True)).encode())
-    for name in sorted(parts):
-        digest.update(name.encode())
-        digest.update(np.ascontiguousarray(parts[name]).tobytes())
-    return digest.hexdigest()
-
-
-def _write(path: Path, key: str, parts: dict, record: dict) -> None:
-    entry = {"key": key, "record": record, "sha256": _checksum(key, parts, record)}
-    buffer = io.BytesIO()
-    np.savez(buffer, __record__=np.frombuffer(json.dumps(entry).encode(), dtype=np.uint8), **parts)
-    temporary = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
-        with os.fdopen(handle, "wb") as out:
-            out.write(buffer.getvalue())
-        os.replace(temporary, path)
-    except OSError:      # a read-only or full cache costs a compile next time, never the fit
-        if temporary:
-            Path(temporary).unlink(missing_ok=True)
-
-
-def _read(path: Path, key: str) -> tuple[dict, dict] | None:
-    if not path.is_file():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as stored:
-            parts = {name: stored[name] for name in stored.files if name != "__record__"}
-            entry = json.loads(bytes(stored["__record__"]).decode())
-        if entry["key"] != key or entry["sha256"] != _checksum(key, parts, entry["record"]):
-            return None
-    except Exception:     # noqa: BLE001 - a damaged entry (zip, numpy, json errors) is a miss
-        return None
-    return parts, entry["record"]

@@ -118,7 +118,7 @@ def report_row(out: Path, env: dict) -> dict:
 
 def drop_draws(cache: Path) -> None:
     """Keep the compiled models (`bayes/compiled`), remove the draws."""
-    for entry in (cache / "bayes").glob("*.npz"):
+    for entry in (cache / "bayes").glob("??/*.npz"):
         entry.unlink()
 
 

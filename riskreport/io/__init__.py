@@ -1,0 +1,3 @@
+"""Input and output: TREC run, qrels and score files, collections, report folders, the disk cache,
+provenance (file hashes, package versions) and helper-process lifetimes. Imports nothing else of riskreport
+but `riskreport.errors`."""
