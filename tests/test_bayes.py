@@ -428,7 +428,11 @@ def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_pat
     assert np.array_equal(draws, again)     # the same machine code: the same draws, bit for bit
     store = Cache("compiled", cache / "compiled")
     key = stored[0].stem
-    assert store.get_arrays(key) is not None
+    assert store.get_arrays(key) is not None and compiled.private(stored[0], cache / "compiled")
+    stored[0].chmod(0o666)                                     # machine code others could have written: not run
+    assert not compiled.private(stored[0], cache / "compiled")
+    assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
+    stored[0].chmod(0o644)
     stored[0].write_bytes(stored[0].read_bytes()[:-100])      # a damaged entry is a miss, never loaded
     with pytest.warns(CacheWarning, match="damaged"):
         assert compiled.load_compiled(cache / "compiled", key, None, {}) is None

@@ -3,7 +3,7 @@
 nutpie compiles a PyMC model to two numba C callbacks (the log-density with its gradient, and the
 function that expands a point into the stored variables). Compiling them takes 15–25 s on two
 cores, in every new process: numba cannot cache a callback that holds "dynamic globals", and these
-hold three kinds of process addresses: the C function pointers of scipy's Cython special functions
+hold process addresses: the C function pointers of scipy's Cython special functions
 (the digamma of the beta log-density's gradient) and the ids of the Python objects wrapping them.
 This module stores the finished object code with, for each such address, what it pointed at
 (`module.__pyx_capi__[name]`), and on loading writes the current process's address of the same
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,10 @@ def load_compiled(folder: Path, key: str, pymc_model, shared_data: dict):
 
     None when there is no readable entry for `key`, or its recorded layout does not match `shared_data`.
     """
-    entry = Cache("compiled", folder).get_arrays(key)
+    store = Cache("compiled", folder)
+    if not private(store.path(key, ".npz"), store.folder):
+        return None
+    entry = store.get_arrays(key)
     if entry is None:
         return None
     parts, record = entry
@@ -97,6 +101,24 @@ def load_compiled(folder: Path, key: str, pymc_model, shared_data: dict):
         return _assemble(parts, record, pymc_model, shared)
     except (ImportError, AttributeError, KeyError, TypeError, ValueError, RuntimeError):   # other nutpie/numba
         return None
+
+
+def private(path: Path, top: Path) -> bool:
+    """The entry and every folder from it up to `top` belong to this user and no one else can write them.
+
+    A stored model is machine code that this process runs: an entry someone else could have written
+    or replaced is not loaded (the model is compiled instead), as ssh treats its keys. True when the
+    entry does not exist (nothing to load).
+    """
+    if not path.exists():
+        return True
+    for item in [path, *path.parents]:
+        info = item.stat()
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return False
+        if item == Path(top):
+            return True
+    return False
 
 
 class _Callback:

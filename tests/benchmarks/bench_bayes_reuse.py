@@ -10,13 +10,13 @@ Side by side in one run, each row a new process (Python start and imports includ
 - `demo report cold` / `demo report, compile cache warm`: `riskreport run bayesian_risk` (6 fits), an empty
   cache, then with only the compiled models kept;
 - `campaign cold`: a Robust04-shaped campaign (110 systems × 249 topics, generated) with ZOiB and Gaussian,
-  empty caches (`--campaign`; long).
+  empty caches (`--rows campaign`; long).
 
 Generated data of the same shapes replace TREC-COVID when ../shared is absent. brms's and PyStan's
 figures come from `bench_bayes.py --stan-python` (PyStan) and the README (brms; R is not installed).
 Not collected by the test run; the 2 cores are shared, so repeat (`--repeat`) and read medians.
 
-    python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--campaign] [--json out.json]
+    python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--rows fits report campaign] [--json out.json]
 """
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ done = time.time()
 compile_s = next((float(m.split(" in ")[-1].split(" s")[0]) for _, m in lines if "compiled" in m), 0.0)
 print(json.dumps({"total_s": done - started, "import_s": imported - started, "compile_or_load_s": compile_s,
                   "cached": result.cached, "draws": result.n_draws, "waic": result.criteria.get("waic"),
-                  "min_ess_bulk": result.diagnostics["min_ess_bulk"], "min_ess_tail": result.diagnostics["min_ess_tail"],
+                  "min_ess_bulk": result.diagnostics["min_ess_bulk"],
+                  "min_ess_tail": result.diagnostics["min_ess_tail"],
                   "max_rhat": result.diagnostics["max_rhat"], "divergences": result.diagnostics["divergences"],
                   "ok": result.ok, "lines": lines}))
 '''
@@ -112,7 +113,7 @@ def report_row(out: Path, env: dict) -> dict:
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-3000:])
     models = pd.read_csv(out / "tables" / "bayes_models.csv")
-    return {"total_s": time.time() - started, "waic": dict(zip(models["model"], models["waic"].round(2))),
+    return {"total_s": time.time() - started, "waic": dict(zip(models["model"], models["waic"].round(2), strict=True)),
             "lines": [line for line in done.stderr.splitlines() if "[bayes]" in line]}
 
 
@@ -124,27 +125,30 @@ def drop_draws(cache: Path) -> None:
 
 def one_round(files: dict, work: Path, args, i: int) -> list[dict]:
     rows = []
+
+    def add(name, measure):
+        load = os.getloadavg()[0]
+        rows.append({"row": name, **measure(), "load_before": load, "load_after": os.getloadavg()[0]})
+        print(json.dumps({k: v for k, v in rows[-1].items() if k != "lines"}), flush=True)
+
     cache, compiledir = work / f"cache-{i}", work / f"pytensor-{i}"
     env = environment(cache, compiledir)
     bayes_cache = cache / "bayes"
-    load = os.getloadavg()[0]
-    rows.append({"row": "zoib42 cold", **fit_row(files["zoib42"], "zoib", bayes_cache, env, args.target_ess)})
-    rows.append({"row": "zoib42 new data", **fit_row(files["other42"], "zoib", bayes_cache, env, args.target_ess)})
-    rows.append({"row": "zoib42 cached", **fit_row(files["zoib42"], "zoib", bayes_cache, env, args.target_ess)})
-    if not args.no_report:
+    if "fits" in args.rows:
+        add("zoib42 cold", lambda: fit_row(files["zoib42"], "zoib", bayes_cache, env, args.target_ess))
+        add("zoib42 new data", lambda: fit_row(files["other42"], "zoib", bayes_cache, env, args.target_ess))
+        add("zoib42 cached", lambda: fit_row(files["zoib42"], "zoib", bayes_cache, env, args.target_ess))
+    if "report" in args.rows:
         report_cache, report_pytensor = work / f"rcache-{i}", work / f"rpytensor-{i}"
         renv = environment(report_cache, report_pytensor)
-        rows.append({"row": "demo report cold", **report_row(work / f"report-{i}-a", renv)})
+        add("demo report cold", lambda: report_row(work / f"report-{i}-a", renv))
         drop_draws(report_cache)
-        rows.append({"row": "demo report, compile cache warm", **report_row(work / f"report-{i}-b", renv)})
-    if args.campaign:
+        add("demo report, compile cache warm", lambda: report_row(work / f"report-{i}-b", renv))
+    if "campaign" in args.rows:
         for model in ("zoib", "gaussian"):
             ccache, cpytensor = work / f"ccache-{i}-{model}", work / f"cpytensor-{i}-{model}"
-            rows.append({"row": f"campaign {model} cold", **fit_row(files["campaign"], model, ccache / "bayes",
-                                                                    environment(ccache, cpytensor), args.target_ess)})
-    for row in rows:
-        row["load_before"] = load
-        print(json.dumps({k: v for k, v in row.items() if k != "lines"}), flush=True)
+            add(f"campaign {model} cold", lambda m=model, c=ccache, t=cpytensor: fit_row(
+                files["campaign"], m, c / "bayes", environment(c, t), args.target_ess))
     return rows
 
 
@@ -152,8 +156,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--target-ess", type=int, default=10_000)
-    parser.add_argument("--campaign", action="store_true", help="also the 110 × 249 campaign fits (long)")
-    parser.add_argument("--no-report", action="store_true", help="skip the demo report rows")
+    parser.add_argument("--rows", nargs="+", default=["fits", "report"], choices=["fits", "report", "campaign"],
+                        help="which rows: the ZOiB-42 fits, the demo report, the 110 × 249 campaign (long)")
     parser.add_argument("--json", help="also write every row (with its progress lines) here")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-bayes-reuse-"))
