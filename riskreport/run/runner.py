@@ -50,6 +50,7 @@ from riskreport.io.trec import read_rank_gains, read_system_list
 from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
 from riskreport.measures.params import ReportParameters, check_report_options, is_system_file, resolve_parameters
 from riskreport.render.export import export_html
+from riskreport.ltr.params import LetorParameters
 from riskreport.run.index import write_index
 
 KERNEL_NAME = "riskreport-python"
@@ -206,7 +207,7 @@ class ReportPlan:
     """
 
     template: Template
-    params: ReportParameters
+    params: ReportParameters | LetorParameters    # the report's resolved parameters (LETOR templates: the latter)
     effective: dict
     record: dict
     fingerprint: str
@@ -469,7 +470,7 @@ def _literal(text: str, default=None):
         return default
 
 
-def prewarm(params: ReportParameters, say: Progress, instances: bool = False) -> None:
+def prewarm(params: ReportParameters | LetorParameters, say: Progress, instances: bool = False) -> None:
     """Evaluate (or find cached) every run once, in parallel, with progress, before the kernel starts.
     A learning-to-rank report has no runs to evaluate (its kernel trains and scores the learners)."""
     if not isinstance(params, ReportParameters):
