@@ -47,10 +47,10 @@ from riskreport.io.letor import read_run_scores
 from riskreport.io.processes import Interrupted, deferred_signals, kill_group
 from riskreport.io.provenance import file_hashes, inputs_digest, known_digests, package_versions
 from riskreport.io.trec import read_rank_gains, read_system_list
+from riskreport.ltr.params import LetorParameters
 from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
 from riskreport.measures.params import ReportParameters, check_report_options, is_system_file, resolve_parameters
 from riskreport.render.export import export_html
-from riskreport.ltr.params import LetorParameters
 from riskreport.run.index import write_index
 
 KERNEL_NAME = "riskreport-python"
