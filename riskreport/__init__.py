@@ -25,10 +25,17 @@ A whole report is one call, `rr.run_report("risk_report", collection="demo")` (p
 nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
 import importlib as _importlib
-from importlib import util as _util
 from importlib import metadata as _metadata
+from importlib import util as _util
 
-from riskreport.errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from riskreport.errors import (
+    InputFormatError,
+    ParameterError,
+    ReportExecutionError,
+    ReportTimeoutError,
+    RiskReportError,
+    UnknownNameError,
+)
 
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
@@ -49,12 +56,15 @@ _LAZY = {
 # Short module names for notebooks and templates (`from riskreport import report, plots`, `rr.inference`):
 # where each module lives in the layered package (io -> measures -> stats/bayes -> render -> run).
 MODULES = {
-    **{m: f"io.{m}" for m in ("trec", "collection", "files", "provenance", "demo", "cache")},
-    **{m: f"measures.{m}" for m in ("evaluation", "gdeval", "ranked", "rbp", "judged", "params")},
-    **{m: f"stats.{m}" for m in ("risk", "inference", "corrections", "significance", "mixed", "rankings", "pools",
-                                 "effectiveness", "instances", "options")},
-    **{m: f"render.{m}" for m in ("report", "plots", "figures", "latex", "export")},
-    **{m: f"run.{m}" for m in ("runner", "batch", "authoring", "lock", "index")},
+    **{m: f"io.{m}" for m in ("trec", "collection", "files", "provenance", "demo", "demo_model", "cache")},
+    **{m: f"measures.{m}" for m in ("evaluation", "measure_names", "topics", "run_files", "gdeval", "ranked", "rbp",
+                                    "judged", "params")},
+    **{m: f"stats.{m}" for m in ("risk", "inference", "bootstrap", "corrections", "significance", "mixed", "reml",
+                                 "rankings", "pools", "effectiveness", "instances")},
+    **{m: f"render.{m}" for m in ("report", "plots", "palette", "plot_layout", "instance_plots", "figures", "latex",
+                                  "export")},
+    **{m: f"run.{m}" for m in ("runner", "batch", "authoring", "problems", "parameter_cell", "inline_statistics",
+                               "scaffold", "lock", "index")},
 }
 
 
@@ -98,4 +108,5 @@ __all__ = [
     "inference", "instances", "mixed", "pools", "rankings", "risk", "significance",
     # errors
     "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError", "ReportExecutionError",
+    "ReportTimeoutError",
 ]

@@ -5,11 +5,10 @@ import gzip
 
 import numpy as np
 import pytest
+from conftest import SHARED_DATA
 
 from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
 from riskreport.io.letor import choose_folds, find_folds, load_letor_folder, read_letor, read_run_scores
-
-from conftest import SHARED_DATA
 
 LETOR_SAMPLE = SHARED_DATA / "letor-sample"
 

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SHARED_DATA
 
 import riskreport as rr
 from riskreport.errors import ParameterError, UnknownNameError
@@ -17,8 +18,6 @@ from riskreport.ltr.baselines import baseline_matrix, best_feature, feature_base
 from riskreport.ltr.objectives import NAMES, ndcg_per_query
 from riskreport.ltr.params import resolve_ltr_parameters
 from riskreport.ltr.train import Setting, run_experiment, train_ranker
-
-from conftest import SHARED_DATA
 
 LETOR_SAMPLE = SHARED_DATA / "letor-sample"
 NDCG_TOLERANCE = 0.0       # ours vs the built-in lambdarank, same data, seeds and tree parameters: bit-identical

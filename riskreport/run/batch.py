@@ -3,12 +3,13 @@
     [defaults]                  # any job key except name
     collection = "demo"
     keep = 5                    # keep the 5 newest reports of each job
+    timeout = 3600              # seconds a job's report may take; then it is stopped, recorded as timed out
 
     [[job]]
     name = "demo-ndcg10"        # reports/jobs/<name>/<UTC stamp>/ and reports/jobs/<name>/latest
     measure = "nDCG@10"
 
-A job's keys are `name`, `template` (default risk_report), `keep`, `show_code`, and any
+A job's keys are `name`, `template` (default risk_report), `keep`, `show_code`, `timeout`, and any
 parameter of its template (`collection`, `baseline`, `alphas`, `measure`, `systems`, ...).
 A job whose fingerprint (template, effective parameters, input files, package versions; see
 `runner.fingerprint`) equals that of its latest complete report is skipped unless forced.
@@ -18,68 +19,53 @@ A job whose fingerprint (template, effective parameters, input files, package ve
 """
 from __future__ import annotations
 
-import difflib
 import json
-import logging
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-import traceback
-import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
 
-from riskreport.errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
-from riskreport.measures.evaluation import Progress
+from riskreport.errors import (
+    RiskReportError,
+)
 from riskreport.io.files import ensure_folder, write_atomic
+from riskreport.io.processes import Interrupted, exit_with_parent, raise_on_signals
+from riskreport.measures.evaluation import Progress
+from riskreport.run.executors import (
+    _check_dask,
+    _connect,
+    _dask,
+    _describe,
+    _local,
+    _Log,
+    _logged_warnings,
+    _processes,
+    execute_job,
+)
 from riskreport.run.index import LOGS, write_index
-from riskreport.io.processes import exit_with_parent
+from riskreport.run.jobs import Job, JobFileError, JobResult, _with_timeout, load_jobs
 from riskreport.run.lock import locked
-from riskreport.measures.params import is_system_file
-from riskreport.run.runner import FILE_PARAMETERS, ReportPlan, coerce_parameter, find_template, job_folder, plan_report, prewarm, run_report
+from riskreport.run.runner import (
+    ReportPlan,
+    check_timeout,
+    job_folder,
+    plan_report,
+    prewarm,
+)
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover
-    import tomli as tomllib
+    pass
 
-JOB_KEYS = ("name", "template", "keep", "show_code")
-JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+__all__ = ["BatchResult", "Job", "JobFileError", "JobResult", "load_jobs", "prune", "run_batch"]   # jobs file: run.jobs
+
+
 BATCH_LOCK = ".lock"
-
-
-class JobFileError(RiskReportError):
-    """A jobs file that cannot be read or does not follow its format."""
-
-
-@dataclass(frozen=True)
-class Job:
-    """One job of a jobs file, checked: template found, parameters of the declared types."""
-
-    name: str
-    template: str
-    parameters: dict
-    keep: int | None = None
-    show_code: bool = False
-
-
-@dataclass
-class JobResult:
-    """Outcome of one job: ok, failed (a template cell failed), error, skipped, or run (dry run)."""
-
-    name: str
-    status: str
-    duration_s: float | None = None
-    report: str | None = None      # report folder: the new one, the failed one, or the latest (skipped)
-    message: str = ""
 
 
 @dataclass
@@ -124,94 +110,6 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-# ---- the jobs file ---------------------------------------------------------------------------
-
-def load_jobs(path: str | os.PathLike) -> list[Job]:
-    """Read and check a jobs file; raise `JobFileError` naming the file, job, key and expectation."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise JobFileError(f"{path}: no such jobs file.") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise JobFileError(f"{path}: cannot read the jobs file ({error}).") from None
-    except tomllib.TOMLDecodeError as error:
-        raise JobFileError(f"{path}: not valid TOML: {error}.") from None
-    for key in data:
-        if key not in ("defaults", "job"):
-            raise JobFileError(f"{path}: unknown top-level key {key!r} (expected a [defaults] table and "
-                               "[[job]] entries).")
-    defaults = data.get("defaults", {})
-    if not isinstance(defaults, dict):
-        raise JobFileError(f"{path}: 'defaults' must be a table ([defaults]), got {type(defaults).__name__}.")
-    if "name" in defaults:
-        raise JobFileError(f"{path}, [defaults]: key 'name' is not allowed there (each [[job]] names itself).")
-    entries = data.get("job")
-    if isinstance(entries, dict):
-        raise JobFileError(f"{path}: write each job as [[job]] (an array of tables), not [job].")
-    if not entries or not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise JobFileError(f"{path}: no jobs (expected one or more [[job]] entries, each with a name).")
-    jobs: list[Job] = []
-    for number, entry in enumerate(entries, start=1):
-        job = _load_job(path, number, defaults, entry)
-        if job.name in [j.name for j in jobs]:
-            first = [j.name for j in jobs].index(job.name) + 1
-            raise JobFileError(f"{path}: job name {job.name!r} is used twice (jobs {first} and {number}); "
-                               "names must be unique, they name the report folders.")
-        jobs.append(job)
-    return jobs
-
-
-def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
-    name = entry.get("name")
-    if not isinstance(name, str) or not JOB_NAME.fullmatch(name):
-        raise JobFileError(f"{path}, job {number}: key 'name' must be a name of letters, digits, '.', '_' or '-' "
-                           f"(it names the folder reports/jobs/<name>), got {name!r}.")
-    where = f"{path}, job {name!r}"
-    merged = {**defaults, **entry}
-    del merged["name"]
-
-    def bad(key: str, problem: str) -> JobFileError:
-        origin = " (from [defaults])" if key in defaults and key not in entry else ""
-        return JobFileError(f"{where}, key {key!r}{origin}: {problem}")
-
-    template = merged.pop("template", "risk_report")
-    if not isinstance(template, str) or not template:
-        raise bad("template", f"expected a template name or a path to an .ipynb file, got {template!r}.")
-    if template.endswith(".ipynb") or "/" in template:
-        template = str((path.parent / Path(template).expanduser()).resolve())
-    try:
-        tpl = find_template(template)
-    except RiskReportError as error:
-        raise bad("template", str(error)) from None
-    keep = merged.pop("keep", None)
-    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
-        raise bad("keep", f"expected a whole number ≥ 1 (reports of the job to keep), got {keep!r}.")
-    show_code = merged.pop("show_code", False)
-    if not isinstance(show_code, bool):
-        raise bad("show_code", f"expected true or false, got {show_code!r}.")
-    parameters = {}
-    for key, value in merged.items():
-        if key not in tpl.parameters:
-            known = list(JOB_KEYS) + list(tpl.parameters)
-            close = difflib.get_close_matches(key, known, n=1)
-            raise bad(key, "unknown key" + (f"; did you mean {close[0]!r}?" if close else ".") +
-                      f" Expected {', '.join(JOB_KEYS)} or a parameter of template {tpl.name!r}: "
-                      f"{', '.join(tpl.parameters)}.")
-        if key == "collection" and isinstance(value, str) and (value.startswith((".", "~")) or "/" in value):
-            value = str((path.parent / Path(value).expanduser()).resolve())
-        elif key in FILE_PARAMETERS and isinstance(value, str) and (
-                is_system_file(value) or (path.parent / Path(value).expanduser()).is_file()):
-            value = str((path.parent / Path(value).expanduser()).resolve())    # a file named relative to the jobs file
-        try:
-            parameters[key] = coerce_parameter(tpl, key, value)
-        except (ParameterError, UnknownNameError, InputFormatError) as error:
-            raise bad(key, str(error)) from None
-    return Job(name, template, parameters, keep, show_code)
-
-
-# ---- planning: run or skip -------------------------------------------------------------------
-
 def last_success(reports_dir: Path, job: str) -> dict | None:
     """params.json of the job's latest complete report (what `latest` points at), if any."""
     params = job_folder(reports_dir, job) / "latest" / "params.json"
@@ -247,19 +145,26 @@ def why_run(plan: ReportPlan, previous: dict | None) -> str:
     return "; ".join(reasons) or "fingerprint changed"
 
 
-# ---- the batch -------------------------------------------------------------------------------
-
 def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = "reports", jobs: int | None = None,
               force: bool = False, dry_run: bool = False, executor: str = "local", scheduler: str | None = None,
-              wait: float = 0.0, progress: Progress | None = None) -> BatchResult:
+              wait: float = 0.0, progress: Progress | None = None, timeout: float | None = None) -> BatchResult:
     """Run the jobs of `jobs_file` into `reports_dir`; return one result per job, in file order.
 
     Jobs run in `jobs` processes (default: one per core), or on the Dask cluster at `scheduler`
     with `executor="dask"`. The reports folder is locked for the whole batch (`wait` seconds
     for another batch to finish, then `LockedError`). A failing job does not stop the others.
+    `timeout` is the time limit in seconds of each report whose job (or the file's [defaults])
+    sets none; a job that reaches its limit is stopped and recorded as `timeout`. A worker of a
+    Dask cluster that dies during a job has the job run again once, on another worker.
+
+    An interrupt (KeyboardInterrupt, or SIGTERM with `processes.raise_on_signals`) stops the
+    running jobs (kernels ended, build folders removed, previous reports untouched), records them
+    as interrupted in the log and the index, and is raised again as `processes.Interrupted`.
     """
     say = progress or (lambda message: None)
-    job_list = load_jobs(jobs_file)
+    timeout = check_timeout(timeout, "run_batch(timeout=...)")
+    job_list = [job if job.timeout is not None or timeout is None else _with_timeout(job, timeout)
+                for job in load_jobs(jobs_file)]
     reports = Path(reports_dir).resolve()
     if executor == "dask":
         _check_dask(scheduler)
@@ -275,10 +180,15 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         tell = _Log(log, None, echo=say)
         tell(f"batch {Path(jobs_file).resolve()}: {len(job_list)} job(s), reports in {reports}, "
              f"executor {executor}{f' ({scheduler})' if scheduler else ''}")
-        with _connect(scheduler) if executor == "dask" else nullcontext() as client:
-            results, todo = _prepare(job_list, reports, force, log, tell, evaluate=executor == "local")
-            _run_jobs(todo, results, job_list, reports, jobs, client, tell)
+        results: dict[str, JobResult] = {}
+        try:
+            with _connect(scheduler) if executor == "dask" else nullcontext() as client:
+                results, todo = _prepare(job_list, reports, force, log, tell, evaluate=executor == "local")
+                _run_jobs(todo, results, job_list, reports, jobs, client, tell)
+        except KeyboardInterrupt as error:
+            raise _interrupted(error, Path(jobs_file), job_list, results, reports, log, tell) from None
         for job in job_list:
+            _clear_leftovers(job_folder(reports, job.name))    # e.g. of an attempt lost with its Dask worker
             if results[job.name].status == "skipped":
                 _prune_job(reports, job_list, job.name, tell)
         _write_summary(log, [results[job.name] for job in job_list])
@@ -287,23 +197,51 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         return batch
 
 
+def _interrupted(error: KeyboardInterrupt, jobs_file: Path, job_list: list[Job], results: dict[str, JobResult],
+                 reports: Path, log: Path, tell: Progress) -> Interrupted:
+    """After an interrupt (the workers already stopped): no build folder left, the batch's log, summary and index
+    say which jobs finished and which were stopped; the `Interrupted` to raise, its line saying all that."""
+    interrupt = error if isinstance(error, Interrupted) else Interrupted()
+    stopped = [job.name for job in job_list if job.name not in results or results[job.name].status == "run"]
+    for name in stopped:
+        results[name] = JobResult(name, "interrupted", message=f"stopped by {interrupt.signal_name}; its previous "
+                                                               "report is untouched")
+    for job in job_list:
+        _clear_leftovers(job_folder(reports, job.name))
+    finished = len(job_list) - len(stopped)
+    tell(f"interrupted ({interrupt.signal_name}): {len(stopped)} job(s) stopped, {finished} done before")
+    try:
+        _write_summary(log, [results[job.name] for job in job_list])
+        write_index(reports)
+    except OSError:        # the interrupt is what to report; the next batch rewrites both
+        pass
+    names = ", ".join(stopped[:5]) + (", ..." if len(stopped) > 5 else "")
+    return Interrupted(interrupt.signum, f"batch {jobs_file}: {len(stopped)} job(s) stopped ({names}), {finished} "
+                                         f"finished before; their previous reports are untouched, no build folder "
+                                         f"is left in {reports / 'jobs'}; log {_shown(log)}")
+
+
 def _run_jobs(todo: list[tuple[Job, dict]], results: dict[str, JobResult], job_list: list[Job], reports: Path,
               jobs: int | None, client, tell: Progress) -> None:
     """Run the jobs to run (locally, or on the Dask `client`); prune and re-index as each finishes."""
     if todo:
         tell(f"running {len(todo)} job(s) " + ("on the Dask cluster" if client else
                                                f"in {_processes(jobs, len(todo))} process(es)"))
-        outcomes = _dask(todo, client, jobs) if client else _local(todo, jobs)
-        for done, result in enumerate(outcomes, start=1):
-            results[result.name] = result
-            detail = _shown(Path(result.report) / "report.html") if result.status == "ok" else result.message
-            duration = f"{result.duration_s:.1f} s" if result.duration_s is not None else ""
-            tell(f"[{done}/{len(todo)}] {result.status:<6} {result.name}  {duration}  {detail}")
-            _prune_job(reports, job_list, result.name, tell)
-            write_index(reports)
+        outcomes = _dask(todo, client, jobs, tell) if client else _local(todo, jobs)
+        try:
+            for done, result in enumerate(outcomes, start=1):
+                results[result.name] = result
+                detail = _shown(Path(result.report) / "report.html") if result.status == "ok" and result.report else \
+                    result.message
+                duration = f"{result.duration_s:.1f} s" if result.duration_s is not None else ""
+                tell(f"[{done}/{len(todo)}] {result.status:<6} {result.name}  {duration}  {detail}")
+                _prune_job(reports, job_list, result.name, tell)
+                write_index(reports)
+        finally:
+            outcomes.close()     # interrupted here rather than in the pool: its workers are stopped all the same
 
 
-def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: Progress,
+def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: _Log,
              evaluate: bool) -> tuple[dict[str, JobResult], list[tuple[Job, dict]]]:
     """Decide each job (skip, run, error); with `evaluate`, evaluate the runs of those to run here, once."""
     results: dict[str, JobResult] = {}
@@ -311,18 +249,19 @@ def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: P
     for job in job_list:
         _clear_leftovers(job_folder(reports, job.name))
         result, plan = _decide(job, reports, force, tell)
-        if result.status == "run" and evaluate:   # with every core, before the jobs compete for them
+        if result.status != "run" or plan is None:
+            results[job.name] = result
+            continue
+        if evaluate:                              # with every core, before the jobs compete for them
             job_log = _Log(log, job.name, echo=tell.echo)
             try:
                 with _logged_warnings(job_log):
                     prewarm(plan.params, _Log(log, job.name), plan.template.instances)
             except Exception as error:   # noqa: BLE001 - a job's bad input must not stop the batch
-                result = JobResult(job.name, "error", message=_describe(error))
-                job_log(f"error: {result.message}")
-        if result.status == "run":
-            todo.append((job, _spec(job, plan, reports, log)))
-        else:
-            results[job.name] = result
+                results[job.name] = JobResult(job.name, "error", message=_describe(error))
+                job_log(f"error: {results[job.name].message}")
+                continue
+        todo.append((job, _spec(job, plan, reports, log)))
     return results, todo
 
 
@@ -348,136 +287,10 @@ def _spec(job: Job, plan: ReportPlan, reports: Path, log: Path) -> dict:
     """Everything a worker needs, as plain data (it may run on another machine with the same paths)."""
     return {"name": job.name, "template": str(plan.template.path),
             "parameters": {**job.parameters, "collection": plan.effective["collection"]},
-            "show_code": job.show_code, "reports_dir": str(reports), "log": str(log)}
+            "show_code": job.show_code, "reports_dir": str(reports), "log": str(log), "timeout": job.timeout}
 
 
-def execute_job(spec: dict) -> dict:
-    """Build one job's report (in a worker process); return a `JobResult` as a dict."""
-    started = time.time()
-    log = _Log(Path(spec["log"]), spec["name"])
-    log(f"started in process {os.getpid()}")
-    try:
-        with _logged_warnings(log):
-            folder = run_report(spec["template"], parameters=spec["parameters"], reports_dir=spec["reports_dir"],
-                                show_code=spec["show_code"], progress=log, job=spec["name"], update_index=False,
-                                workers=spec.get("workers", 1))
-        result = JobResult(spec["name"], "ok", report=str(folder))
-    except KeyboardInterrupt:   # the report was removed; nbclient's orphaned tasks would only add noise
-        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-        raise
-    except ReportExecutionError as error:
-        result = JobResult(spec["name"], "failed", report=str(error.kept) if error.kept else None,
-                           message=error.reason)
-    except Exception as error:   # noqa: BLE001 - a job's failure is its result, not the batch's
-        log(traceback.format_exc().rstrip())
-        result = JobResult(spec["name"], "error", message=_describe(error))
-    result.duration_s = round(time.time() - started, 3)
-    log(f"{result.status} in {result.duration_s:.1f} s" + (f": {result.message}" if result.message else ""))
-    return asdict(result)
 
-
-def _processes(jobs: int | None, todo: int) -> int:
-    return max(1, min(jobs or os.cpu_count() or 1, todo))
-
-
-def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Iterator[JobResult]:
-    """Jobs in a pool of worker processes; the cores are shared out, so threads do not multiply with processes.
-
-    Each worker ends with the batch process (`exit_with_parent`), however the batch dies.
-    """
-    processes = _processes(jobs, len(todo))
-    workers = max(1, (os.cpu_count() or 1) // processes)
-    with ProcessPoolExecutor(max_workers=processes, initializer=exit_with_parent) as pool:
-        futures = {pool.submit(execute_job, {**spec, "workers": workers}): job.name for job, spec in todo}
-        try:
-            for future in as_completed(futures):
-                yield _collect(futures[future], future.result)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-
-
-def _check_dask(scheduler: str | None) -> None:
-    import importlib.util
-    if importlib.util.find_spec("distributed") is None:
-        raise RiskReportError("--executor dask needs Dask distributed: pip install 'riskreport[dask]'.")
-    if not scheduler:
-        raise RiskReportError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786).")
-
-
-@contextmanager
-def _connect(scheduler: str):
-    """A Dask client of the cluster at `scheduler`, or a clear error."""
-    from distributed import Client
-    try:
-        client = Client(scheduler, timeout="20s")
-    except (OSError, TimeoutError) as error:
-        raise RiskReportError(f"Cannot reach the Dask scheduler at {scheduler!r}: {error}") from None
-    with client:
-        yield client
-
-
-def _dask(todo: list[tuple[Job, dict]], client, limit: int | None) -> Iterator[JobResult]:
-    """Jobs on a Dask cluster, each in a fresh Python process on its worker.
-
-    The collections, templates and the reports folder must be at the same paths on the workers.
-    """
-    from distributed import as_completed as dask_completed
-    pending = list(todo)
-    names = {}
-    running = dask_completed()
-
-    def submit() -> None:
-        job, spec = pending.pop(0)
-        key = f"riskreport-{job.name}-{os.urandom(4).hex()}"
-        future = client.submit(execute_job_isolated, spec, pure=False, key=key)
-        names[future.key] = job.name
-        running.add(future)
-
-    for _ in range(min(limit or len(pending), len(pending))):
-        submit()
-    for future in running:
-        yield _collect(names[future.key], future.result)
-        if pending:
-            submit()
-
-
-def execute_job_isolated(spec: dict) -> dict:
-    """`execute_job` in a fresh interpreter: Dask runs tasks in threads, papermill needs its own process."""
-    done = subprocess.run([sys.executable, "-m", "riskreport.run.batch"], input=json.dumps(spec), text=True,
-                          capture_output=True)
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        tail = " ".join(done.stderr.strip().splitlines()[-3:])
-        return asdict(JobResult(spec["name"], "error", message=f"worker process exited with {done.returncode}: "
-                                                                 f"{tail}"))
-
-
-def _collect(name: str, get: Callable[[], dict]) -> JobResult:
-    try:
-        return JobResult(**get())
-    except Exception as error:   # noqa: BLE001 - e.g. a worker process killed by the OOM killer
-        return JobResult(name, "error", message=f"worker failed: {_describe(error)}")
-
-
-@contextmanager
-def _logged_warnings(say: Progress) -> Iterator[None]:
-    """Warnings (e.g. run topics absent from the qrels) go to the batch log, once each."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("default")
-        try:
-            yield
-        finally:
-            for message in dict.fromkeys(str(w.message) for w in caught):
-                say(f"warning: {message}")
-
-
-def _describe(error: BaseException) -> str:
-    return str(error) if isinstance(error, RiskReportError) else f"{type(error).__name__}: {error}"
-
-
-# ---- housekeeping ----------------------------------------------------------------------------
 
 def prune(folder: Path, keep: int) -> list[Path]:
     """Delete all but the `keep` newest complete and the `keep` newest failed reports in `folder`.
@@ -547,27 +360,21 @@ def _log_file(reports: Path) -> Path:
     return path
 
 
-@dataclass
-class _Log:
-    """Appends timestamped lines to the batch log (from any process); optionally echoes them."""
-
-    path: Path
-    job: str | None
-    echo: Progress | None = field(default=None, repr=False)
-
-    def __call__(self, message: str) -> None:
-        stamp = datetime.now(timezone.utc).strftime("%H:%M:%S")
-        prefix = f"[{self.job}] " if self.job else ""
-        with open(self.path, "a", encoding="utf-8") as out:   # O_APPEND: whole lines from parallel writers
-            out.write(f"{stamp} {prefix}{message}\n")
-        if self.echo:
-            self.echo(prefix + message)
 
 
 def _worker_main() -> int:
-    """`python -m riskreport.run.batch`: one job spec (JSON) on stdin, its result (JSON) on stdout."""
+    """`python -m riskreport.run.batch`: one job spec (JSON) on stdin, its result (JSON) on stdout.
+
+    It ends with the Dask worker that started it (a killed worker leaves no job running unseen,
+    whose report would race the retry's); SIGTERM stops its kernel and removes its build folder.
+    """
+    exit_with_parent()
+    raise_on_signals()
     spec = json.loads(sys.stdin.read())
-    print(json.dumps(execute_job(spec)), flush=True)
+    try:
+        print(json.dumps(execute_job(spec)), flush=True)
+    except Interrupted as error:
+        return error.exit_code
     return 0
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from riskreport.stats.rankings import riskiest_first
+
 RULE = "t"
 MARKS = {"risk": "▼", "reward": "▲"}
 VERDICT_COLUMNS = ["system", "alpha", "method", "kind", "statistic", "p_adjusted", "ci_low", "ci_high", "verdict"]
@@ -94,12 +96,6 @@ def with_urisk(summary: pd.DataFrame, risk: pd.DataFrame) -> pd.DataFrame:
     return out[SUMMARY_COLUMNS]
 
 
-def risk_order(summary: pd.DataFrame) -> list[str]:
-    """Challengers from the riskiest to the safest: by URisk at the largest α, then by id."""
-    top = summary[summary["alpha"] == summary["alpha"].max()]
-    return top.sort_values(["urisk", "system"])["system"].tolist()
-
-
 def marks(summary: pd.DataFrame) -> pd.Series:
     """▼ / ▲ / '' per row of a summary (the rule's verdict)."""
     return summary["verdict"].map(MARKS).fillna("")
@@ -110,6 +106,6 @@ def report_verdicts(risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame 
     """What a report needs: the tidy per-method `verdicts` and their summary with URisk, riskiest first."""
     table = verdicts(risk, tests, boot, sig_level)
     summary = with_urisk(verdict_summary(table), risk)
-    order = {s: i for i, s in enumerate(risk_order(summary))}
+    order = {s: i for i, s in enumerate(riskiest_first(summary))}
     summary = summary.sort_values(["alpha", "system"], key=lambda c: c.map(order) if c.name == "system" else c)
     return table, summary.reset_index(drop=True)
