@@ -155,7 +155,7 @@ def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
     initial = _rv_dict_to_flat_array_wrapper(point, names=names[:n_free], shapes=shape_info[2][:n_free])
     dims, coords = _prepare_dims_and_coords(pymc_model, shape_info)
     return CompiledPyMCModel(_n_dim=record["n_dim"], dims=dims, _coords=coords,
-                             _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
+                             _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info, strict=True)},
                              compiled_logp_func=callbacks["logp"], compiled_expand_func=callbacks["expand"],
                              initial_point_func=initial, shared_data=shared, user_data=user_data,
                              n_expanded=record["n_expanded"], shape_info=shape_info, logp_func=None, expand_func=None)
