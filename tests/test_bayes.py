@@ -439,7 +439,7 @@ def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_pat
 
 def test_fit_progress_counts_fits_and_estimates_the_time_left(zoib_fit):
     lines = []
-    progress = bayes.sampling.FitProgress(3, lines.append, cached=1)
+    progress = bayes.fit_progress.FitProgress(3, lines.append, cached=1)
     progress("BHM-ZOiB: sampling 2 chains")                         # a fit's own lines are not shown
     progress.fit_done(zoib_fit)
     progress("BHM-ZOiB: max_draws = 8,000 reached before the ESS target")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from riskreport.bayes.fit_progress import FitProgress, stderr_progress
 from riskreport.bayes.measures import (
     adjusted_data,
     brisk_table,
@@ -30,7 +31,7 @@ from riskreport.bayes.models import (
     rbp_rank_gains,
     scores_data,
 )
-from riskreport.bayes.sampling import BayesFit, FitProgress, Progress, fit, prepare, stderr_progress
+from riskreport.bayes.sampling import BayesFit, Progress, fit, prepare
 from riskreport.errors import ParameterError
 from riskreport.stats.rankings import riskiest_first
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from riskreport.bayes.diagnostics import _min_ess, diagnose, information_criteria
+from riskreport.bayes.fit_progress import stderr_progress
 from riskreport.bayes.models import (
     FAMILY,
     LABELS,
@@ -36,18 +38,30 @@ from riskreport.errors import ParameterError
 from riskreport.io.cache import Cache
 from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions
-from riskreport.progress import Progress, stderr_printer
+from riskreport.progress import Progress
 
 CACHE_FORMAT = 2          # 2: pointwise elpd stored with the draws
+
+
 POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry
+
+
 LIBRARIES = ("riskreport", "pymc", "pytensor", "nutpie", "numba", "numpy", "arviz")
+
+
 INITIAL_EFFICIENCY = 0.6      # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
+
+
 LOW_RANK_BELOW = 0.25         # ESS per draw under which later batches adapt a low-rank mass matrix (correlated effects)
+
+
 LOW_RANK_ABOVE = 0.75         # predicted intercept–effect correlation above which the first batch already does,
+
+
 CENTRED_FAMILIES = ("gaussian", "zero_one_inflated_beta", "zero_inflated_beta")   # and centres the groups
+
+
 CENTRE_ABOVE = 0.5            # whose data dominate their prior (`models.group_strength`)
-RHAT_MAX = 1.01
-MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
 
 
 @dataclass
@@ -108,9 +122,6 @@ def library_versions() -> dict:
     return package_versions(LIBRARIES, python=False)
 
 
-stderr_progress = stderr_printer("[bayes] ")   # the default progress of `fit`: the terminal, never the notebook
-
-
 def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,
         tune: int = 1000, seed: int = 2026, target_accept: float = 0.9, criteria: bool = True,
         cache_dir: str | Path | None = None, use_cache: bool = True,
@@ -163,39 +174,6 @@ def _finished(progress, result: BayesFit) -> BayesFit:
     if done is not None:
         done(result)
     return result
-
-
-class FitProgress:
-    """The progress of a report's fits in one line each time a fit ends: fits done of all, and the time left.
-
-    Passed as `progress` to `fit`, it swallows the per-fit lines (compiling, batches, ESS) except a
-    warning that a fit stopped at `max_draws`; the time left is the mean wall time of the fits
-    sampled so far times the fits left (cached fits take no time).
-    """
-
-    def __init__(self, total: int, say: Progress = stderr_progress, cached: int = 0):
-        self.total, self.say, self.done, self.sampled = total, say, 0, 0
-        self.started = time.time()
-        self.say(f"{total} Bayesian fit{'s' if total != 1 else ''} to run"
-                 + (f" ({cached} cached)" if cached else "") + ": progress after each")
-
-    def __call__(self, message: str) -> None:
-        if "reached before the ESS target" in message:
-            self.say(message)
-
-    def fit_done(self, result: BayesFit) -> None:
-        self.done += 1
-        self.sampled += not result.cached
-        elapsed = time.time() - self.started
-        left = self.total - self.done
-        rate = elapsed / max(self.sampled, 1)
-        tail = f", about {_duration(rate * left)} left" if left and self.sampled else ""
-        self.say(f"{self.done}/{self.total} fits done ({result.label}"
-                 + (", cached" if result.cached else f", {result.seconds:.0f} s") + f"), {elapsed:.0f} s so far{tail}")
-
-
-def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
 def _entry(model: str, data: BayesData, settings: dict, criteria: bool, cache_dir, use_cache: bool):
@@ -321,7 +299,11 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
 
 
 _COMPILED: dict = {}    # (model, systems, topics, observations, centred) -> compiled nutpie model, reused in a process
+
+
 _LOCKS: dict = {}       # shape -> lock: a fit and a background `prepare` never compile the same model twice
+
+
 _LOCKS_LOCK = threading.Lock()
 
 
@@ -378,76 +360,6 @@ def _with_effects(draws: dict) -> dict:
         if f"z_{group}" in draws:
             draws[f"r_{group}"] = draws[f"sd_{group}"][..., None] * draws[f"z_{group}"]
     return draws
-
-
-def _min_ess(values: np.ndarray) -> tuple[float, float]:
-    import arviz as az
-
-    values = values.reshape(values.shape[:2] + (-1,))
-    dataset = az.convert_to_dataset({"x": values})
-    bulk = az.ess(dataset, method="bulk")["x"].values
-    tail = az.ess(dataset, method="tail")["x"].values
-    return float(np.min(bulk)), float(np.min(tail))
-
-
-def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> dict:
-    """R̂ (rank-normalised split), bulk and tail ESS per parameter, and the pass/fail flags of the thesis 'Inferential Risk Measures' (docs/measures/bayesian.md).
-
-    Passes when every R̂ < 1.01, every system effect has bulk and tail ESS ≥ `target_ess`
-    and no transition diverged. `per_parameter` maps `name[i]` to (rhat, ess_bulk, ess_tail).
-    """
-    import arviz as az
-
-    names = [n for n in draws if not n.startswith("z_")]
-    dataset = az.convert_to_dataset({n: draws[n] for n in names})
-    rhat, bulk, tail = az.rhat(dataset), az.ess(dataset, method="bulk"), az.ess(dataset, method="tail")
-    per_parameter = {}
-    for name in names:
-        r, eb, et = (np.atleast_1d(x[name].values) for x in (rhat, bulk, tail))
-        for i in range(len(r)):
-            label = name if draws[name].ndim == 2 else f"{name}[{i}]"
-            per_parameter[label] = (float(r[i]), float(eb[i]), float(et[i]))
-    effect_keys = [k for k in per_parameter if k == effects or k.startswith(effects + "[")]
-    max_rhat = max(v[0] for v in per_parameter.values())
-    min_bulk = min(per_parameter[k][1] for k in effect_keys)
-    min_tail = min(per_parameter[k][2] for k in effect_keys)
-    result = {"draws": int(draws["b"].size), "chains": int(draws["b"].shape[0]), "divergences": int(divergences),
-              "max_rhat": max_rhat, "min_ess_bulk": min_bulk, "min_ess_tail": min_tail, "target_ess": int(target_ess),
-              "rhat_ok": bool(max_rhat < RHAT_MAX), "ess_ok": bool(min(min_bulk, min_tail) >= target_ess),
-              "divergences_ok": divergences == 0, "per_parameter": per_parameter}
-    result["ok"] = result["rhat_ok"] and result["ess_ok"] and result["divergences_ok"]
-    failed = [what for what, flag in (("R̂ ≥ 1.01", "rhat_ok"), (f"ESS < {target_ess:,}", "ess_ok"),
-                                      ("divergent transitions", "divergences_ok")) if not result[flag]]
-    result["problems"] = "; ".join(failed)
-    return result
-
-
-def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
-    """WAIC and PSIS-LOO on the deviance scale (ArviZ), from the pointwise log-likelihood.
-
-    When draws × observations exceed `MAX_LOGLIK_VALUES` the draws are thinned evenly (the count used is reported).
-    """
-    import warnings
-
-    import arviz as az
-
-    from riskreport.bayes.models import log_likelihood
-
-    chains, per_chain = draws["b"].shape[:2]
-    step = max(1, math.ceil(chains * per_chain * data.n / MAX_LOGLIK_VALUES))
-    kept = {name: values[:, ::step] for name, values in draws.items()}
-    flat = {name: v.reshape((-1,) + v.shape[2:]) for name, v in kept.items()}
-    loglik = log_likelihood(model, data, flat).reshape(chains, -1, data.n)
-    idata = az.from_dict(posterior={"b": kept["b"]}, log_likelihood={"y": loglik})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # the Pareto-k warning is reported as a number instead
-        waic = az.waic(idata, scale="log", pointwise=True)
-        loo = az.loo(idata, scale="log", pointwise=True)
-    return {"waic": -2 * float(waic["elpd_waic"]), "waic_se": 2 * float(waic["se"]), "p_waic": float(waic["p_waic"]),
-            "loo": -2 * float(loo["elpd_loo"]), "loo_se": 2 * float(loo["se"]), "p_loo": float(loo["p_loo"]),
-            "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()), "loglik_draws": int(loglik.shape[0] * loglik.shape[1]),
-            "pointwise": {"elpd_loo_i": np.asarray(loo["loo_i"]), "elpd_waic_i": np.asarray(waic["waic_i"]),
-                          "pareto_k": np.asarray(loo["pareto_k"])}}
 
 
 class FitCache:

@@ -172,7 +172,8 @@ def run_json(python: str, script: str, args: dict, env=None) -> dict:
 def stan_waic(model: str, scores: Path, draws_path: Path) -> tuple[float, list]:
     """WAIC and system-effect medians of the Stan draws, by the same riskreport code as ours."""
     from riskreport import bayes
-    from riskreport.bayes.sampling import _with_effects, information_criteria
+    from riskreport.bayes.diagnostics import information_criteria
+    from riskreport.bayes.sampling import _with_effects
     data = bayes.scores_data(pd.read_csv(scores))
     with np.load(draws_path) as stored:
         draws = _with_effects({k: stored[k] for k in stored.files})

@@ -1,0 +1,85 @@
+"""Convergence diagnostics (R̂, bulk and tail ESS) and model choice (WAIC, PSIS-LOO) of a fit's draws."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from riskreport.bayes.models import (
+    BayesData,
+)
+
+RHAT_MAX = 1.01
+
+
+MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
+
+
+def _min_ess(values: np.ndarray) -> tuple[float, float]:
+    import arviz as az
+
+    values = values.reshape(values.shape[:2] + (-1,))
+    dataset = az.convert_to_dataset({"x": values})
+    bulk = az.ess(dataset, method="bulk")["x"].values
+    tail = az.ess(dataset, method="tail")["x"].values
+    return float(np.min(bulk)), float(np.min(tail))
+
+
+def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> dict:
+    """R̂ (rank-normalised split), bulk and tail ESS per parameter, and the pass/fail flags of the thesis 'Inferential Risk Measures' (docs/measures/bayesian.md).
+
+    Passes when every R̂ < 1.01, every system effect has bulk and tail ESS ≥ `target_ess`
+    and no transition diverged. `per_parameter` maps `name[i]` to (rhat, ess_bulk, ess_tail).
+    """
+    import arviz as az
+
+    names = [n for n in draws if not n.startswith("z_")]
+    dataset = az.convert_to_dataset({n: draws[n] for n in names})
+    rhat, bulk, tail = az.rhat(dataset), az.ess(dataset, method="bulk"), az.ess(dataset, method="tail")
+    per_parameter = {}
+    for name in names:
+        r, eb, et = (np.atleast_1d(x[name].values) for x in (rhat, bulk, tail))
+        for i in range(len(r)):
+            label = name if draws[name].ndim == 2 else f"{name}[{i}]"
+            per_parameter[label] = (float(r[i]), float(eb[i]), float(et[i]))
+    effect_keys = [k for k in per_parameter if k == effects or k.startswith(effects + "[")]
+    max_rhat = max(v[0] for v in per_parameter.values())
+    min_bulk = min(per_parameter[k][1] for k in effect_keys)
+    min_tail = min(per_parameter[k][2] for k in effect_keys)
+    result = {"draws": int(draws["b"].size), "chains": int(draws["b"].shape[0]), "divergences": int(divergences),
+              "max_rhat": max_rhat, "min_ess_bulk": min_bulk, "min_ess_tail": min_tail, "target_ess": int(target_ess),
+              "rhat_ok": bool(max_rhat < RHAT_MAX), "ess_ok": bool(min(min_bulk, min_tail) >= target_ess),
+              "divergences_ok": divergences == 0, "per_parameter": per_parameter}
+    result["ok"] = result["rhat_ok"] and result["ess_ok"] and result["divergences_ok"]
+    failed = [what for what, flag in (("R̂ ≥ 1.01", "rhat_ok"), (f"ESS < {target_ess:,}", "ess_ok"),
+                                      ("divergent transitions", "divergences_ok")) if not result[flag]]
+    result["problems"] = "; ".join(failed)
+    return result
+
+
+def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
+    """WAIC and PSIS-LOO on the deviance scale (ArviZ), from the pointwise log-likelihood.
+
+    When draws × observations exceed `MAX_LOGLIK_VALUES` the draws are thinned evenly (the count used is reported).
+    """
+    import warnings
+
+    import arviz as az
+
+    from riskreport.bayes.models import log_likelihood
+
+    chains, per_chain = draws["b"].shape[:2]
+    step = max(1, math.ceil(chains * per_chain * data.n / MAX_LOGLIK_VALUES))
+    kept = {name: values[:, ::step] for name, values in draws.items()}
+    flat = {name: v.reshape((-1,) + v.shape[2:]) for name, v in kept.items()}
+    loglik = log_likelihood(model, data, flat).reshape(chains, -1, data.n)
+    idata = az.from_dict(posterior={"b": kept["b"]}, log_likelihood={"y": loglik})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # the Pareto-k warning is reported as a number instead
+        waic = az.waic(idata, scale="log", pointwise=True)
+        loo = az.loo(idata, scale="log", pointwise=True)
+    return {"waic": -2 * float(waic["elpd_waic"]), "waic_se": 2 * float(waic["se"]), "p_waic": float(waic["p_waic"]),
+            "loo": -2 * float(loo["elpd_loo"]), "loo_se": 2 * float(loo["se"]), "p_loo": float(loo["p_loo"]),
+            "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()), "loglik_draws": int(loglik.shape[0] * loglik.shape[1]),
+            "pointwise": {"elpd_loo_i": np.asarray(loo["loo_i"]), "elpd_waic_i": np.asarray(waic["waic_i"]),
+                          "pareto_k": np.asarray(loo["pareto_k"])}}
