@@ -28,8 +28,14 @@ import importlib as _importlib
 from importlib import metadata as _metadata
 from importlib import util as _util
 
-from riskreport.errors import (InputFormatError, ParameterError, ReportExecutionError, ReportTimeoutError,
-                              RiskReportError, UnknownNameError)
+from riskreport.errors import (
+    InputFormatError,
+    ParameterError,
+    ReportExecutionError,
+    ReportTimeoutError,
+    RiskReportError,
+    UnknownNameError,
+)
 
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.

@@ -30,7 +30,7 @@ import tempfile
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
@@ -481,7 +481,7 @@ def _pool_job(spec: dict) -> dict:
         _IN_JOB[0] = False
 
 
-def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Iterator[JobResult]:
+def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Generator[JobResult, None, None]:
     """Jobs in a pool of worker processes; the cores are shared out, so threads do not multiply with processes.
 
     Each worker ends with the batch process (`exit_with_parent`), however the batch dies; when the
@@ -540,7 +540,7 @@ def _connect(scheduler: str | None):
         yield client
 
 
-def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress) -> Iterator[JobResult]:
+def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress) -> Generator[JobResult, None, None]:
     """Jobs on a Dask cluster, each in a fresh Python process on its worker.
 
     The collections, templates and the reports folder must be at the same paths on the workers.
@@ -610,7 +610,7 @@ def execute_job_isolated(spec: dict) -> dict:
     process = subprocess.Popen([sys.executable, "-m", "riskreport.run.batch"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stop = _stop_event(spec.get("stop"))
-    given = json.dumps(spec)
+    given: str | None = json.dumps(spec)
     while True:
         try:
             stdout, stderr = process.communicate(given, timeout=1.0)

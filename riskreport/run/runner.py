@@ -526,7 +526,8 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, limit: 
         raise ReportTimeoutError(f"Template {tpl.name!r} was not started: the report's time limit of "
                                  f"{limit.seconds:g} s was reached while its runs were evaluated "
                                  f"({time.time() - limit.started:.1f} s).")
-    watch, outcome = _Watch(), {}
+    watch = _Watch()
+    outcome: dict[str, BaseException] = {}     # papermill's error, if it raised one
     thread = threading.Thread(target=_papermill, args=(tpl, parameters, work, watch, outcome), daemon=True,
                               name="riskreport-papermill")
     papermill_level = logging.getLogger("papermill").level
@@ -541,7 +542,7 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, limit: 
         logging.getLogger("papermill").setLevel(papermill_level)
         shutil.rmtree(jupyter, ignore_errors=True)
     failure = outcome.get("error")
-    if watch.reason == "timeout":
+    if watch.reason == "timeout" and limit is not None and watch.stopped is not None:   # set by stop("timeout")
         raise ReportTimeoutError(f"Template {tpl.name!r} reached the report's time limit of {limit.seconds:g} s: "
                                  f"{watch.running_cell()} was still running after the report had run "
                                  f"{watch.stopped - limit.started:.1f} s; its kernel was stopped.") from None
