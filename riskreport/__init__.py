@@ -47,7 +47,8 @@ _LAZY = {
     "evaluate_instances": "stats.instances", "MixedFit": "stats.mixed", "fit_pair": "stats.mixed",
     "mixed_table": "stats.mixed", "ReportParameters": "measures.params", "check_report_options": "measures.params",
     "resolve_parameters": "measures.params", "choose_systems": "measures.params",
-    "rank_agreement": "stats.rankings",
+    "rank_agreement": "stats.rankings", "read_letor": "io.letor", "load_letor_folder": "io.letor",
+    "make_objective": "ltr.objectives",
     **{name: "stats.risk" for name in ("deltas", "georisk", "georisk_table", "risk_adjusted", "risk_adjusted_scores",
                                        "risk_table", "smooth_value", "to_convention", "topic_risk", "trisk",
                                        "tstar_table", "urisk", "zrisk", "zrisk_single")},
@@ -101,6 +102,8 @@ __all__ = [
     "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk", "trisk", "risk_table", "topic_risk",
     "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single", "risk_adjusted_scores", "smooth_value",
     "rank_agreement", "to_convention", "MixedFit", "fit_pair", "mixed_table",
+    # learning to rank
+    "read_letor", "load_letor_folder", "make_objective",
     # modules
     "inference", "instances", "mixed", "pools", "rankings", "risk", "significance",
     # errors

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.models import LABELS, paired_data, predict, scores_data
+from riskreport.bayes.models import LABELS, BayesData, paired_data, predict, scores_data
 from riskreport.bayes.sampling import BayesFit, fit
 from riskreport.errors import ParameterError
 from riskreport.stats.rankings import ordering, rbo
@@ -170,9 +170,14 @@ def diagnostics_table(results: Sequence[BayesFit]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str, fit_options: dict) -> BayesFit:
+def adjusted_data(matrix: pd.DataFrame, baseline: str, alpha: float) -> BayesData:
+    """The scores of BRisk⁻ at `alpha`: every system but the champion adjusted by thesis Eq. 4.5, coded for a model."""
     adjusted = risk_adjusted_scores(matrix, baseline, [alpha]).drop(columns="alpha")
-    return fit(family, scores_data(adjusted, systems=list(matrix.index)), **{"criteria": False, **fit_options})
+    return scores_data(adjusted, systems=list(matrix.index))
+
+
+def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str, fit_options: dict) -> BayesFit:
+    return fit(family, adjusted_data(matrix, baseline, alpha), **{"criteria": False, **fit_options})
 
 
 def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], family: str = "skew_normal",

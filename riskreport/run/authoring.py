@@ -81,10 +81,12 @@ def check_template(path: str | os.PathLike, *, execute: bool = True, collection:
             result.problems += inline_statistics(cell.source, number)
     if execute and not fatal:
         started = time.time()
-        problems = _execution_problems(path, collection if "collection" in declared else None, progress)
+        letor = bool(notebook.metadata.get("riskreport", {}).get("letor"))   # its collection is a LETOR folder
+        run_on = collection if "collection" in declared and not letor else None
+        problems = _execution_problems(path, run_on, progress)
         result.problems += problems
         if not problems:
-            result.executed = f"executed on {collection} in {time.time() - started:.1f} s"
+            result.executed = f"executed on {run_on or 'its default data'} in {time.time() - started:.1f} s"
     result.problems.sort(key=lambda p: (p.cell or 0, p.line or 0))
     return result
 

@@ -19,87 +19,53 @@ A job whose fingerprint (template, effective parameters, input files, package ve
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-import traceback
-import warnings
-from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, dataclass, field
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from riskreport.errors import (
-    InputFormatError,
-    ParameterError,
-    ReportExecutionError,
-    ReportTimeoutError,
     RiskReportError,
-    UnknownNameError,
 )
 from riskreport.io.files import ensure_folder, write_atomic
-from riskreport.io.processes import Interrupted, exit_with_parent, ignore_interrupts, raise_on_signals
+from riskreport.io.processes import Interrupted, exit_with_parent, raise_on_signals
 from riskreport.measures.evaluation import Progress
-from riskreport.measures.params import is_system_file
+from riskreport.run.executors import (
+    _check_dask,
+    _connect,
+    _dask,
+    _describe,
+    _local,
+    _Log,
+    _logged_warnings,
+    _processes,
+    execute_job,
+)
 from riskreport.run.index import LOGS, write_index
+from riskreport.run.jobs import Job, JobFileError, JobResult, _with_timeout, load_jobs
 from riskreport.run.lock import locked
 from riskreport.run.runner import (
-    FILE_PARAMETERS,
     ReportPlan,
     check_timeout,
-    coerce_parameter,
-    find_template,
     job_folder,
     plan_report,
     prewarm,
-    run_report,
 )
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover
-    import tomli as tomllib
+    pass
 
-JOB_KEYS = ("name", "template", "keep", "show_code", "timeout")
-JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+__all__ = ["BatchResult", "Job", "JobFileError", "JobResult", "load_jobs", "prune", "run_batch"]   # jobs file: run.jobs
+
+
 BATCH_LOCK = ".lock"
-STOP_GRACE = 20.0   # seconds an interrupted batch waits for its running jobs to stop (Dask) before it lets go
-
-
-class JobFileError(RiskReportError):
-    """A jobs file that cannot be read or does not follow its format."""
-
-
-@dataclass(frozen=True)
-class Job:
-    """One job of a jobs file, checked: template found, parameters of the declared types."""
-
-    name: str
-    template: str
-    parameters: dict
-    keep: int | None = None
-    show_code: bool = False
-    timeout: float | None = None   # seconds its report may take (None: the batch's `timeout`, if any)
-
-
-@dataclass
-class JobResult:
-    """Outcome of one job: ok, failed (a template cell failed), timeout (its report reached its time limit),
-    error, skipped, run (dry run), or interrupted (the batch was stopped while the job ran)."""
-
-    name: str
-    status: str
-    duration_s: float | None = None
-    report: str | None = None      # report folder: the new one, the failed one, or the latest (skipped)
-    message: str = ""
 
 
 @dataclass
@@ -144,100 +110,6 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-# ---- the jobs file ---------------------------------------------------------------------------
-
-def load_jobs(path: str | os.PathLike) -> list[Job]:
-    """Read and check a jobs file; raise `JobFileError` naming the file, job, key and expectation."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise JobFileError(f"{path}: no such jobs file.") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise JobFileError(f"{path}: cannot read the jobs file ({error}).") from None
-    except tomllib.TOMLDecodeError as error:
-        raise JobFileError(f"{path}: not valid TOML: {error}.") from None
-    for key in data:
-        if key not in ("defaults", "job"):
-            raise JobFileError(f"{path}: unknown top-level key {key!r} (expected a [defaults] table and "
-                               "[[job]] entries).")
-    defaults = data.get("defaults", {})
-    if not isinstance(defaults, dict):
-        raise JobFileError(f"{path}: 'defaults' must be a table ([defaults]), got {type(defaults).__name__}.")
-    if "name" in defaults:
-        raise JobFileError(f"{path}, [defaults]: key 'name' is not allowed there (each [[job]] names itself).")
-    entries = data.get("job")
-    if isinstance(entries, dict):
-        raise JobFileError(f"{path}: write each job as [[job]] (an array of tables), not [job].")
-    if not entries or not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise JobFileError(f"{path}: no jobs (expected one or more [[job]] entries, each with a name).")
-    jobs: list[Job] = []
-    for number, entry in enumerate(entries, start=1):
-        job = _load_job(path, number, defaults, entry)
-        if job.name in [j.name for j in jobs]:
-            first = [j.name for j in jobs].index(job.name) + 1
-            raise JobFileError(f"{path}: job name {job.name!r} is used twice (jobs {first} and {number}); "
-                               "names must be unique, they name the report folders.")
-        jobs.append(job)
-    return jobs
-
-
-def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
-    name = entry.get("name")
-    if not isinstance(name, str) or not JOB_NAME.fullmatch(name):
-        raise JobFileError(f"{path}, job {number}: key 'name' must be a name of letters, digits, '.', '_' or '-' "
-                           f"(it names the folder reports/jobs/<name>), got {name!r}.")
-    where = f"{path}, job {name!r}"
-    merged = {**defaults, **entry}
-    del merged["name"]
-
-    def bad(key: str, problem: str) -> JobFileError:
-        origin = " (from [defaults])" if key in defaults and key not in entry else ""
-        return JobFileError(f"{where}, key {key!r}{origin}: {problem}")
-
-    template = merged.pop("template", "risk_report")
-    if not isinstance(template, str) or not template:
-        raise bad("template", f"expected a template name or a path to an .ipynb file, got {template!r}.")
-    if template.endswith(".ipynb") or "/" in template:
-        template = str((path.parent / Path(template).expanduser()).resolve())
-    try:
-        tpl = find_template(template)
-    except RiskReportError as error:
-        raise bad("template", str(error)) from None
-    keep = merged.pop("keep", None)
-    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
-        raise bad("keep", f"expected a whole number ≥ 1 (reports of the job to keep), got {keep!r}.")
-    show_code = merged.pop("show_code", False)
-    if not isinstance(show_code, bool):
-        raise bad("show_code", f"expected true or false, got {show_code!r}.")
-    timeout = merged.pop("timeout", None)
-    try:
-        timeout = check_timeout(timeout, "expected")
-    except ParameterError:
-        raise bad("timeout", f"expected a time limit in seconds, a number > 0 (e.g. timeout = 3600), "
-                             f"got {timeout!r}.") from None
-    parameters = {}
-    for key, value in merged.items():
-        if key not in tpl.parameters:
-            known = list(JOB_KEYS) + list(tpl.parameters)
-            close = difflib.get_close_matches(key, known, n=1)
-            raise bad(key, "unknown key" + (f"; did you mean {close[0]!r}?" if close else ".") +
-                      f" Expected {', '.join(JOB_KEYS)} or a parameter of template {tpl.name!r}: "
-                      f"{', '.join(tpl.parameters)}.")
-        if key == "collection" and isinstance(value, str) and (value.startswith((".", "~")) or "/" in value):
-            value = str((path.parent / Path(value).expanduser()).resolve())
-        elif key in FILE_PARAMETERS and isinstance(value, str) and (
-                is_system_file(value) or (path.parent / Path(value).expanduser()).is_file()):
-            value = str((path.parent / Path(value).expanduser()).resolve())    # a file named relative to the jobs file
-        try:
-            parameters[key] = coerce_parameter(tpl, key, value)
-        except (ParameterError, UnknownNameError, InputFormatError) as error:
-            raise bad(key, str(error)) from None
-    return Job(name, template, parameters, keep, show_code, timeout)
-
-
-# ---- planning: run or skip -------------------------------------------------------------------
-
 def last_success(reports_dir: Path, job: str) -> dict | None:
     """params.json of the job's latest complete report (what `latest` points at), if any."""
     params = job_folder(reports_dir, job) / "latest" / "params.json"
@@ -272,8 +144,6 @@ def why_run(plan: ReportPlan, previous: dict | None) -> str:
         reasons.append("show_code changed")
     return "; ".join(reasons) or "fingerprint changed"
 
-
-# ---- the batch -------------------------------------------------------------------------------
 
 def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = "reports", jobs: int | None = None,
               force: bool = False, dry_run: bool = False, executor: str = "local", scheduler: str | None = None,
@@ -325,11 +195,6 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         batch = BatchResult([results[job.name] for job in job_list], log=log, index=write_index(reports))
         _Log(log, None)("summary\n" + batch.table())
         return batch
-
-
-def _with_timeout(job: Job, timeout: float) -> Job:
-    from dataclasses import replace
-    return replace(job, timeout=timeout)
 
 
 def _interrupted(error: KeyboardInterrupt, jobs_file: Path, job_list: list[Job], results: dict[str, JobResult],
@@ -425,243 +290,7 @@ def _spec(job: Job, plan: ReportPlan, reports: Path, log: Path) -> dict:
             "show_code": job.show_code, "reports_dir": str(reports), "log": str(log), "timeout": job.timeout}
 
 
-def execute_job(spec: dict) -> dict:
-    """Build one job's report (in a worker process); return a `JobResult` as a dict."""
-    started = time.time()
-    log = _Log(Path(spec["log"]), spec["name"])
-    log(f"started in process {os.getpid()}")
-    try:
-        with _logged_warnings(log):
-            folder = run_report(spec["template"], parameters=spec["parameters"], reports_dir=spec["reports_dir"],
-                                show_code=spec["show_code"], progress=log, job=spec["name"], update_index=False,
-                                workers=spec.get("workers", 1), timeout=spec.get("timeout"))
-        result = JobResult(spec["name"], "ok", report=str(folder))
-    except KeyboardInterrupt as error:   # its kernel is stopped and its build folder removed (`build_report`)
-        log(f"interrupted: {error}")
-        raise
-    except ReportTimeoutError as error:
-        result = JobResult(spec["name"], "timeout", report=str(error.kept) if error.kept else None,
-                           message=error.reason)
-    except ReportExecutionError as error:
-        result = JobResult(spec["name"], "failed", report=str(error.kept) if error.kept else None,
-                           message=error.reason)
-    except Exception as error:   # noqa: BLE001 - a job's failure is its result, not the batch's
-        log(traceback.format_exc().rstrip())
-        result = JobResult(spec["name"], "error", message=_describe(error))
-    result.duration_s = round(time.time() - started, 3)
-    log(f"{result.status} in {result.duration_s:.1f} s" + (f": {result.message}" if result.message else ""))
-    return asdict(result)
 
-
-def _processes(jobs: int | None, todo: int) -> int:
-    return max(1, min(jobs or os.cpu_count() or 1, todo))
-
-
-_IN_JOB: list[bool] = [False]     # in a worker process: whether a job is running
-
-
-def _init_worker() -> None:
-    """A worker process of a local batch. It ends with the batch process (`exit_with_parent`), however the batch
-    dies; Ctrl-C, which the terminal sends to every process of the group, is left to the batch, which stops its
-    workers with SIGTERM (`_stop_workers`); SIGTERM during a job stops the job's kernel and removes its build
-    folder before the worker exits, and ends an idle worker at once."""
-    exit_with_parent()
-    raise_on_signals(busy=lambda: _IN_JOB[0])
-    ignore_interrupts()
-
-
-def _pool_job(spec: dict) -> dict:
-    """`execute_job` in a worker of `_local`; an interrupted job ends its worker (the batch is stopping)."""
-    _IN_JOB[0] = True
-    try:
-        return execute_job(spec)
-    except KeyboardInterrupt as error:
-        os._exit(getattr(error, "exit_code", 130))
-    finally:
-        _IN_JOB[0] = False
-
-
-def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Generator[JobResult, None, None]:
-    """Jobs in a pool of worker processes; the cores are shared out, so threads do not multiply with processes.
-
-    Each worker ends with the batch process (`exit_with_parent`), however the batch dies; when the
-    batch is interrupted its workers are stopped, each after cleaning up its job (`_stop_workers`).
-    """
-    processes = _processes(jobs, len(todo))
-    workers = max(1, (os.cpu_count() or 1) // processes)
-    with ProcessPoolExecutor(max_workers=processes, initializer=_init_worker) as pool:
-        futures = {pool.submit(_pool_job, {**spec, "workers": workers}): job.name for job, spec in todo}
-        try:
-            for future in as_completed(futures):
-                yield _collect(futures[future], future.result)
-        except BaseException:      # an interrupt, or the generator closed early (GeneratorExit)
-            _stop_workers(pool)
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-
-
-def _stop_workers(pool: ProcessPoolExecutor, grace: float = 10.0) -> None:
-    """SIGTERM every worker of `pool` and wait for them: each stops its kernel and removes its build folder.
-    One still alive after `grace` seconds is killed (its kernel then ends with it, `exit_with_parent`)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())    # the pool's own record of them
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    end = time.monotonic() + grace
-    for process in processes:
-        process.join(max(0.0, end - time.monotonic()))
-    for process in processes:
-        if process.is_alive():
-            process.kill()
-            process.join(2.0)
-            time.sleep(1.0)   # its kernel and the kernel's figure writer notice within 0.5 s each
-
-
-def _check_dask(scheduler: str | None) -> str:
-    """The scheduler's address, once Dask distributed is known to be installed."""
-    import importlib.util
-    if importlib.util.find_spec("distributed") is None:
-        raise RiskReportError("--executor dask needs Dask distributed: pip install 'riskreport[dask]'.")
-    if not scheduler:
-        raise RiskReportError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786).")
-    return scheduler
-
-
-@contextmanager
-def _connect(scheduler: str | None):
-    """A Dask client of the cluster at `scheduler`, or a clear error."""
-    scheduler = _check_dask(scheduler)
-    from distributed import Client
-    try:
-        client = Client(scheduler, timeout="20s")
-    except (OSError, TimeoutError) as error:
-        raise RiskReportError(f"Cannot reach the Dask scheduler at {scheduler!r}: {error}") from None
-    with client:
-        yield client
-
-
-def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress) -> Generator[JobResult, None, None]:
-    """Jobs on a Dask cluster, each in a fresh Python process on its worker.
-
-    The collections, templates and the reports folder must be at the same paths on the workers.
-    A job whose task fails for want of a worker (its worker died: `KilledWorker` once the scheduler
-    gives up rescheduling it, a lost connection, ...) is submitted once more; a second such failure
-    is the job's result, `error`, with the reason. An interrupt cancels what is still queued and
-    stops the jobs running on workers (a Dask `Event` their tasks watch: each job's process gets
-    SIGTERM, ends its kernel and removes its build folder) before the batch lets go of its lock.
-    """
-    from distributed import Event
-    from distributed import as_completed as dask_completed
-    from distributed import wait as dask_wait
-    stop = f"riskreport-stop-{os.urandom(6).hex()}"
-    pending = [(job, {**spec, "stop": stop}) for job, spec in todo]
-    names: dict[str, tuple[Job, dict]] = {}
-    retried: dict[str, str] = {}      # job name -> why its first attempt was lost
-    running = dask_completed()
-
-    def submit(job: Job, spec: dict) -> None:
-        key = f"riskreport-{job.name}-{os.urandom(4).hex()}"
-        future = client.submit(execute_job_isolated, spec, pure=False, key=key)
-        names[future.key] = (job, spec)
-        running.add(future)
-
-    for _ in range(min(limit or len(pending), len(pending))):
-        submit(*pending.pop(0))
-    try:
-        for future in running:
-            job, spec = names[future.key]
-            try:
-                result = JobResult(**future.result())
-            except Exception as error:   # noqa: BLE001 - the task did not return (the job's own failures do)
-                if _lost(error) and job.name not in retried:
-                    retried[job.name] = _describe(error)
-                    say(f"{job.name}: its Dask worker was lost ({retried[job.name]}); running it again")
-                    submit(job, spec)
-                    continue
-                result = JobResult(job.name, "error", message=(
-                    f"its Dask worker was lost twice: first {retried[job.name]}, then {_describe(error)}"
-                    if _lost(error) else f"its Dask task failed: {_describe(error)}"))
-            if job.name in retried and result.status != "error":
-                again = f"run again after its Dask worker was lost ({retried[job.name]})"
-                result.message = "; ".join(m for m in (result.message, again) if m)
-            yield result
-            if pending:
-                submit(*pending.pop(0))
-    except BaseException:
-        futures = list(running.futures)
-        Event(stop, client=client).set()
-        dask_wait(futures, timeout=STOP_GRACE)       # each running job cleans up
-        client.cancel(futures)
-        raise
-
-
-def _lost(error: Exception) -> bool:
-    """Whether a task's exception says its worker went away (not that the task raised)."""
-    from distributed import KilledWorker
-    return isinstance(error, (KilledWorker, OSError)) or type(error).__name__ == "CancelledError"
-
-
-def execute_job_isolated(spec: dict) -> dict:
-    """`execute_job` in a fresh interpreter: Dask runs tasks in threads, papermill needs its own process.
-
-    When the batch sets the Dask event `spec["stop"]` (it was interrupted), the job's process gets
-    SIGTERM: it stops its kernel and removes its build folder.
-    """
-    process = subprocess.Popen([sys.executable, "-m", "riskreport.run.batch"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stop = _stop_event(spec.get("stop"))
-    given: str | None = json.dumps(spec)
-    while True:
-        try:
-            stdout, stderr = process.communicate(given, timeout=1.0)
-            break
-        except subprocess.TimeoutExpired:
-            given = None                     # sent; communicate goes on where it was
-            if stop is not None and process.returncode is None and stop.is_set():
-                process.terminate()
-    try:
-        return json.loads(stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        tail = " ".join(stderr.strip().splitlines()[-3:])
-        return asdict(JobResult(spec["name"], "error", message=f"worker process exited with {process.returncode}: "
-                                                                 f"{tail}"))
-
-
-def _stop_event(name: str | None):
-    """The Dask event a batch sets to stop its running jobs (None outside a Dask task)."""
-    if not name:
-        return None
-    try:
-        from distributed import Event
-        return Event(name)
-    except (ImportError, ValueError):      # ValueError: no Dask client here (the task was not run by Dask)
-        return None
-
-
-def _collect(name: str, get: Callable[[], dict]) -> JobResult:
-    try:
-        return JobResult(**get())
-    except Exception as error:   # noqa: BLE001 - e.g. a worker process killed by the OOM killer
-        return JobResult(name, "error", message=f"worker failed: {_describe(error)}")
-
-
-@contextmanager
-def _logged_warnings(say: Progress) -> Iterator[None]:
-    """Warnings (e.g. run topics absent from the qrels) go to the batch log, once each."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("default")
-        try:
-            yield
-        finally:
-            for message in dict.fromkeys(str(w.message) for w in caught):
-                say(f"warning: {message}")
-
-
-def _describe(error: BaseException) -> str:
-    return str(error) if isinstance(error, RiskReportError) else f"{type(error).__name__}: {error}"
-
-
-# ---- housekeeping ----------------------------------------------------------------------------
 
 def prune(folder: Path, keep: int) -> list[Path]:
     """Delete all but the `keep` newest complete and the `keep` newest failed reports in `folder`.
@@ -731,21 +360,6 @@ def _log_file(reports: Path) -> Path:
     return path
 
 
-@dataclass
-class _Log:
-    """Appends timestamped lines to the batch log (from any process); optionally echoes them."""
-
-    path: Path
-    job: str | None
-    echo: Progress | None = field(default=None, repr=False)
-
-    def __call__(self, message: str) -> None:
-        stamp = datetime.now(timezone.utc).strftime("%H:%M:%S")
-        prefix = f"[{self.job}] " if self.job else ""
-        with open(self.path, "a", encoding="utf-8") as out:   # O_APPEND: whole lines from parallel writers
-            out.write(f"{stamp} {prefix}{message}\n")
-        if self.echo:
-            self.echo(prefix + message)
 
 
 def _worker_main() -> int:

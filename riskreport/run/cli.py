@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser("inspect", help="summarise a collection: files, systems, topics, defaults")
     inspect.add_argument("collection", nargs="?", default="demo", help="collection name or path (default: demo)")
 
-    demo = commands.add_parser("demo", help="(re)generate the synthetic demo collection")
+    demo = commands.add_parser("demo", help="(re)generate the synthetic demo collection (and, without --path, the "
+                               "learning-to-rank demo demo-letor beside it)")
     demo.add_argument("--path", default=None, help="target folder (default: the project's data/demo)")
     demo.add_argument("--seed", type=int, default=None, help="random seed (default: the generator's)")
     return parser
@@ -287,6 +288,10 @@ def _demo(args) -> int:
     kwargs = {} if args.seed is None else {"seed": args.seed}
     generate_demo(path, **kwargs)
     print(path)
+    if not args.path:                        # the learning-to-rank demo beside it (template risk_ltr)
+        from riskreport.io.letor import demo_path as letor_demo_path
+        from riskreport.io.letor_demo import generate_letor_demo
+        print(generate_letor_demo(letor_demo_path(), **kwargs))
     return 0
 
 

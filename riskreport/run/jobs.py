@@ -1,0 +1,157 @@
+"""The jobs file of `riskreport batch`: its [[job]] and [defaults] tables read and checked (each error names
+the file, the job and the key), and the result of a job."""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from riskreport.errors import (
+    InputFormatError,
+    ParameterError,
+    RiskReportError,
+    UnknownNameError,
+)
+from riskreport.measures.params import is_system_file
+from riskreport.run.runner import (
+    FILE_PARAMETERS,
+    check_timeout,
+    coerce_parameter,
+    find_template,
+)
+
+JOB_KEYS = ("name", "template", "keep", "show_code", "timeout")
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class JobFileError(RiskReportError):
+    """A jobs file that cannot be read or does not follow its format."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job of a jobs file, checked: template found, parameters of the declared types."""
+
+    name: str
+    template: str
+    parameters: dict
+    keep: int | None = None
+    show_code: bool = False
+    timeout: float | None = None   # seconds its report may take (None: the batch's `timeout`, if any)
+
+
+@dataclass
+class JobResult:
+    """Outcome of one job: ok, failed (a template cell failed), timeout (its report reached its time limit),
+    error, skipped, run (dry run), or interrupted (the batch was stopped while the job ran)."""
+
+    name: str
+    status: str
+    duration_s: float | None = None
+    report: str | None = None      # report folder: the new one, the failed one, or the latest (skipped)
+    message: str = ""
+
+
+def load_jobs(path: str | os.PathLike) -> list[Job]:
+    """Read and check a jobs file; raise `JobFileError` naming the file, job, key and expectation."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise JobFileError(f"{path}: no such jobs file.") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise JobFileError(f"{path}: cannot read the jobs file ({error}).") from None
+    except tomllib.TOMLDecodeError as error:
+        raise JobFileError(f"{path}: not valid TOML: {error}.") from None
+    for key in data:
+        if key not in ("defaults", "job"):
+            raise JobFileError(f"{path}: unknown top-level key {key!r} (expected a [defaults] table and "
+                               "[[job]] entries).")
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise JobFileError(f"{path}: 'defaults' must be a table ([defaults]), got {type(defaults).__name__}.")
+    if "name" in defaults:
+        raise JobFileError(f"{path}, [defaults]: key 'name' is not allowed there (each [[job]] names itself).")
+    entries = data.get("job")
+    if isinstance(entries, dict):
+        raise JobFileError(f"{path}: write each job as [[job]] (an array of tables), not [job].")
+    if not entries or not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise JobFileError(f"{path}: no jobs (expected one or more [[job]] entries, each with a name).")
+    jobs: list[Job] = []
+    for number, entry in enumerate(entries, start=1):
+        job = _load_job(path, number, defaults, entry)
+        if job.name in [j.name for j in jobs]:
+            first = [j.name for j in jobs].index(job.name) + 1
+            raise JobFileError(f"{path}: job name {job.name!r} is used twice (jobs {first} and {number}); "
+                               "names must be unique, they name the report folders.")
+        jobs.append(job)
+    return jobs
+
+
+def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
+    name = entry.get("name")
+    if not isinstance(name, str) or not JOB_NAME.fullmatch(name):
+        raise JobFileError(f"{path}, job {number}: key 'name' must be a name of letters, digits, '.', '_' or '-' "
+                           f"(it names the folder reports/jobs/<name>), got {name!r}.")
+    where = f"{path}, job {name!r}"
+    merged = {**defaults, **entry}
+    del merged["name"]
+
+    def bad(key: str, problem: str) -> JobFileError:
+        origin = " (from [defaults])" if key in defaults and key not in entry else ""
+        return JobFileError(f"{where}, key {key!r}{origin}: {problem}")
+
+    template = merged.pop("template", "risk_report")
+    if not isinstance(template, str) or not template:
+        raise bad("template", f"expected a template name or a path to an .ipynb file, got {template!r}.")
+    if template.endswith(".ipynb") or "/" in template:
+        template = str((path.parent / Path(template).expanduser()).resolve())
+    try:
+        tpl = find_template(template)
+    except RiskReportError as error:
+        raise bad("template", str(error)) from None
+    keep = merged.pop("keep", None)
+    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
+        raise bad("keep", f"expected a whole number ≥ 1 (reports of the job to keep), got {keep!r}.")
+    show_code = merged.pop("show_code", False)
+    if not isinstance(show_code, bool):
+        raise bad("show_code", f"expected true or false, got {show_code!r}.")
+    timeout = merged.pop("timeout", None)
+    try:
+        timeout = check_timeout(timeout, "expected")
+    except ParameterError:
+        raise bad("timeout", f"expected a time limit in seconds, a number > 0 (e.g. timeout = 3600), "
+                             f"got {timeout!r}.") from None
+    parameters = {}
+    for key, value in merged.items():
+        if key not in tpl.parameters:
+            known = list(JOB_KEYS) + list(tpl.parameters)
+            close = difflib.get_close_matches(key, known, n=1)
+            raise bad(key, "unknown key" + (f"; did you mean {close[0]!r}?" if close else ".") +
+                      f" Expected {', '.join(JOB_KEYS)} or a parameter of template {tpl.name!r}: "
+                      f"{', '.join(tpl.parameters)}.")
+        if key == "collection" and isinstance(value, str) and (value.startswith((".", "~")) or "/" in value):
+            value = str((path.parent / Path(value).expanduser()).resolve())
+        elif key in FILE_PARAMETERS and isinstance(value, str) and (
+                is_system_file(value) or (path.parent / Path(value).expanduser()).is_file()):
+            value = str((path.parent / Path(value).expanduser()).resolve())    # a file named relative to the jobs file
+        try:
+            parameters[key] = coerce_parameter(tpl, key, value)
+        except (ParameterError, UnknownNameError, InputFormatError) as error:
+            raise bad(key, str(error)) from None
+    return Job(name, template, parameters, keep, show_code, timeout)
+
+
+def _with_timeout(job: Job, timeout: float) -> Job:
+    from dataclasses import replace
+    return replace(job, timeout=timeout)
