@@ -140,7 +140,7 @@ def test_tukey_studentized_range_values_are_remembered_on_disk(cache_dir, monkey
     inf._studentized_range_grid.cache_clear()
     inf._studentized_range_critical.cache_clear()
     first = inf.tukey_hsd(matrix, "a", [0, 2])
-    assert len(list((cache_dir / "scipy").glob("*.json"))) == 2         # the sf grid and the critical value
+    assert len(list((cache_dir / "scipy").rglob("*.json"))) == 2         # the sf grid and the critical value
     inf._studentized_range_grid.cache_clear()
     inf._studentized_range_critical.cache_clear()
 
@@ -150,7 +150,7 @@ def test_tukey_studentized_range_values_are_remembered_on_disk(cache_dir, monkey
         patch.setattr(inf.stats.studentized_range, "sf", integrating)
         patch.setattr(inf.stats.studentized_range, "ppf", integrating)
         pd.testing.assert_frame_equal(inf.tukey_hsd(matrix, "a", [0, 2]), first)
-    for entry in (cache_dir / "scipy").glob("*.json"):                   # a damaged entry is computed again
+    for entry in (cache_dir / "scipy").rglob("*.json"):                   # a damaged entry is computed again
         entry.write_text("{not json")
     inf._studentized_range_grid.cache_clear()
     pd.testing.assert_frame_equal(inf.tukey_hsd(matrix, "a", [0, 2]), first)
