@@ -1,0 +1,108 @@
+"""The one disk cache (riskreport.io.cache): what it gives back, and what it refuses to give back."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from riskreport.io.cache import Cache, CacheWarning, cache_key
+
+
+def test_keys_follow_every_part_and_values_round_trip(tmp_path):
+    cache = Cache("scores", tmp_path)
+    key = cache_key("scores", run="r1", versions={"ir_measures": "0.3.1"})
+    assert key != cache_key("scores", run="r1", versions={"ir_measures": "0.4"})
+    assert key != cache_key("bayes", run="r1", versions={"ir_measures": "0.3.1"})
+    assert cache.get(key) is None                              # a miss, silently
+    cache.put(key, {"topics": ["1", "2"], "values": [0.5, 1.0]})
+    assert cache.get(key) == {"topics": ["1", "2"], "values": [0.5, 1.0]}
+    arrays = {"draws": np.arange(6.0).reshape(2, 3), "ids": np.array([1, 2], dtype=np.int32)}
+    cache.put_arrays(key, arrays, {"n": 2})
+    stored, meta = cache.get_arrays(key)
+    assert meta == {"n": 2} and all(np.array_equal(stored[k], v) and stored[k].dtype == v.dtype
+                                    for k, v in arrays.items())
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".")]     # no temporary file left
+
+
+@pytest.mark.parametrize("damage", ["truncated", "edited", "foreign", "other kind"])
+def test_damaged_or_foreign_json_entries_are_misses_with_a_warning(tmp_path, damage):
+    cache = Cache("scores", tmp_path)
+    key, other = cache_key("scores", run="a"), cache_key("scores", run="b")
+    cache.put(key, {"values": [1.0]})
+    cache.put(other, {"values": [2.0]})
+    path = cache.path(key)
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[:20])
+    elif damage == "edited":
+        entry = json.loads(path.read_text())
+        entry["value"]["values"] = [9.0]
+        path.write_text(json.dumps(entry))
+    elif damage == "foreign":                      # another key's whole, valid entry in this key's place
+        path.write_bytes(cache.path(other).read_bytes())
+    else:                                          # the same key's entry, written by another use of the cache
+        Cache("bayes", tmp_path).put(key, {"values": [1.0]})
+    with pytest.warns(CacheWarning, match=str(path)):
+        assert cache.get(key) is None
+    cache.put(key, {"values": [1.0]})             # recomputed and rewritten whole
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cache.get(key) == {"values": [1.0]}
+
+
+def test_damaged_array_entries_are_misses_with_a_warning(tmp_path):
+    cache = Cache("bayes", tmp_path)
+    key = cache_key("bayes", data="x")
+    cache.put_arrays(key, {"draws": np.linspace(0, 1, 1000)}, {"n": 1000})
+    path = cache.path(key, ".npz")
+    blob = bytearray(path.read_bytes())
+    blob[len(blob) // 2] ^= 0xFF
+    path.write_bytes(bytes(blob))
+    with pytest.warns(CacheWarning, match="damaged"):
+        assert cache.get_arrays(key) is None
+
+
+READ_ONLY = """
+import json, sys, warnings
+from riskreport.io.cache import Cache, cache_key
+cache = Cache("scores", sys.argv[1])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    hit = cache.get(cache_key("scores", run="a"))
+    cache.put(cache_key("scores", run="new"), {"values": [3.0]})      # cannot be written: said, not raised
+    cache.put(cache_key("scores", run="newer"), {"values": [4.0]})    # said once per folder
+print(json.dumps({"hit": hit, "warnings": [str(w.message) for w in caught]}))
+"""
+
+
+def _read_only(folders, on: bool) -> bool:
+    """Make folders unwritable for real: permission bits for a user, the immutable attribute for root
+    (whom permission bits do not stop). False when this file system cannot."""
+    if os.geteuid() != 0:
+        for folder in folders:
+            folder.chmod(0o555 if on else 0o755)
+        return True
+    done = subprocess.run(["chattr", "+i" if on else "-i", *map(str, folders)], capture_output=True)
+    return done.returncode == 0
+
+
+def test_a_read_only_cache_folder_is_read_and_never_fatal(tmp_path):
+    folder = tmp_path / "cache"
+    Cache("scores", folder).put(cache_key("scores", run="a"), {"values": [1.0]})
+    folders = [folder, *(p for p in folder.rglob("*") if p.is_dir())]
+    try:
+        if not _read_only(folders, True):
+            pytest.skip("this file system cannot make a folder read-only for root (chattr +i)")
+        done = subprocess.run([sys.executable, "-c", READ_ONLY, str(folder)], capture_output=True, text=True,
+                              timeout=120)
+    finally:
+        _read_only(folders, False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["hit"] == {"values": [1.0]}
+    assert len(result["warnings"]) == 1 and "cannot write the scores cache" in result["warnings"][0]
+    assert not Cache("scores", folder).path(cache_key("scores", run="new")).exists()
