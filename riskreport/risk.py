@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .corrections import adjust_pvalues
 from .errors import UnknownNameError
 from .params import CONVENTIONS, check_report_options  # noqa: F401 - CONVENTIONS: rr.risk.CONVENTIONS
 
@@ -153,20 +154,29 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
     return {"urisk": mean, "se": se, "se_jackknife": jackknife_se(x), "trisk": t, "p_value": p}
 
 
-def verdicts(t: np.ndarray, critical: float) -> np.ndarray:
-    """`risk` (TRisk < −t_crit), `reward` (> t_crit), `inconclusive`, or `undefined` (SE = 0)."""
-    t = np.asarray(t, dtype=float)
-    return np.select([np.isnan(t), t < -critical, t > critical], ["undefined", "risk", "reward"], "inconclusive")
+def rule_verdicts(urisk, p_adjusted, sig_level: float) -> np.ndarray:
+    """The report's rule per row: `risk`/`reward` when `p_adjusted` < `sig_level` (direction: the sign of
+    URisk), `undefined` where the p-value is (TRisk undefined), else `inconclusive`."""
+    urisk, p = np.asarray(urisk, dtype=float), np.asarray(p_adjusted, dtype=float)
+    significant = p < sig_level
+    return np.select([np.isnan(p), significant & (urisk < 0), significant & (urisk > 0)],
+                     ["undefined", "risk", "reward"], "inconclusive")
 
 
 def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-               sig_level: float = 0.05) -> pd.DataFrame:
+               sig_level: float = 0.05, correction: str = "holm") -> pd.DataFrame:
     """Single-baseline risk of every challenger at every α, tidy (columns `RISK_COLUMNS` + extras).
 
     URisk (Wang et al. 2012), TRisk with its two-sided p and parametric/jackknife SE
     (Dinçer et al. 2014), wins/losses/ties, FRisk = mean max(0, −Δ), FReward = mean max(0, Δ),
     `risk_reward` = FRisk/FReward, `loss20` = topics with x_b > 0 and (x_b − x_s)/x_b > 0.2.
-    Extras: `verdict` at `sig_level`, `note` (why TRisk is undefined, when it is).
+    Extras: `p_adjusted` (TRisk's p adjusted across the challengers at each α with `correction`),
+    `verdict` and `note` (why TRisk is undefined, when it is).
+
+    `verdict` is the report's one rule (`riskreport.significance`): `risk`/`reward` when
+    `p_adjusted` < `sig_level` (direction: the sign of URisk), `undefined` when TRisk is, else
+    `inconclusive`; so it equals the report's verdicts.csv for the same challengers and
+    `correction`. `correction="none"` gives the unadjusted verdict of each comparison alone.
     """
     challengers, delta, x = challenger_deltas(matrix, baseline, alphas)          # (S, T), (A, S, T)
     base = matrix.loc[baseline].to_numpy(dtype=float)
@@ -183,7 +193,8 @@ def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
                        **{k: result[k] for k in ("urisk", "trisk", "p_value", "se", "se_jackknife")},
                        wins=wins, losses=losses, ties=ties, frisk=frisk, freward=freward, loss20=loss20,
                        risk_reward=ratio)
-    table["verdict"] = verdicts(table["trisk"], t_critical(sig_level, delta.shape[1]))
+    table["p_adjusted"] = adjust_pvalues(result["p_value"], correction).reshape(-1)   # per α, across challengers
+    table["verdict"] = rule_verdicts(table["urisk"], table["p_adjusted"], sig_level)
     table["note"] = np.where(table["verdict"] == "undefined", ONE_TOPIC_NOTE if delta.shape[1] < 2 else SE_ZERO_NOTE, "")
     return table
 

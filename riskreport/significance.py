@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .risk import rule_verdicts
+
 RULE = "t"
 MARKS = {"risk": "▼", "reward": "▲"}
 VERDICT_COLUMNS = ["system", "alpha", "method", "kind", "statistic", "p_adjusted", "ci_low", "ci_high", "verdict"]
@@ -51,10 +53,8 @@ def verdicts(risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame | None 
     """
     urisk = risk.set_index(["system", "alpha"])["urisk"]
     t = tests.copy()
-    direction = np.sign(urisk.reindex(pd.MultiIndex.from_frame(t[["system", "alpha"]])).to_numpy())
-    significant = t["p_adjusted"].to_numpy() < sig_level
-    t["verdict"] = np.select([t["p_adjusted"].isna(), significant & (direction < 0), significant & (direction > 0)],
-                             ["undefined", "risk", "reward"], "inconclusive")
+    direction = urisk.reindex(pd.MultiIndex.from_frame(t[["system", "alpha"]])).to_numpy()
+    t["verdict"] = rule_verdicts(direction, t["p_adjusted"], sig_level)
     parts = [t.rename(columns={"test": "method"}).assign(kind="test", ci_low=np.nan, ci_high=np.nan)]
     if boot is not None and len(boot):
         level = float(boot["level"].min()) if level is None else level

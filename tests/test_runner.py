@@ -76,6 +76,16 @@ def test_runner_context_reaches_the_kernel_but_not_the_fingerprint(report, tiny_
         plan_report("risk_report", collection=str(tiny_collection), parameters={"context": {"tables_dir": "x"}})
 
 
+def test_risk_table_gives_the_verdicts_of_verdicts_csv(report, tiny_collection):
+    import riskreport as rr
+    written = pd.read_csv(report / "tables" / "verdicts.csv")
+    rule = written[written["method"] == "t"].set_index(["system", "alpha"])["verdict"].sort_index()
+    p = rr.resolve_parameters(str(tiny_collection), alphas=[0, 1, 5])
+    risk = rr.risk_table(rr.evaluate(p.collection, p.measure, p.systems).matrix(), p.baseline, p.alphas, p.measure)
+    ours = risk.set_index(["system", "alpha"])["verdict"].sort_index()
+    assert ours.index.equals(rule.index) and (ours == rule).all()
+
+
 def test_report_tables(report):
     effectiveness = pd.read_csv(report / "tables" / "effectiveness.csv")
     assert list(effectiveness.columns) == ["system", "measure", "mean", "median", "sd", "n_topics"]
