@@ -8,8 +8,8 @@
     name = "demo-ndcg10"        # reports/jobs/<name>/<UTC stamp>/ and reports/jobs/<name>/latest
     measure = "nDCG@10"
 
-A job's keys are `name`, `template` (default risk_report), `keep`, `show_code`, and any
-parameter of its template (`collection`, `baseline`, `alphas`, `measure`, `systems`, ...).
+A job's keys are `name`, `template` (default risk_report), `keep`, `show_code`, `qrels` (a qrels
+file or an ir_datasets id joined to the runs of the job's collection), and any parameter of its template (`collection`, `baseline`, `alphas`, `measure`, `systems`, ...).
 A job whose fingerprint (template, effective parameters, input files, package versions; see
 `runner.fingerprint`) equals that of its latest complete report is skipped unless forced.
 
@@ -51,7 +51,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-JOB_KEYS = ("name", "template", "keep", "show_code")
+JOB_KEYS = ("name", "template", "keep", "show_code", "qrels")
 JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 BATCH_LOCK = ".lock"
 
@@ -190,6 +190,7 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
     show_code = merged.pop("show_code", False)
     if not isinstance(show_code, bool):
         raise bad("show_code", f"expected true or false, got {show_code!r}.")
+    qrels = merged.pop("qrels", None)
     parameters = {}
     for key, value in merged.items():
         if key not in tpl.parameters:
@@ -207,7 +208,21 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
             parameters[key] = coerce_parameter(tpl, key, value)
         except (ParameterError, UnknownNameError, InputFormatError) as error:
             raise bad(key, str(error)) from None
+    if qrels is not None:
+        parameters["collection"] = _with_qrels(path, parameters.get("collection", "demo"), qrels, bad)
     return Job(name, template, parameters, keep, show_code)
+
+
+def _with_qrels(path: Path, collection: str, qrels, bad) -> str:
+    """A job's `qrels` (a file relative to the jobs file, or an ir_datasets id) joined to its collection's runs."""
+    from .io.inputs import with_qrels
+    if not isinstance(qrels, str) or not qrels:
+        raise bad("qrels", f"expected a qrels file or an ir_datasets id (irds:<id>), got {qrels!r}.")
+    local = path.parent / Path(qrels).expanduser()
+    try:
+        return with_qrels(collection, str(local.resolve()) if local.is_file() else qrels)
+    except RiskReportError as error:
+        raise bad("qrels", str(error)) from None
 
 
 # ---- planning: run or skip -------------------------------------------------------------------

@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--baseline", "-b", help="baseline system id (default: the collection's)")
     run.add_argument("--alpha", "-a", nargs="+", type=float, metavar="ALPHA",
                      help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 (default: the collection's)")
+    run.add_argument("--qrels", help="qrels for the runs of --collection (a collection or a bare folder of TREC "
+                     "runs): a TREC qrels file or an ir_datasets id, e.g. irds:trec-robust04 (needs riskreport[irds])")
     run.add_argument("--measure", "-m", help="ir_measures measure, e.g. ERR@20, nDCG@10, AP (default: the collection's)")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="any template parameter; VALUE is a Python literal (e.g. 0.01, '[\"a\",\"b\"]', None) "
@@ -58,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     batch = commands.add_parser(
         "batch", help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
-        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code and any template "
+        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, qrels and any template "
         "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
         "versions are unchanged since its latest complete report is skipped. Reports go to "
         "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/. "
@@ -155,7 +157,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def _run(args) -> int:
     from .runner import run_report
     parameters = dict(args.parameter)
-    folder = run_report(args.template, collection=args.collection, baseline=args.baseline, alphas=args.alpha,
+    collection = args.collection
+    if args.qrels:
+        from .io.inputs import with_qrels
+        collection = with_qrels(collection or "demo", args.qrels)
+    folder = run_report(args.template, collection=collection, baseline=args.baseline, alphas=args.alpha,
                         measure=args.measure, parameters=parameters, out=args.out, reports_dir=args.reports,
                         show_code=args.show_code, progress=None if args.quiet else _say, force=args.force)
     print(folder / "report.html")
