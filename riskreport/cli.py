@@ -40,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
                      ".ipynb (default: risk_report). A template is code: it runs as you. ./templates is not "
                      "searched for bare names; give such a template as a path (templates/NAME.ipynb)")
     run.add_argument("--collection", "-c", help="collection name (folder under data/) or path (default: demo)")
-    run.add_argument("--baseline", "-b", help="baseline system id (default: the collection's)")
+    run.add_argument("--baseline", "-b", nargs="+", metavar="BASELINE",
+                     help="baseline system id (default: the collection's); several (-b bm25 dense) compare every "
+                     "system with each, corrected as one family")
     run.add_argument("--alpha", "-a", nargs="+", type=float, metavar="ALPHA",
                      help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 (default: the collection's)")
     run.add_argument("--qrels", help="qrels for the runs of --collection (a collection or a bare folder of TREC "
@@ -158,10 +160,13 @@ def _run(args) -> int:
     from .runner import run_report
     parameters = dict(args.parameter)
     collection = args.collection
+    baseline = args.baseline[0] if args.baseline else None
+    if args.baseline and len(args.baseline) > 1:
+        parameters["baselines"] = list(dict.fromkeys(args.baseline))
     if args.qrels:
         from .io.inputs import with_qrels
         collection = with_qrels(collection or "demo", args.qrels)
-    folder = run_report(args.template, collection=collection, baseline=args.baseline, alphas=args.alpha,
+    folder = run_report(args.template, collection=collection, baseline=baseline, alphas=args.alpha,
                         measure=args.measure, parameters=parameters, out=args.out, reports_dir=args.reports,
                         show_code=args.show_code, progress=None if args.quiet else _say, force=args.force)
     print(folder / "report.html")

@@ -19,7 +19,8 @@ import pandas as pd
 from scipy import special, stats
 
 from .corrections import adjust_pvalues, adjusted_levels
-from .risk import FLOAT_NOISE, challenger_deltas, long_frame, risk_adjusted, risk_adjusted_scores, system_row, trisk
+from .risk import (FLOAT_NOISE, baselines_of, several, challenger_deltas, family_adjusted, long_frame, risk_adjusted,
+                   risk_adjusted_scores, system_row, trisk)
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
@@ -185,17 +186,25 @@ def ci_verdict(low, high) -> np.ndarray:
     return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
 
 
-def bootstrap_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+def bootstrap_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
                     levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
-                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1) -> pd.DataFrame:
+                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1,
+                    family: int | None = None) -> pd.DataFrame:
     """Tidy CIs of URisk (the mean risk-adjusted difference) per challenger, α, method and level.
 
     Columns `BOOTSTRAP_COLUMNS`; `adjusted_level` is the level actually used (Bonferroni
-    widens it to 1 − (1 − level)/k for k challengers). `workers`: threads of `confidence_intervals`.
+    widens it to 1 − (1 − level)/k for k comparisons: the challengers, or `family`). `workers`:
+    threads of `confidence_intervals`. Several baselines: each one's rows in turn, Bonferroni over
+    every baseline's challengers.
     """
+    if several(baseline):
+        names = baselines_of(baseline)
+        k = (len(matrix) - 1) * len(names)
+        return pd.concat([bootstrap_table(matrix, b, alphas, measure, levels, samples, seed, correction, methods,
+                                          workers, family=k) for b in names], ignore_index=True)
     challengers, _, x = challenger_deltas(matrix, baseline, alphas)                       # (A, S, T)
     alphas = [float(a) for a in alphas]
-    used = adjusted_levels(levels, correction, len(challengers))
+    used = adjusted_levels(levels, correction, family or len(challengers))
     counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
     intervals = confidence_intervals(x, used, counts, methods, workers)
     parts = []
@@ -313,13 +322,20 @@ def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray,
     return extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
 
 
-def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+def tests_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
                 correction: str = "holm", samples: int = 10_000, seed: int = 2026) -> pd.DataFrame:
     """Paired tests of every challenger at every α (columns `TEST_COLUMNS`).
 
     t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
-    adjusted across the challengers for each α and test with `correction`.
+    adjusted across the challengers for each α and test with `correction`. Several baselines:
+    each one's rows in turn, adjusted across the whole family (every baseline's challengers).
     """
+    if several(baseline):
+        table = pd.concat([tests_table(matrix, b, alphas, measure, "none", samples, seed)
+                           for b in baselines_of(baseline)], ignore_index=True)
+        table["p_adjusted"] = family_adjusted(table, "p_value", correction, ["test", "alpha"])
+        table["correction"] = correction
+        return table
     challengers, delta, x = challenger_deltas(matrix, baseline, alphas)
     alphas = [float(a) for a in alphas]
     paired_t = trisk(x)                          # t = TRisk, undefined (NaN) where SE = 0 or one topic

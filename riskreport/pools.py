@@ -22,12 +22,17 @@ class PoolAnalysis:
 
 
 def pool_analysis(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-                  pool_matrix: pd.DataFrame | None = None) -> PoolAnalysis:
+                  pool_matrix: pd.DataFrame | None = None, baselines: Sequence[str] | None = None) -> PoolAnalysis:
     """ZRisk/GeoRisk (Dinçer et al. 2016) and T*Risk (Dinçer et al. 2014, §5) over `pool_matrix` (default:
-    the report's `matrix`), and single-baseline ZRisk of the report's challengers against `baseline`."""
+    the report's `matrix`), and single-baseline ZRisk of the report's challengers against `baseline`.
+    With several `baselines` (all in the pool), T*Risk also takes the per-topic mean of the baselines as
+    its reference ("baselines", Dinçer, Macdonald & Ounis 2016)."""
     pool = matrix if pool_matrix is None else pool_matrix
+    several = baselines is not None and len(baselines) > 1 and all(b in pool.index for b in baselines)
+    references = ("mean", "median", "max", "baselines") if several else ("mean", "median", "max")
     return PoolAnalysis(pool, georisk_table(pool, alphas, measure), zrisk_single(matrix, baseline, alphas),
-                        tstar_table(pool, alphas, measure), zero_expectation_cells(pool))
+                        tstar_table(pool, alphas, measure, references, list(baselines) if several else None),
+                        zero_expectation_cells(pool))
 
 
 def georisk_wide(analysis: PoolAnalysis, baseline: str, convention: str = "standard") -> pd.DataFrame:
