@@ -30,21 +30,32 @@ import importlib as _importlib
 from importlib import util as _util
 from importlib import metadata as _metadata
 
-from .errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from riskreport.errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
 
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
 _LAZY = {
-    "run_batch": "batch", "Collection": "collection", "load_collection": "collection",
-    "adjust_pvalues": "corrections", "effectiveness_table": "effectiveness", "TopicScores": "evaluation",
-    "evaluate": "evaluation", "judged_fraction": "evaluation", "InstanceScores": "instances",
-    "evaluate_instances": "instances", "MixedFit": "mixed", "fit_pair": "mixed", "mixed_table": "mixed",
-    "ReportParameters": "params", "check_report_options": "params", "resolve_parameters": "params",
-    "choose_systems": "params",
-    "rank_agreement": "rankings", "run_report": "runner",
-    **{name: "risk" for name in ("deltas", "georisk", "georisk_table", "risk_adjusted", "risk_adjusted_scores",
-                                 "risk_table", "smooth_value", "to_convention", "topic_risk", "trisk", "tstar_table",
-                                 "urisk", "zrisk", "zrisk_single")},
+    "run_batch": "run.batch", "run_report": "run.runner", "Collection": "io.collection",
+    "load_collection": "io.collection", "adjust_pvalues": "stats.corrections",
+    "effectiveness_table": "stats.effectiveness", "TopicScores": "measures.evaluation",
+    "evaluate": "measures.evaluation", "judged_fraction": "measures.evaluation", "InstanceScores": "stats.instances",
+    "evaluate_instances": "stats.instances", "MixedFit": "stats.mixed", "fit_pair": "stats.mixed",
+    "mixed_table": "stats.mixed", "ReportParameters": "measures.params", "check_report_options": "measures.params",
+    "resolve_parameters": "measures.params", "choose_systems": "measures.params",
+    "rank_agreement": "stats.rankings",
+    **{name: "stats.risk" for name in ("deltas", "georisk", "georisk_table", "risk_adjusted", "risk_adjusted_scores",
+                                       "risk_table", "smooth_value", "to_convention", "topic_risk", "trisk",
+                                       "tstar_table", "urisk", "zrisk", "zrisk_single")},
+}
+# Short module names for notebooks and templates (`from riskreport import report, plots`, `rr.inference`):
+# where each module lives in the layered package (io -> measures -> stats/bayes -> render -> run).
+MODULES = {
+    **{m: f"io.{m}" for m in ("trec", "collection", "files", "provenance", "demo", "cache")},
+    **{m: f"measures.{m}" for m in ("evaluation", "gdeval", "ranked", "rbp", "judged", "params")},
+    **{m: f"stats.{m}" for m in ("risk", "inference", "corrections", "significance", "mixed", "rankings", "pools",
+                                 "effectiveness", "instances", "options")},
+    **{m: f"render.{m}" for m in ("report", "plots", "figures", "latex", "export")},
+    **{m: f"run.{m}" for m in ("runner", "batch", "authoring", "lock", "index")},
 }
 
 
@@ -53,8 +64,12 @@ def __getattr__(name: str):
         value = getattr(_importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
         return value
+    if name in MODULES:
+        module = _importlib.import_module(f".{MODULES[name]}", __name__)
+        globals()[name] = module
+        return module
     if not name.startswith("_") and _util.find_spec(f"{__name__}.{name}") is not None:
-        return _importlib.import_module(f".{name}", __name__)           # a submodule: rr.inference, rr.evaluation
+        return _importlib.import_module(f".{name}", __name__)           # a sub-package: rr.bayes, rr.stats
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -1,3 +1,3 @@
-from .cli import main
+from riskreport.run.cli import main
 
 raise SystemExit(main())

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import riskreport as rr
-from riskreport import inference
+from riskreport.stats import inference
 from riskreport.errors import UnknownNameError
 
 
@@ -14,7 +14,7 @@ def test_module_docstring_is_a_running_example(cache_dir):
     assert result.attempted >= 5 and result.failed == 0
 
 
-@pytest.mark.parametrize("module", ["riskreport.risk", "riskreport.latex"])
+@pytest.mark.parametrize("module", ["riskreport.stats.risk", "riskreport.render.latex"])
 def test_module_examples_run(module):
     import importlib
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 import riskreport as rr
-from riskreport import inference, mixed, risk
-from riskreport.cli import main
-from riskreport.collection import load_collection
+from riskreport.stats import inference, mixed, risk
+from riskreport.run.cli import main
+from riskreport.io.collection import load_collection
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError
-from riskreport.evaluation import evaluate
-from riskreport.instances import resolve_instance_parameters
-from riskreport.params import check_alphas, resolve_parameters
-from riskreport.trec import read_qrels, read_run, read_scores
+from riskreport.measures.evaluation import evaluate
+from riskreport.stats.instances import resolve_instance_parameters
+from riskreport.measures.params import check_alphas, resolve_parameters
+from riskreport.io.trec import read_qrels, read_run, read_scores
 
 from conftest import write_qrels, write_run
 
@@ -193,7 +193,7 @@ def nan_or_negative_scores_in_scores_csv(tmp_path, tiny):
 
 
 def baseline_missing_topics(tmp_path, tiny):
-    """Handled (SPEC §1): the baseline scores 0 on the topics its run lacks, listed in `missing`."""
+    """Handled (docs/measures/index.md, Scores): the baseline scores 0 on the topics its run lacks, listed in `missing`."""
     write_run(tiny / "runs" / "base.run", [(t, f"{t}-r1", 3) for t in ("1", "2", "4")])
     with pytest.warns(rr.evaluation.CollectionWarning):                  # risky's topic 99 is dropped
         scores = _evaluate(tiny)
@@ -399,14 +399,14 @@ def test_suggestions_ignore_case(name, available, expected):
 
 def test_measure_suggestion_ignores_case():
     from riskreport.errors import UnknownNameError
-    from riskreport.evaluation import canonical_measure
+    from riskreport.measures.evaluation import canonical_measure
     with pytest.raises(UnknownNameError, match=r"Did you mean 'nDCG@10'\?"):
         canonical_measure("ndcg@10")
 
 
 def test_fast_reader_gives_the_careful_readers_tables(tmp_path, monkeypatch):
     import pandas as pd
-    from riskreport import trec
+    from riskreport.io import trec
     run = tmp_path / "a.run"
     run.write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 2.5 t\n\n2 Q0 d1 1 -1e3 t\n")
     qrels = tmp_path / "q.txt"

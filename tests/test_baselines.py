@@ -6,9 +6,10 @@ import pandas as pd
 import pytest
 
 import riskreport as rr
-from riskreport import report, significance
-from riskreport.corrections import adjust_pvalues
-from riskreport.risk import trisk
+from riskreport.render import report
+from riskreport.stats import significance
+from riskreport.stats.corrections import adjust_pvalues
+from riskreport.stats.risk import trisk
 
 BASELINES = ["bm25", "dense-a"]
 ALPHAS = [0.0, 5.0]

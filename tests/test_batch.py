@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from riskreport.batch import JobFileError, load_jobs, prune, run_batch
-from riskreport.cli import main
-from riskreport.index import write_index
-from riskreport.lock import LockedError, locked
-from riskreport.runner import PROJECT_ROOT
+from riskreport.run.batch import JobFileError, load_jobs, prune, run_batch
+from riskreport.run.cli import main
+from riskreport.run.index import write_index
+from riskreport.run.lock import LockedError, locked
+from riskreport.run.runner import PROJECT_ROOT
 
 @pytest.fixture
 def second_collection(tiny_collection, monkeypatch) -> Path:

@@ -1,4 +1,4 @@
-"""Bayesian risk (SPEC §7): priors, likelihoods and replicates against scipy, small fits on generated
+"""Bayesian risk (the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md): priors, likelihoods and replicates against scipy, small fits on generated
 data with known effects, the draws cache, and the thesis's TREC-COVID worked example when ../shared is present."""
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_cached_fit_is_read_back_and_checked(zoib_fit, generated, tmp_path_facto
     again = bayes.fit("zoib", bayes.scores_data(generated), cache_dir=cache_dir, **FAST)
     assert again.cached and np.array_equal(again.draws["r_sys"], zoib_fit.draws["r_sys"])
     assert again.criteria == pytest.approx(zoib_fit.criteria)
-    entry = cache_dir / f"{again.key}.npz"
+    entry = bayes.FitCache(cache_dir).path(again.key)
     blob = bytearray(entry.read_bytes())
     blob[len(blob) // 2] ^= 0xFF                                  # damage the stored draws
     entry.write_bytes(bytes(blob))
@@ -181,7 +181,7 @@ def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
     assert "ESS < 50,000" in capped.diagnostics["problems"]
 
 
-# ---------------------------------------------------------------- SPEC §7 worked example (../shared)
+# ---------------------------------------------------------------- the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md worked example (../shared)
 
 needs_covid = pytest.mark.skipif(not COVID.is_dir(), reason="../shared TREC-COVID data not present")
 
@@ -294,7 +294,7 @@ def test_zoib_rank_fit_recovers_the_rank_slope():
 # ---------------------------------------------------------------- the model's pool given as a file (no sampling)
 
 def test_pool_file_formats(tmp_path):
-    from riskreport.trec import read_system_list
+    from riskreport.io.trec import read_system_list
     plain = tmp_path / "pool.txt"
     plain.write_text("# the pool\nbase\n\n good \nbase\n")
     assert read_system_list(plain) == ["base", "good"]                  # comments, blanks, spaces; twice counts once
@@ -314,7 +314,7 @@ def test_pool_file_formats(tmp_path):
     ("# nothing\n\n", r"pooled.csv: the file lists no system"),
 ])
 def test_pool_file_errors_name_the_file_and_line(tmp_path, text, message):
-    from riskreport.trec import read_system_list
+    from riskreport.io.trec import read_system_list
     path = tmp_path / "pooled.csv"
     path.write_text(text)
     with pytest.raises(rr.InputFormatError, match=message):
@@ -322,7 +322,7 @@ def test_pool_file_errors_name_the_file_and_line(tmp_path, text, message):
 
 
 def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
-    from riskreport.runner import plan_report
+    from riskreport.run.runner import plan_report
     pool = tmp_path / "pooled.csv"
     pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,0\nelsewhere,1\n")
     monkeypatch.chdir(tmp_path)
@@ -345,7 +345,7 @@ def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
 
 def test_rank_gains_table_and_its_errors(tmp_path):
     from riskreport.bayes.analysis import rank_gains_for
-    from riskreport.trec import read_rank_gains
+    from riskreport.io.trec import read_rank_gains
     path = tmp_path / "gains.csv"
     path.write_text("system,topic,rank,score\na,1,1,0.2\na,1,2,0\nb,1,1,0.16\nc,1,1,0.1\na,2,1,0\nb,2,1,0.2\n")
     matrix = pd.DataFrame([[0.3, 0.1], [0.2, 0.4]], index=["a", "b"], columns=["1", "2"])

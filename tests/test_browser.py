@@ -14,8 +14,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from riskreport.export import external_references
-from riskreport.runner import run_report
+from riskreport.render.export import external_references
+from riskreport.run.runner import run_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -125,7 +125,7 @@ def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(brows
     import numpy as np
     import pandas as pd
 
-    from riskreport import report
+    from riskreport.render import report
     rng = np.random.default_rng(3)
     systems, baselines, alphas = [f"system-{i:03d}" for i in range(100)], ["bm25", "monoT5", "dense"], [0.0, 1.0, 5.0]
     rows = [(s, b, a) for b in baselines for a in alphas for s in systems if s != b]

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from riskreport.cli import main
+from riskreport.run.cli import main
 
 
 def test_help_lists_commands(capsys):

@@ -1,9 +1,9 @@
 """Collection discovery: file layout, system ids, defaults, names vs paths."""
 import pytest
 
-from riskreport.collection import load_collection, system_id
+from riskreport.io.collection import load_collection, system_id
 from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
-from riskreport.params import resolve_parameters
+from riskreport.measures.params import resolve_parameters
 
 from conftest import write_qrels, write_run
 

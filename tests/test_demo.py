@@ -8,7 +8,7 @@ import ir_measures
 import numpy as np
 import pytest
 
-from riskreport.demo import BASELINE, DEMO_SYSTEMS, N_INSTANCES, generate_demo
+from riskreport.io.demo import BASELINE, DEMO_SYSTEMS, N_INSTANCES, generate_demo
 
 TOPICS = [str(t) for t in range(1, 51)]
 RUN_LINE = re.compile(r"^(\d+) Q0 (DEMO-\d{2}-\d{3}) (\d+) (-?\d+\.\d{4}) demo$")

@@ -5,8 +5,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from riskreport.corrections import adjust_pvalues
-from riskreport.effectiveness import effectiveness_table
+from riskreport.stats.corrections import adjust_pvalues
+from riskreport.stats.effectiveness import effectiveness_table
 
 from test_risk import B, S
 
@@ -43,7 +43,7 @@ def test_adjust_pvalues_methods():
 
 @pytest.mark.parametrize("method", ["holm", "bonferroni", "bh"])
 def test_adjust_pvalues_equals_statsmodels_row_by_row(method):
-    from riskreport.corrections import CORRECTIONS
+    from riskreport.stats.corrections import CORRECTIONS
     rng = np.random.default_rng(3)
     p = rng.random((40, 17)) ** 3
     p[::3, 2] = p[::3, 5]                                             # ties

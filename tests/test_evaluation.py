@@ -4,9 +4,9 @@ import warnings
 
 import pytest
 
-from riskreport.collection import load_collection
-from riskreport.evaluation import CollectionWarning, evaluate, evaluate_runs, judged_fraction
-from riskreport.trec import read_scores
+from riskreport.io.collection import load_collection
+from riskreport.measures.evaluation import CollectionWarning, evaluate, evaluate_runs, judged_fraction
+from riskreport.io.trec import read_scores
 
 from conftest import write_qrels, write_run
 
@@ -109,8 +109,8 @@ def test_bare_score_table_is_a_collection(tmp_path, cache_dir):
 def test_bare_score_table_is_labelled_score_and_says_why(tmp_path, cache_dir):
     """Issue 13 point 6: no `measure` column and no --measure gives `score`, not riskreport's nDCG@10 default,
     and the report says which baseline and measure it chose, and why."""
-    from riskreport import report
-    from riskreport.params import resolve_parameters
+    from riskreport.render import report
+    from riskreport.measures.params import resolve_parameters
     table = tmp_path / "round1.csv"
     table.write_text("system,topic,score\nzeta,1,0.5\nzeta,2,0.1\nAlpha,1,0.25\nAlpha,2,0.3\n")
     p = resolve_parameters(table)
@@ -124,7 +124,7 @@ def test_bare_score_table_is_labelled_score_and_says_why(tmp_path, cache_dir):
 
 def test_score_table_measures_default_and_errors(tmp_path, cache_dir):
     from riskreport.errors import ParameterError, UnknownNameError
-    from riskreport.params import resolve_parameters
+    from riskreport.measures.params import resolve_parameters
     one = tmp_path / "one.csv"
     one.write_text("system,topic,score,measure\na,1,0.5,my_metric\nb,1,0.25,my_metric\n")
     assert resolve_parameters(one).measure == "my_metric"            # any label, not only ir_measures strings
@@ -142,7 +142,7 @@ def test_score_table_measures_default_and_errors(tmp_path, cache_dir):
 
 
 def test_measure_labels_keep_parameters_equal_to_a_default():
-    from riskreport.evaluation import canonical_measure
+    from riskreport.measures.evaluation import canonical_measure
     assert canonical_measure("RBP(p=0.8)") == "RBP(p=0.8)"       # ir_measures prints it as `RBP`
     assert canonical_measure(canonical_measure("RBP(rel=2,p=0.8)")) == "RBP(rel=2,p=0.8)"
     assert canonical_measure(" nDCG(dcg='exp-log2')@20 ") == "nDCG(dcg='exp-log2')@20"

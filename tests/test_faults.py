@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from riskreport.evaluation import ScoreCache, evaluate, evaluate_runs
-from riskreport.collection import load_collection
-from riskreport.files import DestinationError, plan_destination
-from riskreport.runner import PROJECT_ROOT, find_template
+from riskreport.measures.evaluation import ScoreCache, evaluate, evaluate_runs
+from riskreport.io.collection import load_collection
+from riskreport.io.files import DestinationError, plan_destination
+from riskreport.run.runner import PROJECT_ROOT, find_template
 
 CLI = [sys.executable, "-m", "riskreport"]
 
@@ -281,7 +281,7 @@ def test_kill_9_of_a_batch_ends_its_workers_and_frees_the_lock(tmp_path, mini_te
 
 
 def test_a_forked_child_does_not_hold_the_lock(tmp_path):
-    from riskreport.lock import locked
+    from riskreport.run.lock import locked
     lock = tmp_path / ".lock"
     read, write = os.pipe()
     with locked(lock, wait=0):

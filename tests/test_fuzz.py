@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from riskreport.errors import RiskReportError
-from riskreport.trec import read_qrels, read_run, read_scores
+from riskreport.io.trec import read_qrels, read_run, read_scores
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskreport.evaluation import evaluate, measure_pipeline
-from riskreport.gdeval import NATIVE, dcg, err
-from riskreport.trec import read_qrels, read_run
+from riskreport.measures.evaluation import evaluate, measure_pipeline
+from riskreport.measures.gdeval import NATIVE, dcg, err
+from riskreport.io.trec import read_qrels, read_run
 
 MEASURES = [ir_measures.parse_measure(m) for m in ("ERR@20", "nDCG(dcg='exp-log2')@20", "ERR@5",
                                                     "nDCG(dcg='exp-log2')@10")]
@@ -90,7 +90,7 @@ def test_grades_above_4_are_refused():
 
 
 def test_riskreport_evaluates_gdeval_measures_natively_unless_asked(monkeypatch, tiny_collection, cache_dir):
-    from riskreport.collection import load_collection
+    from riskreport.io.collection import load_collection
     pipeline = measure_pipeline()
     assert pipeline.providers[0] is NATIVE
     collection = load_collection(str(tiny_collection))

@@ -1,13 +1,13 @@
-"""Inference: bootstrap CIs against scipy, paired tests on SPEC §6, corrections, coverage, RBO, mixed model."""
+"""Inference: bootstrap CIs against scipy, paired tests on docs/measures (worked examples), corrections, coverage, RBO, mixed model."""
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from riskreport import corrections, mixed, rankings
-from riskreport import inference as inf
-from riskreport.risk import risk_adjusted
+from riskreport.stats import corrections, mixed, rankings
+from riskreport.stats import inference as inf
+from riskreport.stats.risk import risk_adjusted
 
 from test_risk import B, MATRIX, S
 
@@ -66,7 +66,7 @@ def test_spec_sign_wilcoxon_t():
     assert table.loc[("t", 0.0), "statistic"] == pytest.approx(-2.584718, abs=5e-7)
     assert table.loc[("t", 0.0), "p_value"] == pytest.approx(0.0216103, abs=5e-8)
     assert table.loc[("t", 4.0), "p_value"] == pytest.approx(0.00287271, abs=5e-9)
-    rounded = np.round(DELTA, 10)       # SPEC §4: round before ranking, or float noise breaks ties
+    rounded = np.round(DELTA, 10)       # docs/measures/inference.md: round before ranking, or float noise breaks ties
     assert table.loc[("wilcoxon", 0.0), "p_value"] == pytest.approx(stats.wilcoxon(rounded[rounded != 0]).pvalue)
 
 

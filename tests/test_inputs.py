@@ -11,7 +11,7 @@ import pytrec_eval
 import riskreport as rr
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError
 from riskreport.io import inputs
-from riskreport.trec import read_qrels, read_run
+from riskreport.io.trec import read_qrels, read_run
 
 MEASURE = "nDCG@10"
 SYSTEMS = ["bm25", "risky-llm", "dense-a", "weak-ql"]
@@ -203,7 +203,7 @@ def test_errors_name_the_input(demo):
 
 
 def test_ir_datasets_qrels_from_the_cli_and_a_jobs_file(demo, expected, local_irds, tmp_path, monkeypatch, capsys):
-    from riskreport import batch, cli, runner
+    from riskreport.run import batch, cli, runner
     name, missing = local_irds
     planned = {}
     monkeypatch.setattr(runner, "run_report", lambda template, **kw: planned.update(kw) or tmp_path)

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskreport import instances, mixed
-from riskreport.collection import PROJECT_ROOT, load_collection
-from riskreport.demo import DEMO_SYSTEMS
+from riskreport.stats import instances, mixed
+from riskreport.io.collection import PROJECT_ROOT, load_collection
+from riskreport.io.demo import DEMO_SYSTEMS
 from riskreport.errors import InputFormatError, ParameterError
-from riskreport.instances import SINGLE_RUN, evaluate_instances, from_table, resolve_instance_parameters
-from riskreport.runner import run_report
+from riskreport.stats.instances import SINGLE_RUN, evaluate_instances, from_table, resolve_instance_parameters
+from riskreport.run.runner import run_report
 
 from conftest import write_qrels, write_run
 

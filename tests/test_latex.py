@@ -7,7 +7,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from riskreport.latex import escape, latex_table, mark
+from riskreport.render.latex import escape, latex_table, mark
 
 TABLE = pd.DataFrame({"system": ["bm25_rm3", "dense-a", "50% & co"], "alpha": [1.0, 1.0, 1.0],
                       "urisk": [-0.0123, 0.0456, float("nan")], "p_value": [0.00001, 0.2, 0.04]})
@@ -51,7 +51,7 @@ def test_tables_compile_with_plain_pdflatex(tmp_path):
 
 def test_long_tables_break_across_pages(tmp_path):
     """A campaign's 106 challengers do not fit a float: more than LONG_ROWS rows make a longtable, which compiles."""
-    from riskreport.latex import LONG_ROWS
+    from riskreport.render.latex import LONG_ROWS
     long = pd.DataFrame({"system": [f"run_{i}" for i in range(106)], "urisk": [-i / 100 for i in range(106)]})
     marks = pd.DataFrame({"urisk": ["▼" if i % 3 == 0 else "" for i in range(106)]})
     text = latex_table(long, caption="URisk of 106 runs.", label="tab:long", marks=marks, best={"urisk": "max"},

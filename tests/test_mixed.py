@@ -1,4 +1,4 @@
-"""The SPEC §5 mixed-effects model: exact fast path against the algebra and statsmodels MixedLM, verdicts, per-instance risk."""
+"""The Jayasinghe et al. 2014; docs/measures/nondeterministic.md mixed-effects model: exact fast path against the algebra and statsmodels MixedLM, verdicts, per-instance risk."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,14 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from riskreport import instances, mixed
+from riskreport.stats import instances, mixed
 from riskreport.errors import ParameterError, RiskReportError
-from riskreport.risk import risk_table
+from riskreport.stats.risk import risk_table
 
 
 def design(k1: int, k2: int, n_topics: int, seed: int, topic=0.03, interaction=0.005, instance=0.0003,
            residual=0.004, effect=0.02) -> tuple[np.ndarray, np.ndarray]:
-    """Two instances x topics matrices simulated from the SPEC §5 model (a single instance has no instance effect)."""
+    """Two instances x topics matrices simulated from the Jayasinghe et al. 2014; docs/measures/nondeterministic.md model (a single instance has no instance effect)."""
     rng = np.random.default_rng(seed)
     t = rng.normal(0, np.sqrt(topic), n_topics)
     out = []

@@ -8,7 +8,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from riskreport import figures, plots  # noqa: E402
+from riskreport.render import figures, plots  # noqa: E402
 
 
 @pytest.fixture

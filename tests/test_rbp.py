@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskreport.evaluation import evaluate, measure_pipeline
-from riskreport.rbp import NATIVE
+from riskreport.measures.evaluation import evaluate, measure_pipeline
+from riskreport.measures.rbp import NATIVE
 
 FIXTURES = Path(__file__).parent / "fixtures"
 _spec = importlib.util.spec_from_file_location("rbp_reference", FIXTURES / "rbp_reference.py")
@@ -83,7 +83,7 @@ def test_persistence_outside_0_1_is_refused():
 
 
 def test_riskreport_evaluates_rbp_without_trectools(tiny_collection, cache_dir):
-    from riskreport.collection import load_collection
+    from riskreport.io.collection import load_collection
     assert NATIVE in measure_pipeline().providers[:2]
     scores = evaluate(load_collection(str(tiny_collection)), "RBP(p=0.5)")
     matrix = scores.matrix()

@@ -4,7 +4,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from riskreport import report
+from riskreport.render import report
 from riskreport.errors import ParameterError
 
 
@@ -31,7 +31,7 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from riskreport.figures import FigureWriter
+    from riskreport.render.figures import FigureWriter
     page = report.Page({"tables_dir": str(tmp_path / "tables")})
     page._writer = FigureWriter(background=background)
     fig, ax = plt.subplots(figsize=(4, 3))
@@ -54,7 +54,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from pathlib import Path
-from riskreport.figures import FigureWriter
+from riskreport.render.figures import FigureWriter
 writer = FigureWriter(background=True)
 fig, ax = plt.subplots()
 writer.submit(fig, Path(sys.argv[1]) / "f", "t", "c")
@@ -89,8 +89,8 @@ def test_figures_sent_to_the_background_writer_unpickle_without_seaborn():
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from riskreport import plots
-    from riskreport.figures import _without_foreign_containers
+    from riskreport.render import plots
+    from riskreport.render.figures import _without_foreign_containers
     deltas = pd.DataFrame({"system": ["a"] * 5 + ["b"] * 5, "delta": [0.1, -0.2, 0.3, 0.0, -0.5] * 2})
     figure = plots.delta_boxplots(deltas, "base", "ERR@20").figure
     modules = set()
@@ -112,7 +112,7 @@ def test_figures_sent_to_the_background_writer_unpickle_without_seaborn():
 def test_write_csv_is_byte_identical_to_pandas(tmp_path):
     import numpy as np
     import pandas as pd
-    from riskreport.report import CSV_FLOAT, write_csv
+    from riskreport.render.report import CSV_FLOAT, write_csv
     n = 70
     table = pd.DataFrame({"system": [f"s{i % 4}" for i in range(n)], "measure": "RBP(p=0.8,rel=2)",
                           "alpha": np.arange(n) % 3 * 0.5, "x": np.linspace(-1, 1, n) ** 3 * 1e5,
@@ -132,7 +132,8 @@ def test_styler_html_writes_the_markup_pandas_writes(monkeypatch):
     import numpy as np
     import pandas as pd
     import riskreport as rr
-    from riskreport import report, significance
+    from riskreport.render import report
+    from riskreport.stats import significance
     monkeypatch.setattr(report, "FAST_HTML_CELLS", 0)                  # every table takes the fast path
     rng = np.random.default_rng(4)
     matrix = pd.DataFrame(rng.beta(2, 5, (9, 25)), index=[f"s<{i}>" for i in range(9)],
@@ -154,7 +155,7 @@ def test_export_makes_nbconvert_accessibility_edits_without_a_soup_round_trip(sh
     import nbformat
     from bs4 import BeautifulSoup
     from nbconvert import HTMLExporter
-    from riskreport import export
+    from riskreport.render import export
     cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output(
         "display_data", data={"text/html": "<img src='data:image/png;base64,AAAA'/><img alt='a' src='x.png'>"
                                            "<div class='jp-OutputArea-output' tabindex='1'>t</div><table><tr><td>1</td></tr></table>"})])

@@ -1,4 +1,4 @@
-"""Risk measures: SPEC §6 worked examples, degenerate cases and invariants."""
+"""Risk measures: docs/measures (worked examples) worked examples, degenerate cases and invariants."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,11 +7,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from riskreport.risk import (RISK_COLUMNS, TOPIC_COLUMNS, expected_matrix, georisk, georisk_table, jackknife_se,
+from riskreport.stats.risk import (RISK_COLUMNS, TOPIC_COLUMNS, expected_matrix, georisk, georisk_table, jackknife_se,
                              risk_adjusted, risk_adjusted_scores, risk_table, smooth_value, to_convention, topic_risk,
                              tstar_table, urisk, win_loss_ties, zero_expectation_cells, zrisk, zrisk_single, zscores)
 
-# Thesis Table 2.9 (SPEC §6; topic 10's Δ is −0.8)
+# Thesis Table 2.9 (docs/measures (worked examples); topic 10's Δ is −0.8)
 S = [0.4, 0.5, 0.1, 0.2, 0.2, 0.2, 0.0, 0.4, 0.3, 0.0, 0.5, 0.1, 0.4, 0.0, 0.1]
 B = [0.1, 0.1, 0.7, 0.8, 0.6, 0.6, 0.7, 0.3, 0.3, 0.8, 0.7, 0.1, 0.5, 0.1, 0.8]
 MATRIX = pd.DataFrame([S, B], index=["s", "b"], columns=[str(i) for i in range(1, 16)])

@@ -13,8 +13,8 @@ import pytest
 
 from riskreport.errors import ReportExecutionError
 from riskreport.errors import ParameterError
-from riskreport.provenance import inputs_digest
-from riskreport.runner import PROJECT_ROOT, plan_report, run_report
+from riskreport.io.provenance import inputs_digest
+from riskreport.run.runner import PROJECT_ROOT, plan_report, run_report
 
 TEMPLATE = PROJECT_ROOT / "templates" / "risk_report.ipynb"
 

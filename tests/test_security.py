@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from riskreport.batch import JobFileError, load_jobs
-from riskreport.cli import main
-from riskreport.collection import available_collections, load_collection
+from riskreport.run.batch import JobFileError, load_jobs
+from riskreport.run.cli import main
+from riskreport.io.collection import available_collections, load_collection
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from riskreport.params import check_report_options
-from riskreport.runner import _literal, list_templates, plan_report, run_report
+from riskreport.measures.params import check_report_options
+from riskreport.run.runner import _literal, list_templates, plan_report, run_report
 
 EVIL_BASELINE = "<img src=x onerror=alert(1)>"
 EVIL_SYSTEMS = [EVIL_BASELINE, "<script>alert(2)<!--", "[link](javascript:alert(3))"]   # file names: no '/'

@@ -1,9 +1,9 @@
-"""SPEC §6 values on the real TREC 2012 Web track data (skipped when ../shared is absent)."""
+"""docs/measures (worked examples) values on the real TREC 2012 Web track data (skipped when ../shared is absent)."""
 import pytest
 
-from riskreport.collection import load_collection
-from riskreport.evaluation import evaluate
-from riskreport.risk import risk_table
+from riskreport.io.collection import load_collection
+from riskreport.measures.evaluation import evaluate
+from riskreport.stats.risk import risk_table
 
 
 def test_web2012_err_ndcg_and_urisk(web2012, cache_dir):

@@ -5,7 +5,8 @@ import subprocess
 import pytest
 
 import riskreport as rr
-from riskreport import latex, report, significance
+from riskreport.render import latex, report
+from riskreport.stats import significance
 
 
 @pytest.fixture(scope="module")

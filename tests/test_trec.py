@@ -5,7 +5,7 @@ import gzip
 import pytest
 
 from riskreport.errors import InputFormatError
-from riskreport.trec import read_qrels, read_run, read_scores
+from riskreport.io.trec import read_qrels, read_run, read_scores
 
 GOOD_RUN = "1 Q0 d1 1 2.5 tagA\n1 Q0 d2 2 1.5 tagA\n2 Q0 d1 1 0.3 tagA\n"
 

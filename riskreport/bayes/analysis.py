@@ -1,7 +1,6 @@
 """One call for the Bayesian risk report: every fit, table and figure input of `templates/bayesian_risk.ipynb`."""
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -9,11 +8,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
-from .measures import (brisk_table, compare_table, dominance_pairs, effects_rbo, model_table, ppdrisk_draws,
+from riskreport.errors import ParameterError
+from riskreport.bayes.measures import (brisk_table, compare_table, dominance_pairs, effects_rbo, model_table, ppdrisk_draws,
                        ppdrisk_table, predictive_overlay, system_effects)
-from .models import FAMILY, LABELS, brms_priors, check_model, describe_prior, rbp_rank_gains, scores_data
-from .sampling import BayesFit, Progress, fit, stderr_progress
+from riskreport.bayes.models import FAMILY, LABELS, brms_priors, check_model, describe_prior, rbp_rank_gains, scores_data
+from riskreport.bayes.sampling import BayesFit, Progress, fit, stderr_progress
 
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib")
 
@@ -66,7 +65,7 @@ def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
                   challengers: Sequence[str] | None = None, level: float = 0.95, target_ess: int = 10_000,
                   max_draws: int = 72_000, chains: int = 4, seed: int = 2026, cache_dir=None,
                   rank_gains: pd.DataFrame | None = None, progress: Progress | None = stderr_progress) -> BayesianRisk:
-    """Fit the models of SPEC §7 on the pool `matrix` (systems × topics) and derive every table of the report.
+    """Fit the models of the thesis 'Inferential Risk Measures' (Ch. 4–5; docs/measures/bayesian.md) on the pool `matrix` (systems × topics) and derive every table of the report.
 
     `models` are compared (WAIC, PSIS-LOO and their differences, system effects); BRisk⁻ fits
     BHM-`family` on the Eq. 4.5-adjusted scores at each α; PPDRisk⁻ uses `ppd_model` (fitted once,
@@ -114,7 +113,7 @@ def rank_gains_for(rank_gains: str | None, collection, measure: str, matrix: pd.
     0.8); or the path of a `system,topic,rank,score` table (`trec.read_rank_gains`), which must hold
     every system of the pool (other systems and topics are left out).
     """
-    from ..trec import read_qrels, read_rank_gains, read_run
+    from riskreport.io.trec import read_qrels, read_rank_gains, read_run
     if rank_gains is None:
         return None
     systems, topics = list(matrix.index), [str(t) for t in matrix.columns]
@@ -215,11 +214,6 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
     return "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items()) + \
         " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen for a group " \
         "whose data dominate its prior when few, clearly different systems make the non-centred form mix badly)"
-
-
-def methods_html(result: BayesianRisk, n_topics: int):
-    from ..report import HTML
-    return HTML(f"<p>{html.escape(methods_text(result, n_topics))}</p>")
 
 
 def priors_table(models: Sequence[str], matrix: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Measures and rules on fitted models (SPEC §7): system effects and dominance, BRisk⁻, PPDRisk⁻, model choice.
+"""Measures and rules on fitted models (the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md): system effects and dominance, BRisk⁻, PPDRisk⁻, model choice.
 
 Tables are tidy and in the project's standard convention (higher is better): an effect or a
 `ppd_urisk` below 0 is worse than the baseline. The thesis's minus family is their negation:
@@ -11,11 +11,11 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
-from ..rankings import ordering, rbo
-from ..risk import risk_adjusted, risk_adjusted_scores
-from .models import LABELS, paired_data, predict, scores_data
-from .sampling import BayesFit, fit
+from riskreport.errors import ParameterError
+from riskreport.stats.rankings import ordering, rbo
+from riskreport.stats.risk import risk_adjusted, risk_adjusted_scores
+from riskreport.bayes.models import LABELS, paired_data, predict, scores_data
+from riskreport.bayes.sampling import BayesFit, fit
 
 MODEL_COLUMNS = ["model", "waic", "p_waic", "loo", "p_loo", "chains", "draws", "divergences", "max_rhat",
                  "min_ess_bulk", "min_ess_tail", "seconds"]
@@ -49,7 +49,7 @@ def system_effects(result: BayesFit, level: float = 0.95) -> pd.DataFrame:
     """Posterior of every system effect r_sys: median, mean, equal-tailed interval, rank, R̂ and ESS.
 
     `rank` orders by posterior median (1 = best); `better_than` / `worse_than` count the systems
-    whose interval lies entirely below / above this one's (dominance by non-overlap, SPEC §7).
+    whose interval lies entirely below / above this one's (dominance by non-overlap, the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md).
     Columns `SYSTEM_COLUMNS` + `better_than`, `worse_than`.
     """
     lo, hi = _tails(level)
@@ -178,7 +178,7 @@ def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str
 def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], family: str = "skew_normal",
                 measure: str = "", level: float = 0.95, challengers: Sequence[str] | None = None,
                 unadjusted: BayesFit | None = None, **fit_options) -> tuple[pd.DataFrame, list[BayesFit]]:
-    """BRisk⁻ per α (thesis Ch. 4; SPEC §7), in the standard convention; returns (table, fits).
+    """BRisk⁻ per α (thesis Ch. 4; docs/measures/bayesian.md), in the standard convention; returns (table, fits).
 
     `unadjusted`: a BHM-`family` fit on `matrix` itself, if there is one: at α = 0 Eq. 4.5 changes no
     score, so it serves as the α = 0 fit instead of sampling the same posterior again.
@@ -256,7 +256,7 @@ def cell_index(result: BayesFit) -> np.ndarray:
 
 def ppdrisk_draws(result: BayesFit, baseline: str, alphas: Sequence[float], challengers: Sequence[str] | None = None,
                   seed: int = 2026, chunk: int = 2000) -> tuple[np.ndarray, list[str]]:
-    """Draws of −PPDRisk⁻_α = mean_j l_α(ỹ[d,c,j] − ỹ[d,h,j]) (thesis Ch. 5; SPEC §7), shape (alphas, draws, challengers).
+    """Draws of −PPDRisk⁻_α = mean_j l_α(ỹ[d,c,j] − ỹ[d,h,j]) (thesis Ch. 5; docs/measures/bayesian.md), shape (alphas, draws, challengers).
 
     One replicate ỹ per posterior draw and observed cell, independent across cells, made `chunk`
     draws at a time: memory stays bounded by chunk × observations whatever the number of draws.

@@ -1,4 +1,4 @@
-"""The Bayesian models of Benham's thesis (Ch. 4–5; SPEC §7), with brms's default priors.
+"""The Bayesian models of Benham's thesis 'Inferential Risk Measures' (Ch. 4–5; docs/measures/bayesian.md), with brms's default priors.
 
 Pure functions: data and priors in, a PyMC model (for sampling) or NumPy arrays (pointwise
 log-likelihood, posterior predictive replicates) out. Group effects are non-centred as in
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ..errors import ParameterError
+from riskreport.errors import ParameterError
 
 MODELS = ("gaussian", "skew_normal", "zoib", "paired_gaussian", "paired_skew_normal", "zoib_rank")
 LABELS = {"gaussian": "BHM-Gaussian", "skew_normal": "BHM-Skew-Normal", "zoib": "BHM-ZOiB",
@@ -168,7 +168,7 @@ def r_round(x: float, digits: int = 1) -> float:
 
 
 def brms_priors(model: str, y: np.ndarray) -> dict:
-    """brms ≥ 2.13 default priors (SPEC §7; brms R/priors.R `def_scale_prior`, `def_dprior`).
+    """brms ≥ 2.13 default priors (the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md; brms R/priors.R `def_scale_prior`, `def_dprior`).
 
     Identity link: S = max(2.5, round(mad(y), 1)) (R's mad, constant 1.4826),
     b ~ Student-t(3, round(median(y), 1), S); sd and σ ~ half-Student-t(3, 0, S); λ ~ N(0, 4).
@@ -355,15 +355,15 @@ def rbp_rank_gains(runs: dict, qrels: pd.DataFrame, topics, p: float = 0.8, dept
     """Per-rank RBP gains g_ijk = (1 − p)·p^(k−1)·rel/rel_max of each run (the data of BHM-ZOiB-Rank).
 
     `runs` maps a system to its `query_id, doc_id, score` table (`trec.read_run`); ranks follow score
-    descending, then docno descending (SPEC §1; `riskreport.ranked`, as the native RBP provider); unjudged,
+    descending, then docno descending (docs/measures/index.md, Scores; `riskreport.measures.ranked`, as the native RBP provider); unjudged,
     non-relevant and spam documents gain 0; a topic a run lacks (or ranks fewer than `depth` documents
     for) has gain 0 at the missing ranks. Tidy `system, topic, rank, score` for ranks 1..`depth` of every
     system and topic.
     """
     if not 0 < p < 1 or depth < 1:
         raise ParameterError(f"RBP gains need 0 < p < 1 and depth ≥ 1, got p = {p!r}, depth = {depth!r}.")
-    from ..ranked import rank_run, run_arrays
-    from ..rbp import rank_gains
+    from riskreport.measures.ranked import rank_run, run_arrays
+    from riskreport.measures.rbp import rank_gains
     judgments = dict(zip(zip(qrels["query_id"].astype(str), qrels["doc_id"].astype(str)),
                          qrels["relevance"].astype(float)))
     top = float(qrels["relevance"].max()) if len(qrels) and qrels["relevance"].max() > 0 else 1.0

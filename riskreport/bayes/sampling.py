@@ -10,13 +10,9 @@ is written atomically, so a damaged or foreign entry is never read back as a fit
 """
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import math
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +20,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..evaluation import default_cache_dir
-from ..provenance import package_versions
-from .models import (FAMILY, LABELS, BayesData, brms_priors, build_pymc_model, check_model, check_support, free_variables,
+from riskreport.errors import ParameterError
+from riskreport.io.cache import Cache
+from riskreport.io.cache import cache_key as content_key
+from riskreport.io.provenance import package_versions
+from riskreport.bayes.models import (FAMILY, LABELS, BayesData, brms_priors, build_pymc_model, check_model, check_support, free_variables,
                      group_strength, intercept_correlation, model_inputs)
 
 CACHE_FORMAT = 2          # 2: pointwise elpd stored with the draws
@@ -140,7 +137,7 @@ def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int
     priors = brms_priors(model, data.y)
     versions = library_versions()
     key = cache_key(model, data, priors, {**settings, "criteria": criteria}, versions)
-    cache = FitCache(Path(cache_dir) if cache_dir else default_cache_dir() / "bayes") if use_cache else None
+    cache = FitCache(cache_dir) if use_cache else None
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -183,9 +180,9 @@ def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) 
 
 
 def cache_key(model: str, data: BayesData, priors: dict, settings: dict, versions: dict) -> str:
-    blob = json.dumps({"format": CACHE_FORMAT, "model": model, "data": data.digest(), "priors": priors,
-                       "settings": settings, "versions": versions}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    """The draws' key in the riskreport cache: the data, model, priors, sampler settings and library versions."""
+    return content_key("bayes", format=CACHE_FORMAT, model=model, data=data.digest(), priors=priors,
+                       settings=settings, versions=versions)
 
 
 def layout(model: str, data: BayesData) -> tuple[tuple[bool, bool], bool, float]:
@@ -308,7 +305,7 @@ def _min_ess(values: np.ndarray) -> tuple[float, float]:
 
 
 def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> dict:
-    """R̂ (rank-normalised split), bulk and tail ESS per parameter, and the pass/fail flags of SPEC §7.
+    """R̂ (rank-normalised split), bulk and tail ESS per parameter, and the pass/fail flags of the thesis 'Inferential Risk Measures' (docs/measures/bayesian.md).
 
     Passes when every R̂ < 1.01, every system effect has bulk and tail ESS ≥ `target_ess`
     and no transition diverged. `per_parameter` maps `name[i]` to (rhat, ess_bulk, ess_tail).
@@ -347,7 +344,7 @@ def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
     import warnings
 
     import arviz as az
-    from .models import log_likelihood
+    from riskreport.bayes.models import log_likelihood
 
     chains, per_chain = draws["b"].shape[:2]
     step = max(1, math.ceil(chains * per_chain * data.n / MAX_LOGLIK_VALUES))
@@ -367,58 +364,27 @@ def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
 
 
 class FitCache:
-    """Posterior draws on disk, one `.npz` per fit: arrays plus a JSON record of key, metadata and checksum."""
+    """Posterior draws in the riskreport cache (`riskreport.io.cache`, kind `bayes`): the draws and pointwise
+    log-likelihoods as arrays, the fit's metadata as JSON."""
 
-    def __init__(self, root: Path):
-        self.root = Path(root)
+    def __init__(self, root: str | Path | None = None):
+        self.cache = Cache("bayes", root)
 
-    def _file(self, key: str) -> Path:
-        return self.root / f"{key}.npz"
+    def path(self, key: str) -> Path:
+        return self.cache.path(key, ".npz")
 
     def get(self, key: str) -> dict | None:
-        path = self._file(key)
-        if not path.is_file():
-            return None
-        try:
-            with np.load(path, allow_pickle=False) as stored:
-                arrays = {name: stored[name] for name in stored.files if name != "__record__"}
-                record = json.loads(bytes(stored["__record__"]).decode())
-        except Exception:   # unreadable: treat as absent, sample again and overwrite
-            return None
-        if record.get("key") != key or record.get("sha256") != _checksum(key, arrays):
-            return None
-        return {"arrays": arrays, "meta": record["meta"]}
+        hit = self.cache.get_arrays(key)
+        return None if hit is None else {"arrays": hit[0], "meta": hit[1]}
 
     def put(self, key: str, result: BayesFit) -> None:
         derived = [f"r_{g}" for g in ("sys", "top") if f"z_{g}" in result.draws]   # a centred group stores r itself
-        arrays = {name: np.ascontiguousarray(values) for name, values in result.draws.items() if name not in derived}
-        arrays.update({POINTWISE + name: np.ascontiguousarray(values) for name, values in result.pointwise.items()})
+        arrays = {name: values for name, values in result.draws.items() if name not in derived}
+        arrays.update({POINTWISE + name: values for name, values in result.pointwise.items()})
         meta = {"model": result.model, "priors": result.priors, "settings": result.settings,
                 "diagnostics": result.diagnostics, "criteria": result.criteria, "seconds": result.seconds,
                 "versions": result.versions, "batches": result.batches, "n_draws": result.n_draws}
-        record = {"key": key, "sha256": _checksum(key, arrays), "meta": meta}
-        buffer = io.BytesIO()
-        np.savez(buffer, __record__=np.frombuffer(json.dumps(record, default=float).encode(), dtype=np.uint8),
-                 **arrays)
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".npz")
-            with os.fdopen(handle, "wb") as out:
-                out.write(buffer.getvalue())
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, self._file(key))
-        except OSError as error:     # a read-only or full cache costs a re-run, never the report
-            stderr_progress(f"could not write the draws cache in {self.root}: {error}")
-
-
-def _checksum(key: str, arrays: dict) -> str:
-    digest = hashlib.sha256(key.encode())
-    for name in sorted(arrays):
-        values = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}|{values.dtype.str}|{values.shape}".encode())
-        digest.update(values.tobytes())
-    return digest.hexdigest()
+        self.cache.put_arrays(key, arrays, meta)
 
 
 def _from_cache(hit: dict, model: str, data: BayesData, key: str) -> BayesFit:

@@ -1,1 +1,3 @@
-"""Reading what users have: collection folders, TREC files, and the inputs of the field's other tools."""
+"""Input and output: TREC run, qrels and score files, collections, report folders, the disk cache,
+provenance (file hashes, package versions) and helper-process lifetimes; `inputs` reads what users have in other
+tools' shapes. Imports nothing else of riskreport but `riskreport.errors`."""

@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..collection import COLLECTION_NAME, Collection, _find_runs, _is_run_file, load_collection, system_id
-from ..errors import InputFormatError, ParameterError, RiskReportError
-from ..trec import read_qrels, read_scores
+from riskreport.errors import InputFormatError, ParameterError, RiskReportError
+from riskreport.io.collection import COLLECTION_NAME, Collection, _find_runs, _is_run_file, load_collection, system_id
+from riskreport.io.trec import read_qrels, read_scores
 
 IRDS_PREFIX = "irds:"
 RUN_FRAME = "columns qid, docno and score or rank (PyTerrier), or query_id, doc_id, score"
@@ -120,7 +120,7 @@ def _write_folder(files: dict[str, str | Path], name: str, folder) -> Path:
         digest.update(relative.encode() + b"\0")
         digest.update(content.encode() if isinstance(content, str) else _file_key(content))
     if folder is None:
-        from ..evaluation import default_cache_dir
+        from riskreport.io.cache import default_cache_dir
         target = default_cache_dir() / "inputs" / digest.hexdigest()[:24] / name
         if (target / ".complete").is_file():
             return target
@@ -450,11 +450,11 @@ def _pick_measure(table: pd.DataFrame, measure: str | None) -> pd.DataFrame:
             raise ParameterError(f"scores hold {len(labels)} measures ({', '.join(labels[:10])}): choose one with "
                                  "measure=.")
         return table
-    from ..evaluation import canonical_measure
+    import ir_measures
     wanted = {measure, _measure_label(measure)}
     try:
-        wanted.add(canonical_measure(measure))
-    except RiskReportError:
+        wanted.add(str(ir_measures.parse_measure(measure)))
+    except Exception:  # noqa: BLE001 - ir_measures raises several kinds for a label it does not read
         pass
     kept = table[table["measure"].isin(wanted) | (table["measure"] == "")]
     if kept.empty:

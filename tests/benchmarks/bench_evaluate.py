@@ -23,7 +23,7 @@ from pathlib import Path
 import ir_measures
 import numpy as np
 
-from riskreport.evaluation import evaluate_runs
+from riskreport.measures.evaluation import evaluate_runs
 
 
 def make_collection(root: Path, n_runs: int, n_topics: int, depth: int, seed: int = 7) -> tuple[Path, dict]:

@@ -21,8 +21,8 @@ import time
 import numpy as np
 from scipy import stats
 
-from riskreport.inference import confidence_intervals, resample_counts
-from riskreport.risk import risk_adjusted
+from riskreport.stats.inference import confidence_intervals, resample_counts
+from riskreport.stats.risk import risk_adjusted
 
 LEVELS = (0.95, 0.999)
 

@@ -1,6 +1,6 @@
-"""Benchmark: the exact fast path of the SPEC §5 mixed model against statsmodels MixedLM.
+"""Benchmark: the exact fast path of the Jayasinghe et al. 2014; docs/measures/nondeterministic.md mixed model against statsmodels MixedLM.
 
-2 algorithms x 40 instances x 150 topics (12,000 scores): the fast path (`riskreport.mixed.fit_pair`,
+2 algorithms x 40 instances x 150 topics (12,000 scores): the fast path (`riskreport.stats.mixed.fit_pair`,
 from the tidy table) and the reference (`fit_mixedlm`, statsmodels MixedLM with `vc_formula`),
 side by side, with their estimates compared; then 2 x 100 x 150 (30,000 scores) with the fast
 path alone. Scores are simulated from the model itself (topic, topic x system, instance and
@@ -20,7 +20,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from riskreport import mixed
+from riskreport.stats import mixed
 
 VARIANCES = {"topic": 0.03, "topic_system": 0.005, "instance": 0.0003, "residual": 0.004}
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from riskreport.risk import georisk_table, risk_table, topic_risk, tstar_table
+from riskreport.stats.risk import georisk_table, risk_table, topic_risk, tstar_table
 
 
 def vectorised(matrix: pd.DataFrame, alphas) -> dict:

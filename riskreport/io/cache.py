@@ -1,0 +1,158 @@
+"""The one disk cache of riskreport: evaluated runs, Bayesian fits and slow scipy values.
+
+Entries are content-addressed: the key is the SHA-256 of everything the value depends on (input
+digests, parameters, library versions; `cache_key`). Each entry is one file, written through a
+temporary file and a rename (concurrent writers never leave a mixed file) and carrying its key
+and a checksum of its content. Reading never fails a report:
+
+- a missing entry is a miss;
+- a damaged entry (unreadable, failing its checksum) or a foreign one (another key's entry in
+  this place, an entry of another kind) is a miss with a `CacheWarning` naming the file; the
+  value is computed again and the entry rewritten;
+- a cache folder that cannot be written (read-only, full) is still read; the failed write is
+  said once per folder with a `CacheWarning`, and the report goes on.
+
+Location: `$RISKREPORT_CACHE`, else `$XDG_CACHE_HOME/riskreport`, else `~/.cache/riskreport`, one
+sub-folder per use (`scores`, `bayes`, `scipy`).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from riskreport.io.files import umask
+
+FORMAT = 1   # of the entry files themselves; part of every key
+_UNWRITABLE: set[str] = set()   # folders whose failed write was already said
+
+
+class CacheWarning(UserWarning):
+    """A cache entry was ignored (damaged or foreign) or could not be written; the value is computed anyway."""
+
+
+def default_cache_dir() -> Path:
+    """The cache root: `$RISKREPORT_CACHE`, else `$XDG_CACHE_HOME/riskreport`, else `~/.cache/riskreport`."""
+    if os.environ.get("RISKREPORT_CACHE"):
+        return Path(os.environ["RISKREPORT_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "riskreport"
+
+
+def cache_key(kind: str, **parts: Any) -> str:
+    """SHA-256 of an entry's kind and of everything its value depends on (JSON of `parts`, keys sorted).
+
+    Callers put the digests of input files, the parameters and the versions of the libraries that
+    compute the value into `parts`: a change of any of them is a new key, never a stale value.
+    """
+    text = json.dumps({"kind": kind, "format": FORMAT, **parts}, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Cache:
+    """Entries of one kind (`scores`, `bayes`, `scipy`) in `folder` (default: `default_cache_dir() / kind`)."""
+
+    def __init__(self, kind: str, folder: str | os.PathLike | None = None):
+        self.kind = kind
+        self.folder = Path(folder) if folder is not None else default_cache_dir() / kind
+
+    def path(self, key: str, suffix: str = ".json") -> Path:
+        """Where the entry of `key` lives: `<folder>/<key[:2]>/<key><suffix>`."""
+        return self.folder / key[:2] / f"{key}{suffix}"
+
+    # ---- JSON values ---------------------------------------------------------------------------
+
+    def get(self, key: str) -> Any | None:
+        """The JSON value stored under `key`, or None (missing, damaged or foreign: see the module)."""
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            entry = json.loads(data.decode("utf-8"))
+            ok = entry["sha256"] == _json_digest(entry["value"])
+            own = ok and entry["key"] == key and entry["kind"] == self.kind
+        except (ValueError, TypeError, KeyError):
+            ok = own = False
+        if not own:
+            self._ignored(path, "fails its checksum" if not ok else "belongs to another entry")
+            return None
+        return entry["value"]
+
+    def put(self, key: str, value: Any) -> None:
+        """Store a JSON-serialisable `value` under `key`; a write that fails is said once, never raised."""
+        entry = {"key": key, "kind": self.kind, "value": value, "sha256": _json_digest(value)}
+        self._write(self.path(key), json.dumps(entry, separators=(",", ":")).encode())
+
+    # ---- arrays with metadata ----------------------------------------------------------------------
+
+    def get_arrays(self, key: str) -> tuple[dict[str, np.ndarray], Any] | None:
+        """The arrays and JSON metadata stored under `key` (`put_arrays`), or None."""
+        path = self.path(key, ".npz")
+        if not path.is_file():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files if name != "__record__"}
+                record = json.loads(bytes(stored["__record__"]).decode())
+            ok = record["sha256"] == _arrays_digest(arrays, record["meta"])
+            own = ok and record["key"] == key and record["kind"] == self.kind
+        except Exception:   # noqa: BLE001 - zipfile, numpy and json raise many kinds for a damaged file
+            ok = own = False
+        if not own:
+            self._ignored(path, "fails its checksum" if not ok else "belongs to another entry")
+            return None
+        return arrays, record["meta"]
+
+    def put_arrays(self, key: str, arrays: dict[str, np.ndarray], meta: Any) -> None:
+        """Store named arrays (no objects: read back without pickle) and JSON `meta` under `key`."""
+        arrays = {name: np.ascontiguousarray(values) for name, values in arrays.items()}
+        meta = json.loads(json.dumps(meta, default=float))      # what reading back will give
+        record = {"key": key, "kind": self.kind, "meta": meta, "sha256": _arrays_digest(arrays, meta)}
+        buffer = io.BytesIO()
+        np.savez(buffer, __record__=np.frombuffer(json.dumps(record).encode(), dtype=np.uint8), **arrays)
+        self._write(self.path(key, ".npz"), buffer.getvalue())
+
+    # ---- files -------------------------------------------------------------------------------------
+
+    def _write(self, path: Path, data: bytes) -> None:
+        temporary = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.chmod(temporary, 0o666 & ~umask())
+            os.replace(temporary, path)
+        except OSError as error:     # a read-only or full cache costs a computation, never the report
+            if temporary:
+                Path(temporary).unlink(missing_ok=True)
+            if str(self.folder) not in _UNWRITABLE:
+                _UNWRITABLE.add(str(self.folder))
+                warnings.warn(f"cannot write the {self.kind} cache in {self.folder}: {error}; values are computed "
+                              "and used, not kept (set RISKREPORT_CACHE to a writable folder to keep them)",
+                              CacheWarning, stacklevel=3)
+
+    def _ignored(self, path: Path, why: str) -> None:
+        warnings.warn(f"ignored a damaged {self.kind} cache entry {path} (it {why}); the value is computed again "
+                      "and the entry rewritten", CacheWarning, stacklevel=3)
+
+
+def _json_digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _arrays_digest(arrays: dict[str, np.ndarray], meta: Any) -> str:
+    digest = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
+    for name in sorted(arrays):
+        values = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{values.dtype.str}|{values.shape}".encode())
+        digest.update(values.tobytes())
+    return digest.hexdigest()

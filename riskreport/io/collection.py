@@ -1,0 +1,267 @@
+"""Collections: a folder of qrels, runs, instances and/or a score table, plus defaults.
+
+Layout of a collection folder (docs/measures/index.md, Scores):
+
+    qrels.txt | *.qrels | qrels*.txt     TREC qrels (.gz/.bz2 accepted)
+    runs/<system>.run[.gz|.bz2]          one TREC run per system (also .txt)
+    instances/<system>/<instance>.run    several runs of a non-deterministic system
+    scores.csv                           precomputed scores: system,topic,score[,measure][,instance]
+    collection.toml                      title, description, measure, baseline, alphas[, qrels]
+
+A collection is given by name (a folder under a data directory) or by path; the path of a
+score table (`*.csv`, same columns as scores.csv) is a collection of its own.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# A source checkout (the repository, editable install) has its own data/ and templates/; an installed wheel has not.
+CHECKOUT = (PROJECT_ROOT / "pyproject.toml").is_file() and (PROJECT_ROOT / "riskreport" / "__init__.py").is_file()
+DEMO = "demo"
+
+
+def user_data_dir() -> Path:
+    """Where an installed riskreport keeps collections it makes (the demo): the platform's user data folder,
+    e.g. `~/.local/share/riskreport` on Linux (`$XDG_DATA_HOME` respected), never inside site-packages."""
+    from platformdirs import user_data_path
+    return user_data_path("riskreport", appauthor=False)
+
+
+def demo_path() -> Path:
+    """Where `riskreport demo` writes the demo collection by default: `data/demo` of a source checkout, else
+    the user data folder's `demo`."""
+    return (PROJECT_ROOT / "data" if CHECKOUT else user_data_dir()) / DEMO
+RUN_SUFFIXES = (".run", ".txt")
+COMPRESSIONS = ("", ".gz", ".bz2")
+CONFIG_KEYS = {"title", "description", "measure", "baseline", "alphas", "qrels"}
+COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@dataclass(frozen=True)
+class Collection:
+    """The files of one collection and its defaults; nothing is parsed until asked for."""
+
+    name: str
+    path: Path
+    qrels: Path | None
+    runs: dict[str, Path]
+    instances: dict[str, dict[str, Path]] = field(default_factory=dict)
+    scores: Path | None = None
+    config: dict = field(default_factory=dict)
+    source: Path | None = None  # what to pass to load_collection to get this collection again
+
+    @property
+    def location(self) -> Path:
+        return self.source or self.path
+
+    @property
+    def title(self) -> str:
+        return self.config.get("title", self.name)
+
+    @property
+    def description(self) -> str:
+        return self.config.get("description", "")
+
+    @property
+    def default_measure(self) -> str | None:
+        return self.config.get("measure")
+
+    @property
+    def default_baseline(self) -> str | None:
+        return self.config.get("baseline")
+
+    @property
+    def default_alphas(self) -> list[float] | None:
+        return self.config.get("alphas")
+
+    def instance_runs(self, systems=None) -> dict[str, Path]:
+        """Run files of the instances of non-deterministic systems, keyed `<system>/<instance>`."""
+        return {f"{system}/{instance}": path for system, runs in self.instances.items()
+                if systems is None or system in systems for instance, path in runs.items()}
+
+    def files(self) -> list[Path]:
+        """Every input file, for hashing and provenance."""
+        found = [self.qrels, self.scores] + ([self.path / "collection.toml"] if self.config else [])
+        found += list(self.runs.values())
+        found += [p for runs in self.instances.values() for p in runs.values()]
+        return sorted(p for p in found if p is not None and p.is_file())
+
+
+def data_dirs() -> list[Path]:
+    """Where collections given by name are looked up: $RISKREPORT_DATA, ./data, the checkout's data/ (in a source
+    checkout) and the user data folder (`user_data_dir`, where an installed riskreport makes the demo)."""
+    dirs = [Path(p) for p in os.environ.get("RISKREPORT_DATA", "").split(os.pathsep) if p]
+    dirs += [Path.cwd() / "data"] + ([PROJECT_ROOT / "data"] if CHECKOUT else []) + [user_data_dir()]
+    unique: list[Path] = []
+    for d in dirs:
+        if d.is_dir() and d.resolve() not in [u.resolve() for u in unique]:
+            unique.append(d)
+    return unique
+
+
+def available_collections() -> list[str]:
+    names = {p.name for d in data_dirs() for p in d.iterdir()
+             if p.is_dir() and _looks_like_collection(p) and _inside(p, d) and COLLECTION_NAME.fullmatch(p.name)}
+    return sorted(names)
+
+
+def resolve_collection_path(spec: str | os.PathLike) -> Path:
+    """A collection folder from a name under a data directory, or from a path.
+
+    A name (letters, digits, '.', '_', '-'; no '/', not starting with '.') is only ever looked
+    up as a direct entry of a data directory, and a symbolic link there that leads outside
+    that directory is refused: a name cannot reach outside data/. Anything else is a path,
+    relative to the current directory, and means exactly that path.
+    """
+    text = str(spec)
+    candidate = Path(text).expanduser()
+    if candidate.is_dir() and (os.sep in text or "/" in text or text.startswith(".") or
+                                _looks_like_collection(candidate)):
+        return candidate.resolve()
+    if COLLECTION_NAME.fullmatch(text):
+        for root in data_dirs():
+            entry = root / text
+            if entry.is_dir() and not _inside(entry, root):
+                raise RiskReportError(
+                    f"{entry} is a symbolic link to {entry.resolve()}, outside {root}: a collection given by name "
+                    f"must live in a data directory. Give its path instead (--collection {entry.resolve()}) or "
+                    "add its parent folder to RISKREPORT_DATA.")
+            if entry.is_dir():
+                return entry.resolve()
+        if text == DEMO:              # the shipped demo, made on first use where the package may write
+            return _make_demo()
+    raise UnknownNameError("collection", text, available_collections(),
+                           hint="Give a collection by name (a folder under data/) or by path to its folder.")
+
+
+def _make_demo() -> Path:
+    from riskreport.io.demo import generate_demo
+    path = demo_path()
+    print(f"riskreport: making the synthetic demo collection in {path}", file=sys.stderr, flush=True)
+    try:
+        return generate_demo(path).resolve()
+    except OSError as error:
+        raise RiskReportError(f"Cannot make the demo collection in {path}: {error}. Set RISKREPORT_DATA to a "
+                              "writable folder and run `riskreport demo --path FOLDER/demo`.") from None
+
+
+def _inside(entry: Path, root: Path) -> bool:
+    """Whether `entry` (a direct entry of `root`), links followed, is still a direct entry of `root`."""
+    return entry.resolve().parent == root.resolve()
+
+
+def load_collection(spec: str | os.PathLike) -> Collection:
+    """Find the files of a collection and read its `collection.toml`.
+
+    >>> demo = load_collection("demo")          # doctest: +SKIP
+    >>> demo.default_baseline
+    'bm25'
+    """
+    table = Path(str(spec)).expanduser()
+    if table.is_file() and table.suffix.lower() == ".csv":   # a bare score table is a collection too
+        return Collection(name=table.parent.resolve().name, path=table.parent.resolve(), qrels=None, runs={},
+                          scores=table.resolve(), config=_read_config(table.parent / "collection.toml"),
+                          source=table.resolve())
+    path = resolve_collection_path(spec)
+    config = _read_config(path / "collection.toml")
+    qrels = _find_qrels(path, config.get("qrels"))
+    runs = _find_runs(path / "runs")
+    instances = {d.name: _find_runs(d, "instance") for d in sorted((path / "instances").glob("*")) if d.is_dir()}
+    scores = path / "scores.csv" if (path / "scores.csv").is_file() else None
+    if qrels is None and scores is None:
+        raise RiskReportError(
+            f"{path} is not a collection: it has no qrels file (qrels.txt, *.qrels, qrels*.txt) "
+            "and no scores.csv.")
+    if runs and qrels is None:
+        raise RiskReportError(f"{path} has run files under runs/ but no qrels file to evaluate them with "
+                              "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
+    return Collection(name=path.name, path=path, qrels=qrels, runs=runs, instances=instances,
+                      scores=scores, config=config)
+
+
+def system_id(path: Path) -> str:
+    """System id = file name without its extensions (`indriCASP.run.gz` -> `indriCASP`)."""
+    name = path.name
+    for compression in (".gz", ".bz2"):
+        if name.lower().endswith(compression):
+            name = name[: -len(compression)]
+    for suffix in RUN_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _is_run_file(path: Path) -> bool:
+    name = path.name.lower()
+    return path.is_file() and any(name.endswith(s + c) for s in RUN_SUFFIXES for c in COMPRESSIONS)
+
+
+def _find_runs(folder: Path, kind: str = "system") -> dict[str, Path]:
+    runs: dict[str, Path] = {}
+    if not folder.is_dir():
+        return runs
+    for path in sorted(folder.iterdir()):
+        if not _is_run_file(path):
+            continue
+        system = system_id(path)
+        if system in runs:
+            raise InputFormatError(path, f"two run files name the {kind} {system!r}: {runs[system].name} and {path.name}",
+                                   expected=f"one run file per {kind}")
+        runs[system] = path
+    return runs
+
+
+def _find_qrels(path: Path, configured: str | None) -> Path | None:
+    if configured:
+        relative = Path(configured)
+        if relative.is_absolute() or ".." in relative.parts or configured.startswith("~"):
+            raise InputFormatError(path / "collection.toml", f"qrels = {configured!r} points outside the collection",
+                                   expected="the name of a qrels file inside the collection folder")
+        chosen = (path / configured)
+        if not chosen.is_file():
+            raise InputFormatError(path / "collection.toml", f"qrels = {configured!r} does not exist in {path}")
+        return chosen
+    patterns = ("qrels.txt", "*.qrels", "qrels*.txt")
+    found = sorted({p for pattern in patterns for c in COMPRESSIONS for p in path.glob(pattern + c) if p.is_file()})
+    if len(found) > 1:
+        raise RiskReportError(f"{path} has several qrels files ({', '.join(p.name for p in found)}); "
+                              "name the one to use with qrels = \"...\" in collection.toml.")
+    return found[0] if found else None
+
+
+def _looks_like_collection(path: Path) -> bool:
+    return (path / "scores.csv").is_file() or (path / "collection.toml").is_file() or (path / "runs").is_dir()
+
+
+def _read_config(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputFormatError(path, f"invalid TOML ({error})") from None
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise InputFormatError(path, f"unknown key(s) {', '.join(unknown)}",
+                               expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}")
+    alphas = config.get("alphas")
+    if alphas is not None and not (isinstance(alphas, list) and alphas and all(
+            isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a) and a >= 0 for a in alphas)):
+        raise InputFormatError(path, f"alphas = {alphas!r}", expected="a non-empty list of finite non-negative numbers")
+    for key in ("title", "description", "measure", "baseline", "qrels"):
+        if key in config and not isinstance(config[key], str):
+            raise InputFormatError(path, f"{key} = {config[key]!r}", expected="a string")
+    return config

@@ -1,0 +1,1 @@
+"""Risk-sensitive learning to rank: LambdaMART objectives of the risk papers on LightGBM."""

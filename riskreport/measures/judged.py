@@ -1,0 +1,49 @@
+"""`Judged@k` natively: the share of a run's first k documents that the qrels judge (any grade).
+
+Equal to ir_measures' `judged` provider (OpenNIR's judgment rate), vectorised: documents ranked by
+score descending, equal scores by docno *ascending* (that provider's order, kept so the values do not
+change); the denominator is k, or the number of documents the run ranks for the topic when it ranks
+fewer (all of them without a cutoff); a run topic is scored when the qrels judge it at all. riskreport
+reports it beside a measure at that measure's cutoff (`evaluation.judged_fraction`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from ir_measures import Metric, measures, providers
+from ir_measures.providers.base import Any, NOT_PROVIDED
+from ir_measures.util import QrelsConverter
+
+from riskreport.measures.ranked import rank_run, run_arrays
+
+
+class NativeJudgedProvider(providers.Provider):
+    """Judged@k in numpy."""
+
+    NAME = "riskreport_judged"
+    SUPPORTED_MEASURES = [measures._Judged(cutoff=Any())]
+
+    def _evaluator(self, measure_list, qrels):
+        table = QrelsConverter(qrels).as_pd_dataframe()
+        judged = dict.fromkeys(zip(table["query_id"].astype(str), table["doc_id"].astype(str)), 1.0)
+        return NativeJudgedEvaluator(list(measure_list), judged, set(table["query_id"].astype(str)))
+
+
+class NativeJudgedEvaluator(providers.Evaluator):
+    def __init__(self, measure_list, judged: dict, qrels_topics: set[str]):
+        super().__init__(measure_list, qrels_topics)
+        self.judged = judged
+
+    def _iter_calc(self, run):
+        arrays = run_arrays(run)
+        for measure in self.measures:
+            depth = None if measure["cutoff"] is NOT_PROVIDED else int(measure["cutoff"])
+            ranked = rank_run(*arrays, depth, docnos_descending=False)
+            count = np.bincount(ranked.topic, ranked.lookup(self.judged), minlength=len(ranked.topics))
+            ranked_docs = np.bincount(ranked.topic, minlength=len(ranked.topics))
+            for i, topic in enumerate(ranked.topics.tolist()):
+                if topic in self.qrel_qids:
+                    yield Metric(query_id=str(topic), measure=measure, value=float(count[i] / ranked_docs[i]))
+
+
+NATIVE = NativeJudgedProvider()
+providers.register(NATIVE)

@@ -1,0 +1,520 @@
+"""Figures for the templates: seaborn over tidy DataFrames, each returning its Axes or grid.
+
+Axis labels state the sign convention: Δ and URisk are challenger minus baseline, so
+values below 0 are losses (risk) and above 0 are wins (reward).
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+RISK_COLOURS = {"win": "#1b9e77", "loss": "#d95f02", "tie": "#999999"}
+# Colour-blind-safe qualitative colours (Okabe & Ito 2008, then Paul Tol's "muted"); markers tell repeats apart.
+SYSTEM_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#332288",
+                  "#88CCEE", "#44AA99", "#117733", "#999933", "#882255", "#AA4499", "#DDCC77", "#CC6677"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*"]
+BASELINE_STYLE = {"color": "black", "linewidth": 2.6, "marker": "s", "zorder": 5}
+
+
+STYLE_RC = {"axes.titley": 1.0}   # titles sit just above the axes (no axes of ours has top ticks): matplotlib
+# then skips placing each title above the x tick labels of every axes at each draw
+
+
+def tight_layout(fig, **options) -> None:
+    """Lay `fig` out as `Figure.tight_layout` does, once, without leaving a layout engine on the figure.
+
+    After `fig.tight_layout()` a figure keeps a placeholder engine, and matplotlib then draws the whole
+    figure one extra time in every `savefig` (four formats: four extra draws). `options` as tight_layout's.
+    """
+    from matplotlib.layout_engine import TightLayoutEngine
+    TightLayoutEngine(**options).execute(fig)
+
+
+def set_style() -> None:
+    """The templates' look: seaborn's whitegrid theme in the notebook context, with `STYLE_RC`."""
+    sns.set_theme(style="whitegrid", context="notebook", rc=STYLE_RC)
+
+
+class Palette(dict):
+    """One colour and marker per system for every figure of a report; the baseline black and thick.
+
+    >>> palette = Palette(["bm25", "dense", "llm"], baseline="bm25")
+    >>> palette["bm25"]["color"], palette["dense"]["color"]
+    ('black', '#E69F00')
+    """
+
+    def __init__(self, systems, baseline: str | None = None):
+        super().__init__()
+        self.baseline = baseline
+        others = [s for s in dict.fromkeys(systems) if s != baseline]
+        for i, system in enumerate(others):
+            self[system] = {"color": SYSTEM_COLOURS[i % len(SYSTEM_COLOURS)], "linewidth": 1.4,
+                            "marker": MARKERS[(i // len(SYSTEM_COLOURS) + i) % len(MARKERS)], "zorder": 3}
+        if baseline is not None:
+            self[baseline] = dict(BASELINE_STYLE)
+
+    def colour(self, system: str) -> str:
+        return self.get(system, {"color": "#777777"})["color"]
+
+    def colours(self) -> dict[str, str]:
+        return {system: style["color"] for system, style in self.items()}
+
+
+def _palette(systems, palette: Palette | None, baseline: str | None = None) -> Palette:
+    return palette if palette is not None else Palette(systems, baseline)
+
+
+def topic_ticks(ax, labels, limit: int = 80, axis: str = "x", first: int = 0) -> None:
+    """Topic ids as tick labels (every k-th when there are more than `limit`), the i-th at position `first + i`."""
+    labels = [str(t) for t in labels]
+    step = max(1, int(np.ceil(len(labels) / limit)))
+    positions = list(range(0, len(labels), step))
+    size = 7 if len(labels) <= 40 else 5
+    ticks, names = [first + i for i in positions], [labels[i] for i in positions]
+    if axis == "x":
+        ax.set_xticks(ticks, names, rotation=90, fontsize=size)
+    else:
+        ax.set_yticks(ticks, names, fontsize=size)
+    ax.grid(False, axis=axis)     # a grid line at every other bar is clutter, not a guide
+
+
+def panels(n: int, col_wrap: int, height: float, aspect: float, sharey: bool = True, sharex: bool = False,
+           rows: int | None = None):
+    """A figure of `n` panels, `col_wrap` to a row (or `rows` rows), each `height` × `height·aspect` inches.
+
+    The layout of a seaborn FacetGrid (shared axes, tick labels on the outer panels only, no top and
+    right spines, unused cells hidden) from one `plt.subplots` call: FacetGrid re-runs the layout
+    engine at every step, which cost seconds per figure. Share x only where every panel has the
+    same x values: a shared axis shares one formatter, so panels sorted by their own values would
+    all show the last panel's labels. Returns the figure and the `n` panels in reading order.
+    """
+    ncols = -(-n // rows) if rows else max(1, min(col_wrap, n))
+    nrows = rows or -(-n // ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(ncols * height * aspect, nrows * height), sharey=sharey,
+                             sharex=sharex, squeeze=False)
+    axes = list(grid.flat)
+    for i, ax in enumerate(axes):
+        if i >= n:
+            ax.set_visible(False)
+        else:
+            ax.spines[["top", "right"]].set_visible(False)
+            if sharex and i + ncols >= n:       # the lowest panel of its column: its tick labels show
+                ax.xaxis.set_tick_params(labelbottom=True)
+    return fig, axes[:n]
+
+
+def label_panels(axes, ncols: int, xlabel: str, ylabel: str) -> None:
+    """Axis labels as a FacetGrid sets them: x under the last panel of each column, y left of each row.
+
+    An axis left without a label is not placed at each draw (matplotlib otherwise measures every
+    tick label of it again, for nothing: a large share of drawing a many-panel figure).
+    """
+    for i, ax in enumerate(axes):
+        for axis, text, shown in ((ax.yaxis, ylabel, i % ncols == 0), (ax.xaxis, xlabel, i + ncols >= len(axes))):
+            axis.set_label_text(text if shown else "")
+            if not shown:
+                axis.set_label_coords(0.5, 0.5)
+
+
+def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: int = 3):
+    """Per-topic Δ = challenger − baseline, topics sorted by Δ, one panel per challenger; returns the Figure.
+
+    `deltas` is tidy: `system, topic, delta`. Each panel's tick labels are its own topics, in its order.
+    """
+    data = deltas.copy()
+    data["rank"] = data.groupby("system")["delta"].rank(method="first", ascending=False)
+    data["outcome"] = np.select([data["delta"] > 0, data["delta"] < 0], ["win", "loss"], "tie")
+    systems = list(dict.fromkeys(data["system"]))
+    fig, axes = panels(len(systems), col_wrap, height=2.4, aspect=1.6)
+    for ax, (system, part) in zip(axes, data.groupby("system", sort=False)):
+        part = part.sort_values("rank")
+        bars(ax, part["rank"], part["delta"], 1.0, part["outcome"].map(RISK_COLOURS))
+        ax.axhline(0, color="black", linewidth=0.6)
+        ax.set_title(system)
+        topic_ticks(ax, part["topic"].tolist(), limit=40, first=1)
+    label_panels(axes, min(col_wrap, len(systems)), "topic, sorted by Δ", f"Δ {measure}")
+    fig.suptitle(f"Per-topic difference Δ {measure} against {baseline} (above 0: challenger wins; "
+                 "below 0: loses)", y=1.02)
+    tight_layout(fig)
+    return fig
+
+
+def bars(ax, x, height, width: float, colors):
+    """Bars from 0 to `height` centred on `x`, as `Axes.bar` draws them without edges, but as one
+    collection: hundreds of bars per panel draw, and write as SVG and PDF, many times faster."""
+    from matplotlib.collections import PolyCollection
+    x, height = np.asarray(x, dtype=float), np.asarray(height, dtype=float)
+    colors = np.asarray(list(colors), dtype=object)
+    shown = np.isfinite(x) & np.isfinite(height)
+    x, height, colors = x[shown], height[shown], colors[shown]
+    left, right, zero = x - width / 2, x + width / 2, np.zeros_like(height)
+    corners = np.stack([np.column_stack(c) for c in ((left, zero), (left, height), (right, height), (right, zero))],
+                       axis=1)
+    collection = PolyCollection(corners, facecolors=list(colors), edgecolors="none", linewidths=0)
+    collection.sticky_edges.y.append(0)
+    ax.add_collection(collection, autolim=True)
+    ax.autoscale_view()
+    return collection
+
+
+def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, marker: str | None = None,
+                zero_line: bool = True, palette: Palette | None = None):
+    """One line per system of column `y` against α (colours and markers from `palette`), legend outside."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    palette = _palette(data["system"].unique(), palette)
+    dense = data["alpha"].nunique() > 12
+    for system, part in data.sort_values("alpha").groupby("system", sort=False):
+        style = dict(palette.get(system, {"color": "#777777", "marker": "o"}))
+        ax.plot(part["alpha"], part[y], label=system, markevery=max(1, len(part) // 6) if dense else 1,
+                markersize=4, **style)
+    if zero_line:
+        ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_xlabel("α (losses weigh 1 + α)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False, fontsize="small")
+    return ax
+
+
+def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", ax=None,
+                   palette: Palette | None = None):
+    """URisk against α, one line per challenger (`risk` tidy: `system, alpha, urisk`)."""
+    return alpha_lines(risk, "urisk", f"URisk of {measure} vs {baseline}\n({sign_note(convention)})",
+                       f"URisk against α (baseline {baseline})", ax=ax, marker="o", palette=palette)
+
+
+def sign_note(convention: str) -> str:
+    """How to read a risk axis in the chosen convention."""
+    return "< 0: risk, > 0: reward" if convention == "standard" else "minus convention: > 0 risk, < 0 reward"
+
+
+def trisk_by_alpha(fine: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
+                   ax=None, palette: Palette | None = None):
+    """TRisk against α, one line per challenger, with the ±t critical lines (Dinçer et al. 2014, Fig. 1).
+
+    `fine` is tidy `system, alpha, trisk` (already in `convention`).
+    """
+    ax = alpha_lines(fine, "trisk", f"TRisk of {measure} vs {baseline}\n({sign_note(convention)})",
+                     f"TRisk against α; dashed: ±t critical value ({critical:.3f})", ax=ax, palette=palette)
+    for level in (-critical, critical):
+        ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
+    return ax
+
+
+def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
+             col_wrap: int = 3):
+    """Per-topic TJ_i bars at one α per row, one panel per challenger, ±t critical lines (Dinçer et al. 2014, Fig. 2).
+
+    `topics` is tidy `system, topic, alpha, tj`; topics keep the collection's order. A bar is
+    coloured when TJ_i itself lies beyond ±t (the drawn quantity; TR_i is in the table). Returns the Figure.
+    """
+    data = topics.copy()
+    order = list(dict.fromkeys(data["topic"]))
+    data["position"] = data["topic"].map({t: i for i, t in enumerate(order)})
+    data["colour"] = np.select([data["tj"] < -critical, data["tj"] > critical],
+                               [RISK_COLOURS["loss"], RISK_COLOURS["win"]], "#9ecae1")
+    systems = list(dict.fromkeys(data["system"]))
+    alphas = list(dict.fromkeys(data["alpha"]))
+    by_row = len(alphas) > 1
+    cells = [(alpha, system) for alpha in alphas for system in systems]
+    fig, axes = panels(len(cells), col_wrap, height=2.4, aspect=1.7, sharex=True,
+                       rows=len(alphas) if by_row else None)
+    groups = dict(list(data.groupby(["alpha", "system"], sort=False)))
+    for ax, (alpha, system) in zip(axes, cells):
+        part = groups.get((alpha, system), data.iloc[:0])
+        bars(ax, part["position"], part["tj"], 0.9, part["colour"])
+        ax.set_title(f"{system}, α = {alpha:g}" if by_row else system)
+        for level in (-critical, critical):
+            ax.axhline(level, color="black", linestyle="--", linewidth=0.7)
+        topic_ticks(ax, order, limit=40)     # shared ticks; their size, rotation and grid are each panel's
+    label_panels(axes, len(systems) if by_row else min(col_wrap, len(systems)), "topic", "TJ_i")
+    fig.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
+                 f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t", y=1.02)
+    tight_layout(fig)
+    return fig
+
+
+def delta_heatmap(deltas: pd.DataFrame, baseline: str, measure: str, systems: list[str] | None = None, ax=None):
+    """System × topic heatmap of Δ = challenger − baseline (diverging, 0 white): where the risk sits.
+
+    `deltas` is tidy `system, topic, delta`; rows in the order of `systems` (default: as given),
+    topics from the largest summed loss over the rows shown (left) to the largest gain (right).
+    """
+    wide = deltas.pivot(index="system", columns="topic", values="delta")
+    wide = wide.reindex(systems or list(dict.fromkeys(deltas["system"])))
+    wide = wide[wide.sum(axis=0).sort_values(kind="stable").index]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(min(16, 3 + 0.22 * wide.shape[1]), 1.2 + 0.32 * len(wide)))
+    limit = float(np.nanmax(np.abs(wide.to_numpy()))) or 1.0
+    image = ax.imshow(wide.to_numpy(), cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
+    topic_ticks(ax, list(wide.columns), limit=90)
+    ax.set_yticks(range(len(wide)), wide.index, fontsize=8)
+    ax.set_xlabel("topic (largest summed loss left, largest gain right)")
+    ax.grid(False)
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.03, pad=0.01)
+    bar.set_label(f"Δ {measure} (< 0: loss)")
+    ax.set_title(f"Δ {measure} against {baseline} per system and topic (red: loss, blue: win)")
+    return ax
+
+
+def delta_boxplots(deltas: pd.DataFrame, baseline: str, measure: str, ax=None):
+    """Per-topic Δ per challenger as box plots with 1.5 IQR whiskers; points beyond are outlier topics (thesis Fig. 3.3)."""
+    n = deltas["system"].nunique()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.45 * n + 1.2))
+    sns.boxplot(data=deltas, x="delta", y="system", whis=1.5, color="#c6dbef", fliersize=3, ax=ax)
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.set_xlabel(f"Δ {measure} = challenger − {baseline} (< 0: loss)")
+    ax.set_ylabel("")
+    ax.set_title("Distribution of per-topic differences; whiskers at 1.5 IQR, dots are outlying topics")
+    return ax
+
+
+def georisk_by_alpha(geo: pd.DataFrame, measure: str, convention: str = "standard", ax=None,
+                     palette: Palette | None = None):
+    """GeoRisk against α, one line per system (Dinçer et al. 2016, Fig. 3); the baseline drawn on top."""
+    higher = "higher is better" if convention == "standard" else "minus convention: lower is better"
+    return alpha_lines(geo, "georisk", f"GeoRisk of {measure} ({higher})", "GeoRisk against α over the baseline pool",
+                       ax=ax, zero_line=False, palette=palette)
+
+
+def value_functions(alphas, smooth, ax=None):
+    """The linear value functions l_α(Δ) of the grid and, optionally, the smooth s(Δ) (thesis Eq. 3.6)."""
+    from riskreport.stats.risk import risk_adjusted
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    delta = np.linspace(-1, 1, 201)
+    for alpha, values in zip(alphas, risk_adjusted(delta, alphas)):
+        ax.plot(delta, values, label=f"l_α, α = {alpha:g}")
+    if smooth is not None:
+        ax.plot(delta, smooth(delta), color="black", linestyle="--", label="s(Δ), thesis Eq. 3.6")
+    ax.axhline(0, color="black", linewidth=0.5)
+    ax.axvline(0, color="black", linewidth=0.5)
+    ax.set_xlabel("Δ = challenger − baseline")
+    ax.set_ylabel("risk-adjusted value (< 0: loss)")
+    ax.set_title("Value functions")
+    ax.legend(frameon=False, fontsize="small")
+    return ax
+
+
+def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention: str = "standard",
+                col_wrap: int = 4):
+    """Confidence interval of URisk against α, one panel per challenger, coloured by `verdict`; returns the Figure.
+
+    `intervals` is tidy `system, alpha, ci_low, ci_high, verdict` for one method and level; pass
+    the report's rule verdict as `verdict` so the colours agree with every other mark.
+    """
+    from matplotlib.collections import LineCollection
+    colours = {"risk": RISK_COLOURS["loss"], "reward": RISK_COLOURS["win"], "inconclusive": "#777777",
+               "undefined": "#777777"}
+    data = intervals.assign(mid=(intervals["ci_low"] + intervals["ci_high"]) / 2)
+    systems = list(dict.fromkeys(data["system"]))
+    fig, axes = panels(len(systems), col_wrap, height=2.3, aspect=1.3, sharey=False, sharex=True)
+    for ax, (system, part) in zip(axes, data.groupby("system", sort=False)):
+        alpha = part["alpha"].to_numpy(dtype=float)
+        segments = np.stack([np.column_stack([alpha, part["ci_low"]]), np.column_stack([alpha, part["ci_high"]])],
+                            axis=1)
+        ax.add_collection(LineCollection(segments, colors=[colours[v] for v in part["verdict"]], linewidths=3),
+                          autolim=True)
+        ax.plot(alpha, part["mid"], linestyle="none", marker="o", markersize=3, color="black")
+        ax.axhline(0, color="black", linewidth=0.6)
+        ax.autoscale_view()
+        ax.set_title(system)
+    label_panels(axes, min(col_wrap, len(systems)), "α", "URisk CI")
+    fig.suptitle(f"Confidence interval of URisk of {measure} against {baseline} per α "
+                 f"({sign_note(convention)}; colour: the report's verdict — orange risk, green reward, "
+                 "grey inconclusive)", y=1.02)
+    tight_layout(fig)
+    return fig
+
+
+def bootstrap_density(means: np.ndarray, intervals: pd.DataFrame, theta: float, title: str, ax=None):
+    """Bootstrap distribution of URisk with the five intervals beneath it (thesis Fig. 3.9).
+
+    `intervals` holds `method, ci_low, ci_high` for one level.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    if np.std(means) == 0:      # one topic, or no variation: nothing to draw but the value
+        ax.text(0.5, 0.5, "the bootstrap distribution is a single value", transform=ax.transAxes, ha="center")
+        ax.set_title(title)
+        return ax
+    sns.histplot(means, bins=60, stat="density", color="#c6dbef", edgecolor="white", ax=ax)
+    sns.kdeplot(means, color="#08519c", ax=ax)
+    top = ax.get_ylim()[1]
+    step = top * 0.07
+    for i, row in enumerate(intervals.itertuples()):
+        y = -step * (i + 1)
+        ax.plot([row.ci_low, row.ci_high], [y, y], linewidth=3)
+        ax.text(row.ci_high, y, f"  {row.method}", va="center", fontsize="small")
+    ax.axvline(theta, color="black", linestyle="--", linewidth=0.8, label="observed URisk")
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.set_ylim(-step * (len(intervals) + 1), top)
+    ax.set_xlabel("bootstrap URisk (< 0: risk)")
+    ax.set_ylabel("density")
+    ax.set_title(title)
+    ax.legend(frameon=False, loc="upper left")
+    return ax
+
+
+def bootstrap_qq(means: np.ndarray, n_topics: int, ax=None):
+    """Q-Q plot of standardised bootstrap means against Student t with c − 1 df."""
+    from scipy import stats
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 4.5))
+    if np.std(means) == 0 or n_topics < 2:
+        ax.text(0.5, 0.5, "no spread to compare", transform=ax.transAxes, ha="center")
+        return ax
+    standardised = np.sort((means - means.mean()) / means.std(ddof=1))
+    probabilities = (np.arange(1, len(standardised) + 1) - 0.5) / len(standardised)
+    theoretical = stats.t.ppf(probabilities, n_topics - 1)
+    ax.scatter(theoretical, standardised, s=4, color="#08519c")
+    limit = max(abs(theoretical).max(), abs(standardised).max())
+    ax.plot([-limit, limit], [-limit, limit], color="black", linewidth=0.8)
+    ax.set_xlabel(f"t quantiles ({n_topics - 1} df)")
+    ax.set_ylabel("standardised bootstrap means")
+    ax.set_title("Q-Q: bootstrap means vs t (a bent line = skew)")
+    return ax
+
+
+def diagnostics_by_alpha(diagnostics: pd.DataFrame, palette: Palette | None = None):
+    """Skewness, excess kurtosis and Shapiro–Wilk p of the risk-adjusted differences against α."""
+    palette = _palette(diagnostics["system"].unique(), palette)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    lines = list(diagnostics.sort_values("alpha").groupby("system", sort=False))
+    for ax, column, label in zip(axes, ("skewness", "excess_kurtosis", "shapiro_p"),
+                                 ("skewness (< 0: long loss tail)", "excess kurtosis", "Shapiro–Wilk p (log scale)")):
+        for system, part in lines:      # plain lines: seaborn's lineplot aggregates first, for nothing here
+            ax.plot(part["alpha"], part[column], label=system, marker="o", markersize=4, linewidth=1.4,
+                    color=palette.colour(system))
+        ax.set_xlabel("α")
+        ax.set_ylabel(label)
+    axes[0].axhline(0, color="black", linewidth=0.6)
+    axes[2].set_yscale("log")
+    axes[2].axhline(0.05, color="black", linestyle="--", linewidth=0.8)
+    axes[-1].legend(title="system", bbox_to_anchor=(1.02, 1), loc="upper left", frameon=False, fontsize="small")
+    fig.suptitle("Shape of the risk-adjusted differences against α (Shapiro–Wilk p below the dashed line: not normal)")
+    tight_layout(fig)
+    return axes
+
+
+def forest(effects: pd.DataFrame, baseline: str, measure: str, ax=None):
+    """Forest plot of the mixed model's system effects against the baseline, one colour per α."""
+    n = effects["system"].nunique()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.5 * n + 1.5))
+    systems = list(dict.fromkeys(effects["system"]))
+    alphas = sorted(effects["alpha"].unique())
+    offsets = np.linspace(-0.3, 0.3, len(alphas)) if len(alphas) > 1 else [0.0]
+    palette = sns.color_palette("viridis", len(alphas))
+    for offset, colour, alpha in zip(offsets, palette, alphas):
+        part = effects[effects["alpha"] == alpha].set_index("system").loc[systems]
+        y = np.arange(len(systems)) + offset
+        ax.errorbar(part["effect"], y, xerr=[part["effect"] - part["ci_low"], part["ci_high"] - part["effect"]],
+                    fmt="o", color=colour, markersize=3, linewidth=1, label=f"α = {alpha:g}")
+    ax.set_yticks(range(len(systems)), systems)
+    ax.axvline(0, color="black", linewidth=0.6)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"effect on risk-adjusted {measure} vs {baseline} (< 0: worse)")
+    ax.set_title("Mixed model score ~ system + (1 | topic): system effects with CIs")
+    ax.legend(frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left")
+    return ax
+
+
+# Non-deterministic systems (templates/nondeterministic.ipynb; riskreport.stats.mixed)
+
+INSTANCE_COLOURS = {"instances": "#9ecae1", "pooled": "#08519c", "baseline": "#d95f02"}
+
+
+def instance_spread(scores: pd.DataFrame, baseline: str, measure: str):
+    """Per-topic spread of effectiveness across instances (Jayasinghe et al. 2014, Fig. 1).
+
+    One panel per system, topics sorted by the baseline's score: a box per topic over the
+    system's instances (whiskers at 1.5 IQR) and the baseline as a diamond (its mean over
+    instances when it has several). `scores` is tidy: `system, instance, topic, score`.
+    """
+    base = scores[scores["system"] == baseline].groupby("topic", sort=False)["score"].mean()
+    order = base.sort_values(ascending=False, kind="stable").index.tolist()
+    systems = [s for s in dict.fromkeys(scores["system"]) if s != baseline]
+    fig, axes = plt.subplots(len(systems), 1, figsize=(13, 2.6 * len(systems) + 0.8), sharex=True,
+                             sharey=True, squeeze=False)
+    for ax, system in zip(axes[:, 0], systems):
+        data = scores[scores["system"] == system]
+        sns.boxplot(data=data, x="topic", y="score", order=order, color=INSTANCE_COLOURS["instances"], whis=1.5,
+                    fliersize=2, linewidth=0.7, ax=ax)
+        ax.scatter(range(len(order)), base.loc[order], marker="D", s=14, color=INSTANCE_COLOURS["baseline"],
+                   zorder=3, label=baseline)
+        ax.set_title(f"{system}: {data['instance'].nunique()} instances per topic (boxes); "
+                     f"{baseline}: diamonds", loc="left", fontsize="medium")
+        ax.set_ylabel(measure)
+        ax.set_xlabel("")
+    last = axes[-1, 0]
+    last.set_xlabel(f"topic, sorted by {baseline}'s {measure}")
+    last.tick_params(axis="x", labelrotation=90, labelsize=7)
+    fig.suptitle("Per-topic effectiveness across instances: a tall box is a topic on which instances disagree",
+                 y=1.0)
+    tight_layout(fig)
+    return axes[:, 0]
+
+
+def effect_intervals(mixed: pd.DataFrame, measure: str, sig_level: float, ax=None):
+    """Each system's effect against the baseline, its intervals and the margin ±δ0 (Jayasinghe et al. 2014, Fig. 2).
+
+    `mixed` is `riskreport.stats.mixed.mixed_table(...)`: thick bar = the 100(1−2·sig)% interval of
+    the equivalence tests (`tost_low`, `tost_high`), thin line = the 100(1−sig)% interval, dot =
+    effect; the shaded band is the equivalence region (−δ0, δ0); the verdict is written at the right.
+    """
+    n = len(mixed)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 0.55 * n + 1.8))
+    delta0 = float(mixed["delta0"].iloc[0])
+    baseline = mixed["baseline"].iloc[0]
+    ax.axvspan(-delta0, delta0, color="#d9f0e3", label=f"equivalence region ±δ0 = ±{delta0:g}")
+    ax.axvline(0, color="black", linewidth=0.6)
+    for level in (-delta0, delta0):
+        ax.axvline(level, color="#1b9e77", linestyle="--", linewidth=0.8)
+    for i, row in enumerate(mixed.itertuples()):
+        ax.plot([row.ci_low, row.ci_high], [i, i], color=INSTANCE_COLOURS["pooled"], linewidth=1.2,
+                label=f"{100 * (1 - sig_level):g}% interval" if i == 0 else None)
+        ax.plot([row.tost_low, row.tost_high], [i, i], color=INSTANCE_COLOURS["pooled"], linewidth=6, alpha=0.55,
+                solid_capstyle="butt",
+                label=f"{100 * (1 - 2 * sig_level):g}% interval (equivalence)" if i == 0 else None)
+        ax.plot(row.effect, i, "o", color="black", markersize=4)
+        ax.annotate(row.verdict, xy=(1.02, i), xycoords=("axes fraction", "data"), va="center")
+    ax.set_yticks(range(n), mixed["system"])
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xlabel(f"effect on {measure}: system − {baseline} (> 0: better than {baseline})")
+    ax.set_title("System effects of the mixed model against the equivalence margin", loc="left", pad=26)
+    ax.legend(frameon=False, bbox_to_anchor=(0, 1.0), loc="lower left", ncol=3, fontsize="small")
+    return ax
+
+
+def instance_risk_lines(instances: pd.DataFrame, pooled: pd.DataFrame, y: str, baseline: str, measure: str,
+                        critical: float | None = None, col_wrap: int = 3) -> sns.FacetGrid:
+    """URisk or TRisk (`y`) against α: one thin line per instance, the pooled system in bold, one panel per system.
+
+    `instances` is `riskreport.stats.instances.instance_risk(...)`, `pooled` is `risk_agreement(...)`
+    (column `pooled_<y>`); `critical` draws the ±t lines (TRisk). Standard convention: < 0 is risk.
+    """
+    n = instances["system"].nunique()
+    grid = sns.FacetGrid(instances, col="system", col_wrap=min(col_wrap, n), height=3.2, aspect=1.4, sharey=True)
+    grid.map_dataframe(sns.lineplot, x="alpha", y=y, units="instance", estimator=None,
+                       color=INSTANCE_COLOURS["instances"], linewidth=1)
+    for system, ax in grid.axes_dict.items():
+        part = pooled[pooled["system"] == system]
+        ax.plot(part["alpha"], part[f"pooled_{y}"], color=INSTANCE_COLOURS["pooled"], linewidth=2.5, marker="o",
+                markersize=4, label="pooled (mean over instances)")
+        ax.axhline(0, color="black", linewidth=0.6)
+        for level in ((-critical, critical) if critical is not None else ()):
+            ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
+    label = {"urisk": "URisk", "trisk": "TRisk"}.get(y, y)
+    grid.set_titles("{col_name}")
+    grid.set_axis_labels("α (losses weigh 1 + α)", f"{label} vs {baseline} (< 0: risk)")
+    grid.axes.flat[0].legend(frameon=False, fontsize="small", loc="lower left")
+    dashed = f"; dashed: ±t critical value ({critical:.3f})" if critical is not None else ""
+    grid.figure.suptitle(f"{label} of {measure}: each instance (thin) and the pooled system (bold) against α{dashed}",
+                         y=1.03)
+    return grid

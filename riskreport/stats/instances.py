@@ -1,0 +1,342 @@
+"""Per-topic scores of every instance of every system, for non-deterministic systems (Jayasinghe et al. 2014; docs/measures/nondeterministic.md).
+
+Where instances come from:
+
+    instances/<system>/<instance>.run[.gz|.bz2]   one run per instance, evaluated with ir_measures (cached)
+    scores.csv with an `instance` column          rows system,topic,score,instance[,measure]
+    runs/<system>.run, or scores.csv rows         a deterministic system: one instance, named `run`
+                                                  (or its `instance` value in scores.csv)
+
+The topic set is the collection's (docs/measures/index.md, Scores): an instance lacking a topic scores 0 on it and is
+listed in `missing`; instance topics absent from the qrels are dropped with a warning. A folder
+`instances/<system>/` that holds a single run is a deterministic system (one instance, instance
+variance 0) and `notes` says so; an empty one is an error.
+
+>>> scores = evaluate_instances(load_collection("demo"), "nDCG@10", ["bm25", "sampled-a"])  # doctest: +SKIP
+>>> scores.n_instances()                                                                       # doctest: +SKIP
+{'bm25': 1, 'sampled-a': 10}
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from riskreport.io.collection import Collection, load_collection
+from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
+from riskreport.measures.evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, measure_labels, available_systems, resolve_measure,
+                         collection_topics, empty_instances_folder, evaluate_runs, natural_sort,
+                         require_common_topics)
+from riskreport.measures.params import ReportParameters, resolve_parameters
+from riskreport.stats.risk import risk_table
+from riskreport.io.trec import read_scores
+
+SINGLE_RUN = "run"   # instance name of a deterministic system given by runs/<system>.run
+SCORE_COLUMNS = ["system", "instance", "topic", "score"]
+NONDETERMINISTIC_SOURCES = ("instances", "scores-instances")
+INSTANCE_COLUMNS = ["system", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
+_BASELINE_ROW = "\x00baseline"   # row label of the baseline in per-instance matrices (never an instance name)
+
+
+@dataclass(frozen=True)
+class InstanceScores(TidyScores):
+    """Per-topic scores of the instances of systems, for one measure.
+
+    `scores` is tidy (`system, instance, topic, score`) over the complete grid of each
+    system's instances x the topic set; `missing` lists the (system, instance, topic) cells
+    absent from the input and scored 0; `extra` the instance topics outside the qrels that
+    were dropped; `notes` the documented repairs (e.g. a single-run instances folder).
+    """
+
+    measure: str
+    scores: pd.DataFrame
+    missing: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["system", "instance", "topic"]))
+    extra: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["system", "instance", "topic"]))
+    notes: tuple[str, ...] = ()
+
+    def instances(self, system: str) -> list[str]:
+        return list(dict.fromkeys(self.scores.loc[self.scores["system"] == system, "instance"]))
+
+    def n_instances(self) -> dict[str, int]:
+        return {s: len(self.instances(s)) for s in self.systems}
+
+    def deterministic(self, system: str) -> bool:
+        """A system with a single instance is deterministic (its instance variance is 0, Jayasinghe et al. 2014; docs/measures/nondeterministic.md)."""
+        return len(self.instances(system)) == 1
+
+    def matrix(self, system: str) -> pd.DataFrame:
+        """Instances x topics matrix of one system (rows in instance order, columns in topic order)."""
+        rows = self.scores[self.scores["system"] == system]
+        return rows.pivot(index="instance", columns="topic", values="score").loc[self.instances(system), self.topics]
+
+    def pooled(self) -> pd.DataFrame:
+        """Systems x topics matrix of the per-topic mean over each system's instances."""
+        table = self.scores.groupby(["system", "topic"], sort=False)["score"].mean().unstack("topic")
+        return table.loc[self.systems, self.topics]
+
+    def summary(self) -> pd.DataFrame:
+        """Per system: instances, whether deterministic, mean score and the sd of instance means."""
+        means = self.scores.groupby(["system", "instance"], sort=False)["score"].mean()
+        rows = []
+        for system in self.systems:
+            values = means.loc[system]
+            missing = self.missing[self.missing["system"] == system]
+            rows.append({"system": system, "instances": len(values),
+                         "kind": "deterministic" if len(values) == 1 else "non-deterministic",
+                         "mean": values.mean(), "sd of instance means": values.std(ddof=1) if len(values) > 1 else 0.0,
+                         "min instance mean": values.min(), "max instance mean": values.max(),
+                         "missing instance–topic cells (scored 0)": len(missing)})
+        return pd.DataFrame(rows)
+
+
+def from_table(table: pd.DataFrame, measure: str = "", topics: Sequence[str] | None = None) -> InstanceScores:
+    """InstanceScores from a tidy table `system, instance, topic, score` (no repair, no evaluation).
+
+    Cells absent from the table stay absent (an incomplete design, which `riskreport.stats.mixed`
+    fits with statsmodels MixedLM); `topics` fixes the topic order.
+    """
+    missing_columns = [c for c in SCORE_COLUMNS if c not in table.columns]
+    if missing_columns:
+        raise RiskReportError(f"an instance score table needs the columns {', '.join(SCORE_COLUMNS)}; "
+                              f"missing {', '.join(missing_columns)}")
+    data = table[SCORE_COLUMNS].copy()
+    for column in ("system", "instance", "topic"):
+        data[column] = data[column].astype(str)
+    data["score"] = data["score"].astype(float)
+    order = list(topics) if topics is not None else natural_sort(data["topic"].unique())
+    data = _sort(data, order)
+    return InstanceScores(measure, data.reset_index(drop=True))
+
+
+def evaluate_instances(collection: Collection | str, measure: str, systems: Iterable[str] | None = None, *,
+                       jobs: int | None = None, cache_dir: str | Path | None = None, use_cache: bool = True,
+                       progress: Progress | None = None) -> InstanceScores:
+    """Per-topic `measure` of every instance of every (or the given) system of `collection`.
+
+    Deterministic systems (runs/, or scores.csv without several instances) are one instance.
+    Runs are evaluated like `riskreport.evaluate` (parallel, cached on disk).
+    """
+    if not isinstance(collection, Collection):
+        collection = load_collection(collection)
+    measure = resolve_measure(collection, measure)
+    known = available_systems(collection, measure, instances=True)
+    wanted = list(known) if systems is None else list(dict.fromkeys(systems))
+    for system in wanted:
+        if system not in known:
+            raise UnknownNameError("system", system, list(known))
+    notes: list[str] = []
+    runs: dict[str, Path] = {}
+    run_keys: dict[str, tuple[str, str]] = {}
+    for system in wanted:
+        if known[system] == "run":
+            runs[system] = collection.runs[system]
+            run_keys[system] = (system, SINGLE_RUN)
+        elif known[system] == "instances":
+            files = collection.instances[system]
+            if not files:
+                raise empty_instances_folder(collection, system)
+            if len(files) == 1:
+                notes.append(f"instances/{system}/ holds a single run ({next(iter(files.values())).name}): "
+                             f"{system} is treated as deterministic (one instance, instance variance 0).")
+            for instance, path in files.items():
+                key = f"{system}/{instance}"
+                runs[key] = path
+                run_keys[key] = (system, instance)
+    parts, present = [], []
+    if runs:
+        raw = evaluate_runs(collection.qrels, runs, [measure], jobs=jobs, cache_dir=cache_dir, use_cache=use_cache,
+                            progress=progress)[measure]
+        for frame in (raw.values, raw.run_topics):
+            keys = frame["system"].map(run_keys)
+            frame = frame.assign(system=keys.str[0], instance=keys.str[1])
+            (parts if "score" in frame else present).append(frame)
+    table_systems = [s for s in wanted if known[s] in ("scores", "scores-instances")]
+    if table_systems:
+        rows = _table_rows(collection, measure, table_systems)
+        parts.append(rows)
+        present.append(rows[["system", "instance", "topic"]])
+    return _assemble(collection, measure, wanted, parts, present, notes)
+
+
+def _table_rows(collection: Collection, measure: str, systems: list[str]) -> pd.DataFrame:
+    """scores.csv rows of `systems` for `measure`; a system without instance names is one instance `run`."""
+    table = read_scores(collection.scores)
+    table = table[table["measure"].isin(measure_labels(collection, measure)) & table["system"].isin(systems)]
+    for system, names in table.groupby("system")["instance"]:
+        named = set(names)
+        if "" in named and len(named) > 1:
+            raise InputFormatError(collection.scores, f"system {system!r} has rows with and without an instance",
+                                   expected="an instance on every row of a non-deterministic system")
+    table = table.assign(instance=table["instance"].replace("", SINGLE_RUN))
+    return table[SCORE_COLUMNS].reset_index(drop=True)
+
+
+def _assemble(collection: Collection, measure: str, systems: list[str], parts: list[pd.DataFrame],
+              present: list[pd.DataFrame], notes: list[str]) -> InstanceScores:
+    """The topic set (docs/measures/index.md, Scores) on every instance: absent cells score 0, topics outside the qrels are dropped."""
+    values = pd.concat(parts, ignore_index=True)
+    present_cells = pd.concat(present, ignore_index=True).drop_duplicates()
+    topics, judged = collection_topic_set(collection, present_cells["topic"])
+    if collection.scores is not None:
+        for (system, instance), found in present_cells.groupby(["system", "instance"])["topic"]:
+            if system not in collection.runs and system not in collection.instances:    # from scores.csv
+                require_common_topics(collection.scores, found, topics, collection.qrels, f"{system}/{instance}")
+    extra = present_cells[~present_cells["topic"].isin(judged)].reset_index(drop=True)
+    if not extra.empty:
+        warnings.warn(f"{len(extra)} instance topic(s) absent from the qrels were dropped "
+                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning)
+    instances = present_cells[["system", "instance"]].drop_duplicates()
+    grid = pd.DataFrame([(s, i, t) for s in systems for i in natural_sort(instances.loc[instances["system"] == s,
+                                                                                          "instance"])
+                         for t in topics], columns=["system", "instance", "topic"])
+    cells = grid.merge(present_cells[["system", "instance", "topic"]], how="left", indicator=True)
+    missing = cells.loc[cells["_merge"] == "left_only", ["system", "instance", "topic"]].reset_index(drop=True)
+    scores = grid.merge(values.drop_duplicates(["system", "instance", "topic"]), how="left")
+    scores["score"] = scores["score"].astype(float).fillna(0.0)
+    if not missing.empty:
+        notes.append(f"{len(missing)} instance–topic cell(s) absent from the input score 0 (docs/measures/index.md, Scores): " +
+                     "; ".join(f"{s}/{i}: {len(g)} topic(s)" for (s, i), g in
+                               missing.groupby(["system", "instance"], sort=False)) + ".")
+    return InstanceScores(measure, scores[SCORE_COLUMNS], missing, extra, tuple(notes))
+
+
+def _sort(data: pd.DataFrame, topics: list[str]) -> pd.DataFrame:
+    systems = {s: n for n, s in enumerate(dict.fromkeys(data["system"]))}
+    instance_order = {i: n for n, i in enumerate(natural_sort(data["instance"].unique()))}
+    topic_order = {t: n for n, t in enumerate(topics)}
+    keys = pd.DataFrame({"s": data["system"].map(systems), "i": data["instance"].map(instance_order),
+                         "t": data["topic"].map(topic_order)})
+    return data.loc[keys.sort_values(["s", "i", "t"], kind="stable").index]
+
+
+def nondeterministic_systems(collection: Collection, measure: str) -> list[str]:
+    """Systems given as several instances (instances/<system>/, or scores.csv with an instance column)."""
+    return [s for s, source in available_systems(collection, measure, instances=True).items()
+            if source in NONDETERMINISTIC_SOURCES]
+
+
+def resolve_instance_parameters(collection: str | Collection, *, measure: str | None = None,
+                                baseline: str | None = None, alphas: Sequence[float] | None = None,
+                                systems: Iterable[str] | str | None = None,
+                                sig_level: float = 0.05) -> ReportParameters:
+    """`resolve_parameters` for templates on non-deterministic systems.
+
+    Without `systems`, the report covers the baseline and every non-deterministic system of
+    the collection (a clear error when there is none); given systems may be deterministic too.
+    """
+    p = resolve_parameters(collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems,
+                           sig_level=sig_level, instances=True)
+    topics = collection_topics(p.collection, p.measure)
+    if len(topics) < 2:
+        raise ParameterError(f"Collection {p.collection.name!r} has {len(topics)} topic ({', '.join(topics)}): the "
+                             "mixed-effects model of non-deterministic systems needs at least 2 topics.")
+    if systems is not None:
+        return p
+    chosen = [s for s in nondeterministic_systems(p.collection, p.measure) if s != p.baseline]
+    if not chosen:
+        raise ParameterError(
+            f"Collection {p.collection.name!r} has no non-deterministic system other than the baseline "
+            f"{p.baseline!r}: put several runs of a system in instances/<system>/<instance>.run, or give "
+            "scores.csv an instance column, or name the systems to compare with `systems`.")
+    return resolve_parameters(p.collection, measure=p.measure, baseline=p.baseline, alphas=p.alphas,
+                              systems=chosen, sig_level=sig_level, instances=True)
+
+
+# Per-instance risk and significance against the baseline (Jayasinghe et al. 2014, Table 1; docs/measures/nondeterministic.md)
+
+def _instances_vs_baseline(scores: pd.DataFrame, system: str, baseline: str) -> pd.DataFrame:
+    """Rows = the system's instances, plus the baseline (its per-topic mean over instances) last."""
+    pivot = scores[scores["system"].isin([system, baseline])].pivot_table(
+        index=["system", "instance"], columns="topic", values="score", sort=False)
+    topics = list(dict.fromkeys(scores["topic"]))
+    pivot = pivot.reindex(columns=topics)
+    if pivot.isna().any().any():
+        raise RiskReportError(f"{system} vs {baseline}: per-instance comparisons need every instance "
+                              "scored on every topic")
+    matrix = pivot.loc[system].copy()
+    matrix.loc[_BASELINE_ROW] = pivot.loc[baseline].mean(axis=0)
+    return matrix
+
+
+def single_instance_tests(scores: pd.DataFrame, baseline: str, levels: Sequence[float] = (0.05, 0.10),
+                          systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """How often a single instance, t-tested against the baseline, is significant (Jayasinghe et al. 2014, Table 1).
+
+    Each instance of a system is compared with the baseline over the topics (two-sided
+    paired t-test, c − 1 df); a non-deterministic baseline enters as its per-topic mean over
+    instances. Columns: `system, baseline, instances, effect_min, effect_max` (range of the
+    instances' mean differences), per level `share_p<level>` and, at the first level,
+    `better_p<level>`/`worse_p<level>` (counts of significant wins and losses).
+    """
+    names = [a for a in (systems or dict.fromkeys(scores["system"])) if a != baseline]
+    rows = []
+    for system in names:
+        matrix = _instances_vs_baseline(scores, system, baseline)
+        result = risk_table(matrix, _BASELINE_ROW, [0.0])
+        effect, p = result["urisk"].to_numpy(), result["p_value"].to_numpy()
+        row = {"system": system, "baseline": baseline, "instances": len(result),
+               "effect_min": effect.min(), "effect_max": effect.max()}
+        for level in levels:
+            row[f"share_p{_label(level)}"] = float(np.mean(np.nan_to_num(p, nan=1.0) < level))
+        first = _label(levels[0])
+        row[f"better_p{first}"] = int(((p < levels[0]) & (effect > 0)).sum())
+        row[f"worse_p{first}"] = int(((p < levels[0]) & (effect < 0)).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _label(level: float) -> str:
+    """0.05 -> '05', 0.1 -> '10' (column names `share_p05`, `share_p10`)."""
+    return f"{round(level * 100):02d}"
+
+
+def instance_risk(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                  sig_level: float = 0.05, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """URisk and TRisk of every instance against the baseline at each α (Wang et al. 2012; Dinçer et al. 2014).
+
+    `riskreport.stats.risk.risk_table` on a matrix whose rows are the system's instances; a
+    non-deterministic baseline enters as its per-topic mean over instances. Columns
+    `INSTANCE_COLUMNS` (`significant`: p < sig_level) + `verdict` (risk, reward, inconclusive,
+    undefined; each instance on its own, unadjusted; see `risk_agreement` for the pooled system).
+    """
+    names = [a for a in (systems or dict.fromkeys(scores["system"])) if a != baseline]
+    parts = []
+    for system in names:
+        table = risk_table(_instances_vs_baseline(scores, system, baseline), _BASELINE_ROW, alphas, measure,
+                           sig_level, correction="none")
+        parts.append(table.rename(columns={"system": "instance"}).assign(system=system))
+    if not parts:
+        return pd.DataFrame(columns=INSTANCE_COLUMNS + ["verdict"])
+    table = pd.concat(parts, ignore_index=True)
+    table["significant"] = table["p_value"].fillna(1.0) < sig_level
+    return table[INSTANCE_COLUMNS + ["verdict"]].sort_values(["system", "alpha"], kind="stable") \
+        .reset_index(drop=True)
+
+
+def risk_agreement(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+                   sig_level: float = 0.05, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """How often the single-instance risk verdict differs from the pooled one, per system and α.
+
+    The pooled system is the per-topic mean over the system's instances; its URisk, TRisk and
+    verdict come from `risk_table` against the same baseline. Columns: `system, alpha,
+    instances, pooled_urisk, pooled_trisk, pooled_verdict, risk, reward, inconclusive,
+    share_differs` (share of instances whose verdict is not the pooled verdict).
+    """
+    per_instance = instance_risk(scores, baseline, alphas, measure, sig_level, systems)
+    rows = []
+    for (system, alpha), group in per_instance.groupby(["system", "alpha"], sort=False):
+        matrix = _instances_vs_baseline(scores, system, baseline)
+        pooled_matrix = pd.DataFrame([matrix.drop(index=_BASELINE_ROW).mean(axis=0), matrix.loc[_BASELINE_ROW]],
+                                     index=[system, _BASELINE_ROW])
+        pooled = risk_table(pooled_matrix, _BASELINE_ROW, [alpha], measure, sig_level).iloc[0]
+        counts = group["verdict"].value_counts()
+        rows.append({"system": system, "alpha": alpha, "instances": len(group),
+                     "pooled_urisk": pooled["urisk"], "pooled_trisk": pooled["trisk"],
+                     "pooled_verdict": pooled["verdict"], **{v: int(counts.get(v, 0)) for v in
+                                                             ("risk", "reward", "inconclusive")},
+                     "share_differs": float((group["verdict"] != pooled["verdict"]).mean())})
+    return pd.DataFrame(rows)
