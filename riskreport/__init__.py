@@ -35,7 +35,7 @@ from riskreport.errors import InputFormatError, ParameterError, ReportExecutionE
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
 _LAZY = {
-    "run_batch": "run.batch", "run_report": "run.runner", "Collection": "io.collection",
+    "run_batch": "run.batch", "run_report": "run.runner", "analyse": "run.analysis", "Analysis": "run.analysis", "Collection": "io.collection",
     "load_collection": "io.collection", "adjust_pvalues": "stats.corrections",
     "effectiveness_table": "stats.effectiveness", "TopicScores": "measures.evaluation",
     "evaluate": "measures.evaluation", "judged_fraction": "measures.evaluation", "InstanceScores": "stats.instances",
@@ -84,7 +84,7 @@ except _metadata.PackageNotFoundError:  # running from a source tree
 
 __all__ = [
     # entry points
-    "run_report", "run_batch",
+    "run_report", "run_batch", "analyse", "Analysis",
     # collections, parameters, scores
     "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "choose_systems",
     "evaluate",

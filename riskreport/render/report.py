@@ -112,6 +112,10 @@ class Page:
                     f"{'…' if len(text) > 90 else ''}</summary>{body}</details>")
         return HTML(body)
 
+    def show(self, analysis, name: str, collapsed: bool = False) -> HTML:
+        """`figure` for one of an analysis's figures (`riskreport.analyse(...).figure(name)`) with its caption."""
+        return self.figure(analysis.figure(name), analysis.caption(name), name, collapsed=collapsed)
+
     def finish(self) -> list[Path]:
         """Wait until every figure's files are in `figures/` (call once, at the end of the notebook)."""
         return self._writer.wait()
