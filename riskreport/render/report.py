@@ -69,15 +69,17 @@ class Page:
 
     def header(self, params: ReportParameters, title: str | None = None, convention: str = "standard",
                guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
-               points: list[str] | None = None) -> HTML:
+               points: list[str] | None = None, credible_level: float | None = None) -> HTML:
         """Title block: collection and parameters, a "how to read this report" box, the table of contents slot.
+
+        `credible_level`: a page of credible intervals (Bayesian) shows their level instead of a significance level.
 
         `significance` replaces the box's sentence on ▲/▼ (e.g. `significance.rule_text(...)`);
         `notes` are further lines of the box (e.g. how the baseline was chosen); `points` replaces the
         box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
-        return header(params, digest, title, convention, guide, significance, notes, points)
+        return header(params, digest, title, convention, guide, significance, notes, points, credible_level)
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
         """`choice_notes` for the template's `baseline` and `measure` parameters: a value counts as given
@@ -194,7 +196,7 @@ def _figure_of(obj):
 
 def header(params: ReportParameters, inputs_sha256: str, title: str | None = None, convention: str = "standard",
            guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
-           points: list[str] | None = None) -> HTML:
+           points: list[str] | None = None, credible_level: float | None = None) -> HTML:
     """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
     col = params.collection
     versions = package_versions()
@@ -203,7 +205,8 @@ def header(params: ReportParameters, inputs_sha256: str, title: str | None = Non
     rows = [("Collection", f"{col.title} ({col.path})"), ("Measure", params.measure),
             ("Baselines" if len(params.all_baselines) > 1 else "Baseline", ", ".join(params.all_baselines)), ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
             ("Systems", f"{len(params.systems)}: {shown}"),
-            ("Significance level", f"{params.sig_level:g}"),
+            ("Significance level", f"{params.sig_level:g}") if credible_level is None else
+            ("Credible-interval level", f"{credible_level:g} (equal-tailed posterior intervals)"),
             ("Inputs (SHA-256 of all files)", inputs_sha256[:16] + "…"),
             ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items() if k in
                                    ("riskreport", "ir_measures", "python"))),
@@ -243,6 +246,11 @@ def figure_note(shown: list[str], total: int) -> HTML:
         return HTML("")
     return note(f"Figures show the {len(shown)} riskiest of the {total} challengers (lowest URisk at the largest α); "
                 "tables and CSVs cover all of them.")
+
+
+def omitted(text: str) -> HTML:
+    """Why a section has nothing to show; the exported page then leaves that section (and its contents entry) out."""
+    return HTML(f"<p class='rr-omit-section'>{html.escape(text)}</p>")
 
 
 def note(text: str) -> HTML:
@@ -629,8 +637,9 @@ def _by_verdict(disagree: str) -> str:
 
 
 def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "standard", caption: str | None = None):
-    """URisk and TRisk per system (rows, riskiest first) and α (columns), with the rule's adjusted p and mark;
-    the values that do not change with α (wins, losses, ties, FRisk, FReward, losses > 20%) once."""
+    """URisk and TRisk per system (rows, riskiest first) and α (columns), with the rule's adjusted p and mark.
+
+    TRisk to 2 decimals: five α fit a 1400 px page; the values that do not change with α are in `risk_counts`."""
     order = list(dict.fromkeys(summary["system"]))
     key = _key(risk, summary)
     merged = risk.drop(columns=["verdict", "p_adjusted"], errors="ignore").merge(
@@ -644,17 +653,25 @@ def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "stan
         at = at.set_index("system").reindex(order)
         parts.append(pd.DataFrame({f"URisk {label}": [f"{u:+.4f}{m}" for u, m in zip(at["urisk"], at["mark"])],
                                    f"TRisk {label}": at["trisk"], f"p_adj {label}": at["p_adjusted"]}, index=order))
-    once = risk.drop_duplicates("system").set_index("system").reindex(order)[
-        ["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]].rename(
-        columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"})
-    wide = pd.concat(parts + [once], axis=1).rename_axis("system").reset_index()
+    wide = pd.concat(parts, axis=1).rename_axis("system").reset_index()
     verdict = merged.pivot(index="system", columns="alpha", values="verdict").reindex(order)
-    style = styled(wide, precision=4, caption=caption)
+    style = styled(wide, precision=4, caption=caption).format(
+        "{:+.2f}", subset=[c for c in wide.columns if c.startswith("TRisk")], na_rep="–")
     for alpha in verdict.columns:
         column = f"URisk {_alpha_label(alpha, convention)}"
         colours = verdict[alpha].map(lambda v: VERDICT_COLOURS.get(v, "")).tolist()
         style = style.apply(lambda _, c=colours: c, subset=[column])
     return style
+
+
+def risk_counts(risk: pd.DataFrame, summary: pd.DataFrame, caption: str | None = None):
+    """What does not change with α, per system (rows, riskiest first): wins, losses, ties, FRisk, FReward,
+    FRisk/FReward and losses > 20% (the companion of `risk_wide`)."""
+    order = list(dict.fromkeys(summary["system"]))
+    once = risk.drop_duplicates("system").set_index("system").reindex(order)[
+        ["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]].rename(
+        columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"})
+    return styled(once.rename_axis("system").reset_index(), precision=4, caption=caption)
 
 
 def ci_wide(boot: pd.DataFrame, summary: pd.DataFrame, method: str = "bca", convention: str = "standard",

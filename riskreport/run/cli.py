@@ -7,7 +7,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from riskreport.errors import RiskReportError
+from riskreport.errors import ParameterError, RiskReportError
 
 EPILOG = """examples:
   riskreport run                                   # demo collection, its defaults
@@ -43,8 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--baseline", "-b", nargs="+", metavar="BASELINE",
                      help="baseline system id (default: the collection's); several (-b bm25 dense) compare every "
                      "system with each, corrected as one family")
-    run.add_argument("--alpha", "-a", nargs="+", type=float, metavar="ALPHA",
-                     help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 (default: the collection's)")
+    run.add_argument("--alpha", "-a", nargs="+", metavar="ALPHA",
+                     help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10 (default: the "
+                     "collection's)")
     run.add_argument("--qrels", help="qrels for the runs of --collection (a collection or a bare folder of TREC "
                      "runs): a TREC qrels file or an ir_datasets id, e.g. irds:trec-robust04 (needs riskreport[irds])")
     run.add_argument("--measure", "-m", help="ir_measures measure, e.g. ERR@20, nDCG@10, AP (default: the collection's)")
@@ -166,7 +167,7 @@ def _run(args) -> int:
     if args.qrels:
         from riskreport.io.inputs import with_qrels
         collection = with_qrels(collection or "demo", args.qrels)
-    folder = run_report(args.template, collection=collection, baseline=baseline, alphas=args.alpha,
+    folder = run_report(args.template, collection=collection, baseline=baseline, alphas=_alphas(args.alpha),
                         measure=args.measure, parameters=parameters, out=args.out, reports_dir=args.reports,
                         show_code=args.show_code, progress=None if args.quiet else _say, force=args.force)
     print(folder / "report.html")
@@ -185,6 +186,25 @@ def _batch(args) -> int:
         return 3
     print(result.table())
     return 0 if result.ok else 1
+
+
+def _alphas(values: list[str] | None) -> list[float] | None:
+    """The values of --alpha, given apart (`0 1 5`) or with commas (`0,1,5`); an error names the flag."""
+    if values is None:
+        return None
+    alphas = []
+    for text in (part for value in values for part in value.replace(",", " ").split()):
+        try:
+            alpha = float(text)
+        except ValueError:
+            alpha = math.nan
+        if not math.isfinite(alpha) or alpha < 0:
+            raise ParameterError(f"--alpha {text}: each α must be a finite number ≥ 0 (a loss weighs 1 + α), "
+                                 "e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10.")
+        alphas.append(alpha)
+    if not alphas:
+        raise ParameterError("--alpha: give at least one α ≥ 0, e.g. --alpha 0 1 5 10.")
+    return alphas
 
 
 def _positive_int(text: str) -> int:

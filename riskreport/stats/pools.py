@@ -47,12 +47,18 @@ def georisk_wide(analysis: PoolAnalysis, baseline: str, convention: str = "stand
     label = (lambda a: f"r = {a + 1:g}") if convention == "minus" else (lambda a: f"α = {a:g}")
     once = top.set_index("system")[["mean", "rank_mean"]].rename(columns={"rank_mean": "rank (mean)"})
     parts = [once]
-    for alpha, at in merged.groupby("alpha", sort=True):
+    for alpha, at in merged.groupby("alpha", sort=True):       # GeoRisk with its rank in one cell: 5 α fit 1400 px
         at = at.set_index("system").reindex(order)
-        parts.append(pd.DataFrame({f"GeoRisk {label(alpha)}": at["georisk"], f"rank {label(alpha)}": at["rank_georisk"],
-                                   f"ZRisk {label(alpha)}": at["zrisk"],
-                                   f"ZRisk vs {baseline} {label(alpha)}": at["zrisk_single"]}, index=order))
+        parts.append(pd.DataFrame({f"GeoRisk (rank) {label(alpha)}": [f"{g:.4f} ({r})" for g, r in
+                                                                      zip(at["georisk"], at["rank_georisk"])],
+                                   f"ZRisk {label(alpha)}": _two_decimals(at["zrisk"]),
+                                   f"ZRisk vs {baseline} {label(alpha)}": _two_decimals(at["zrisk_single"])},
+                                  index=order))
     return pd.concat(parts, axis=1).rename_axis("system").reset_index()
+
+
+def _two_decimals(values: pd.Series) -> list[str]:
+    return [f"{v:+.2f}" if v == v else "–" for v in values]
 
 
 def tstar_wide(analysis: PoolAnalysis, convention: str = "standard") -> pd.DataFrame:
