@@ -692,19 +692,26 @@ def ci_wide(boot: pd.DataFrame, summary: pd.DataFrame, method: str = "bca", conv
     return styled(wide.rename_axis("system").reset_index(), caption=caption)
 
 
+def _short_p(p: float) -> str:
+    """A p-value in a wide table: 3 decimals, or `<.001`."""
+    return "–" if p != p else "<.001" if p < 1e-3 else f"{p:.3f}"
+
+
 def tests_wide(tests: pd.DataFrame, summary: pd.DataFrame, sig_level: float, convention: str = "standard",
                caption: str | None = None):
-    """Adjusted p-values per system (rows, riskiest first), α and test (columns); the t-test column is the rule
-    (coloured by its verdict), the other tests' p-values below the level are bold, not coloured."""
+    """Adjusted p-values per system (rows, riskiest first), α and test (columns; `rand.`: the randomisation test);
+    the t-test column is the rule (coloured by its verdict), the other tests' p-values below the level are bold."""
     order = list(dict.fromkeys(summary["system"]))
-    tests = tests.assign(label=[f"{t} {_alpha_label(a, convention)}" for t, a in zip(tests["test"], tests["alpha"])])
+    short = {"randomisation": "rand."}          # column headers narrow enough for 5 α on a 1400 px page
+    tests = tests.assign(label=[f"{short.get(t, t)} {_alpha_label(a, convention)}" for t, a in
+                                zip(tests["test"], tests["alpha"])])
     ranked = {t: i for i, t in enumerate(("t", "sign", "wilcoxon", "randomisation"))}
     labels = list(dict.fromkeys(tests.sort_values(["alpha", "test"], key=lambda c: c.map(ranked) if c.name == "test"
                                                   else c)["label"]))
     wide = tests.pivot(index="system", columns="label", values="p_adjusted").reindex(index=order, columns=labels)
     wide.columns = [f"p_{c}" for c in wide.columns]
     table = wide.rename_axis("system").reset_index()
-    style = styled(table, caption=caption)
+    style = styled(table, caption=caption).format(_short_p, subset=list(table.columns[1:]), na_rep="–")  # 1400 px
     verdict = summary.set_index(["system", "alpha"])["verdict"]
     for alpha in sorted(tests["alpha"].unique()):
         column = f"p_t {_alpha_label(alpha, convention)}"
