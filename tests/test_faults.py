@@ -195,7 +195,7 @@ def test_damaged_cache_entries_are_recomputed(tiny_collection, tmp_path, damage)
         target.write_bytes(b"\x00\xff{not json")
     elif damage == "edit":     # valid JSON, altered values
         entry = json.loads(text)
-        entry["values"] = [1.0] * len(entry["values"])
+        entry["value"]["values"] = [1.0] * len(entry["value"]["values"])
         target.write_text(json.dumps(entry))
     else:                      # another run's (valid) entry under this key
         target.write_text(entries[1].read_text())
