@@ -23,8 +23,10 @@ Traceback (most recent call last):
 ...
 riskreport.errors.UnknownNameError: Unknown baseline 'bm25'. ... The matrix looks transposed: rows must be systems and columns topics (use matrix.T).
 
-A whole report is one call, `rr.run_report("risk_report", collection="demo")` (papermill and
-nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
+The same report as one object, every table computed once on first use, is `a = rr.analyse("demo")`:
+`a.table("risk")`, `a.figure("urisk-alpha")`, `a.to_latex("risk")`, `a.save(folder)`, and in Jupyter a
+summary of its verdicts. A whole HTML report is one call, `rr.run_report("risk_report", collection="demo")`
+(papermill and nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
 import importlib as _importlib
 from importlib import util as _util
