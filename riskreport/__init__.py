@@ -29,10 +29,17 @@ summary of its verdicts. A whole HTML report is one call, `rr.run_report("risk_r
 (papermill and nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
 import importlib as _importlib
-from importlib import util as _util
 from importlib import metadata as _metadata
+from importlib import util as _util
 
-from riskreport.errors import InputFormatError, ParameterError, ReportExecutionError, RiskReportError, UnknownNameError
+from riskreport.errors import (
+    InputFormatError,
+    ParameterError,
+    ReportExecutionError,
+    ReportTimeoutError,
+    RiskReportError,
+    UnknownNameError,
+)
 
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
@@ -44,7 +51,8 @@ _LAZY = {
     "evaluate_instances": "stats.instances", "MixedFit": "stats.mixed", "fit_pair": "stats.mixed",
     "mixed_table": "stats.mixed", "ReportParameters": "measures.params", "check_report_options": "measures.params",
     "resolve_parameters": "measures.params", "choose_systems": "measures.params",
-    "rank_agreement": "stats.rankings",
+    "rank_agreement": "stats.rankings", "read_letor": "io.letor", "load_letor_folder": "io.letor",
+    "make_objective": "ltr.objectives",
     **{name: "stats.risk" for name in ("deltas", "georisk", "georisk_table", "risk_adjusted", "risk_adjusted_scores",
                                        "risk_table", "smooth_value", "to_convention", "topic_risk", "trisk",
                                        "tstar_table", "urisk", "zrisk", "zrisk_single")},
@@ -52,12 +60,15 @@ _LAZY = {
 # Short module names for notebooks and templates (`from riskreport import report, plots`, `rr.inference`):
 # where each module lives in the layered package (io -> measures -> stats/bayes -> render -> run).
 MODULES = {
-    **{m: f"io.{m}" for m in ("trec", "collection", "files", "provenance", "demo", "cache")},
-    **{m: f"measures.{m}" for m in ("evaluation", "gdeval", "ranked", "rbp", "judged", "params")},
-    **{m: f"stats.{m}" for m in ("risk", "inference", "corrections", "significance", "mixed", "rankings", "pools",
-                                 "effectiveness", "instances", "options")},
-    **{m: f"render.{m}" for m in ("report", "plots", "figures", "latex", "export")},
-    **{m: f"run.{m}" for m in ("runner", "batch", "authoring", "lock", "index")},
+    **{m: f"io.{m}" for m in ("trec", "collection", "files", "provenance", "demo", "demo_model", "cache")},
+    **{m: f"measures.{m}" for m in ("evaluation", "measure_names", "topics", "run_files", "gdeval", "ranked", "rbp",
+                                    "judged", "params")},
+    **{m: f"stats.{m}" for m in ("risk", "inference", "bootstrap", "corrections", "significance", "mixed", "reml",
+                                 "rankings", "pools", "effectiveness", "instances")},
+    **{m: f"render.{m}" for m in ("report", "plots", "palette", "plot_layout", "instance_plots", "figures", "latex",
+                                  "export")},
+    **{m: f"run.{m}" for m in ("runner", "batch", "authoring", "problems", "parameter_cell", "inline_statistics",
+                               "scaffold", "lock", "index")},
 }
 
 
@@ -95,8 +106,11 @@ __all__ = [
     "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk", "trisk", "risk_table", "topic_risk",
     "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single", "risk_adjusted_scores", "smooth_value",
     "rank_agreement", "to_convention", "MixedFit", "fit_pair", "mixed_table",
+    # learning to rank
+    "read_letor", "load_letor_folder", "make_objective",
     # modules
     "inference", "instances", "mixed", "pools", "rankings", "risk", "significance",
     # errors
     "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError", "ReportExecutionError",
+    "ReportTimeoutError",
 ]

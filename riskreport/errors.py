@@ -52,7 +52,7 @@ class UnknownNameError(RiskReportError):
 def suggestion(name: str, available: list[str]) -> str | None:
     """The name in `available` that `name` most likely means: the same name in another case (`BM25` -> `bm25`,
     `ndcg@10` -> `nDCG@10`), else the closest name compared in lower case, else None."""
-    lowered = {}
+    lowered: dict[str, str] = {}
     for candidate in available:
         lowered.setdefault(str(candidate).lower(), candidate)
     if name.lower() in lowered:
@@ -74,3 +74,7 @@ class ReportExecutionError(RiskReportError):
 
     def __reduce__(self):
         return (self.__class__, (self.reason, self.kept))
+
+
+class ReportTimeoutError(ReportExecutionError):
+    """The report reached its time limit (`timeout`): its kernel was stopped in the cell that was running."""

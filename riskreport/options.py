@@ -57,7 +57,7 @@ def check_options(parameters: dict, params=None) -> dict:
         "convention": lambda: choice("convention", CONVENTIONS),
         "correction": lambda: choice("correction", CORRECTIONS),
         "ci_levels": lambda: _check_levels(parameters["ci_levels"]),
-        "topic_alphas": lambda: parameters["topic_alphas"] is None or _check_topic_alphas(parameters["topic_alphas"]),
+        "topic_alphas": lambda: _check_topic_alphas(parameters["topic_alphas"]),
         "delta0": lambda: _check_positive("delta0", parameters["delta0"]),
         "sig_level": lambda: _check_sig_level(parameters["sig_level"], equivalence="delta0" in parameters),
         "other_measures": lambda: _check_measure_list(parameters["other_measures"]),
@@ -82,6 +82,8 @@ def _check_positive(name: str, value) -> None:
 
 
 def _check_topic_alphas(values) -> None:
+    if values is None:                       # None: the report's own α grid
+        return
     try:
         check_alphas(values)
     except ParameterError as error:

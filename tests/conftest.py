@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import nbformat
@@ -101,3 +102,20 @@ def mini_template(tmp_path) -> Path:
     path.parent.mkdir()
     nbformat.write(notebook, path)
     return path
+
+
+def processes_in(folder: Path) -> list[int]:
+    """Live pids whose working directory or command line lies inside `folder` (CLI, workers, kernels, helpers)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(proc / "cwd")
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and (cwd.startswith(str(folder)) or str(folder) in cmdline):
+            found.append(int(proc.name))
+    return found

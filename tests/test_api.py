@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 import riskreport as rr
-from riskreport.stats import inference
 from riskreport.errors import UnknownNameError
+from riskreport.stats import inference
 
 
 def test_module_docstring_is_a_running_example(cache_dir):

@@ -4,9 +4,11 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from riskreport.run.authoring import check_template, inline_statistics, new_template, understood_type
-from riskreport.run.cli import main
 from riskreport.io.collection import PROJECT_ROOT
+from riskreport.run.authoring import check_template, new_template
+from riskreport.run.cli import main
+from riskreport.run.inline_statistics import inline_statistics
+from riskreport.run.parameter_cell import understood_type
 
 SHIPPED = sorted((PROJECT_ROOT / "templates").glob("*.ipynb"))
 GOOD_PARAMETERS = 'collection: str = "demo"  # collection name or path\nsig_level: float = 0.05  # significance level'

@@ -7,6 +7,7 @@ exit code 1 with a one-paragraph message and no traceback.
 from __future__ import annotations
 
 import bz2
+import functools
 import gzip
 import math
 import re
@@ -14,18 +15,17 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import write_qrels, write_run
 
 import riskreport as rr
-from riskreport.stats import inference, mixed, risk
-from riskreport.run.cli import main
-from riskreport.io.collection import load_collection
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError
-from riskreport.measures.evaluation import evaluate
-from riskreport.stats.instances import resolve_instance_parameters
-from riskreport.measures.params import check_alphas, resolve_parameters
+from riskreport.io.collection import load_collection
 from riskreport.io.trec import read_qrels, read_run, read_scores
-
-from conftest import write_qrels, write_run
+from riskreport.measures.evaluation import evaluate
+from riskreport.measures.params import check_alphas, resolve_parameters
+from riskreport.run.cli import main
+from riskreport.stats import inference, mixed, risk
+from riskreport.stats.instances import resolve_instance_parameters
 
 RUN = "1 Q0 d1 1 2.5 t\n1 Q0 d2 2 1.5 t\n2 Q0 d1 1 1.0 t\n"
 
@@ -184,7 +184,7 @@ def nan_or_negative_scores_in_scores_csv(tmp_path, tiny):
     """Error with line: NaN, empty and infinite scores, and negative ones (every ir_measures measure is ≥ 0)."""
     for value, shown in [("NaN", "'NaN'"), ("nan", "'nan'"), ("", "''"), ("inf", "'inf'"), ("1e999", "'1e999'")]:
         scores = _scores_csv(tmp_path / "s", f"system,topic,score\na,1,0.5\na,2,{value}\n")
-        _raises(lambda: read_scores(scores), scores, 3, f"{shown} is not a finite number")
+        _raises(functools.partial(read_scores, scores), scores, 3, f"{shown} is not a finite number")
     scores = _scores_csv(tmp_path / "s", "system,topic,score\na,1,0.5\nb,1,-0.125\n")
     error = _raises(lambda: read_scores(scores), scores, 3, "score -0.125 is negative")
     assert "every ir_measures measure" in str(error)
@@ -406,6 +406,7 @@ def test_measure_suggestion_ignores_case():
 
 def test_fast_reader_gives_the_careful_readers_tables(tmp_path, monkeypatch):
     import pandas as pd
+
     from riskreport.io import trec
     run = tmp_path / "a.run"
     run.write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 2.5 t\n\n2 Q0 d1 1 -1e3 t\n")

@@ -22,6 +22,7 @@ from riskreport.run.index import write_index
 from riskreport.run.lock import LockedError, locked
 from riskreport.run.runner import PROJECT_ROOT
 
+
 @pytest.fixture
 def second_collection(tiny_collection, monkeypatch) -> Path:
     """A copy of the tiny collection; both can be named in jobs files (tiny, tiny2)."""

@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SHARED_DATA
 from scipy import stats
 
 import riskreport as rr
 from riskreport import bayes
 from riskreport.bayes import models
 from riskreport.errors import ParameterError
-
-from conftest import SHARED_DATA
 
 COVID = SHARED_DATA / "trec-covid-round1"
 FAST = dict(target_ess=600, max_draws=8000, chains=2, tune=400, seed=7, target_accept=0.9, progress=None)
@@ -229,7 +228,7 @@ def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
     assert len(result.diagnostics) == 5 and set(result.overlay["source"]) == {"observed", "predicted"}
     compared = result.comparison.set_index(["criterion", "model"])
     assert list(result.comparison.columns) == bayes.measures.COMPARE_COLUMNS and len(compared) == 4
-    for criterion, values in (("PSIS-LOO", zoib_fit.pointwise["elpd_loo_i"]), ("WAIC", zoib_fit.pointwise["elpd_waic_i"])):
+    for criterion in ("PSIS-LOO", "WAIC"):
         best = compared.loc[criterion].sort_values("rank").iloc[0]
         assert best["elpd_diff"] == 0 and (compared.loc[criterion, "dse"] >= 0).all()
         gap = result.fits["zoib"].pointwise[f"elpd_{criterion.lower().replace('psis-', '')}_i"] - \
@@ -382,3 +381,71 @@ def test_intercept_correlation_predicts_when_a_diagonal_mass_matrix_mixes_badly(
     many_noisy = models.intercept_correlation(grid(42, 30, 0.1, 0.3))           # TREC-COVID's shape
     assert few_distinct > 0.75 > many_noisy > 0
     assert models.intercept_correlation(bayes.paired_data(np.ones(5), "s", range(5))) == 0.0
+
+
+# ---------------------------------------------------------------- the compiled model on disk, the report's progress
+
+COMPILED_CHILD = r'''
+import json, sys
+import numpy as np, pandas as pd
+from riskreport import bayes
+table = pd.read_csv(sys.argv[1], index_col=0)
+messages = []
+result = bayes.fit("zoib", bayes.scores_data(table), cache_dir=sys.argv[2], progress=messages.append,
+                   **json.loads(sys.argv[3]))
+np.save(sys.argv[4], result.draws["r_sys"])
+print(json.dumps(messages))
+'''
+
+
+def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from riskreport.bayes import compiled
+    from riskreport.io.cache import Cache, CacheWarning
+
+    table, cache, script = tmp_path / "scores.csv", tmp_path / "cache", tmp_path / "child.py"
+    generated.to_csv(table)
+    script.write_text(COMPILED_CHILD)
+    options = json.dumps({k: v for k, v in FAST.items() if k != "progress"})
+
+    def child(name):
+        out = subprocess.run([sys.executable, str(script), str(table), str(cache), options, str(tmp_path / name)],
+                             capture_output=True, text=True, check=True)
+        return " | ".join(json.loads(out.stdout.strip().splitlines()[-1])), np.load(tmp_path / name)
+
+    first, draws = child("first.npy")
+    assert "compiling the model" in first
+    stored = list((cache / "compiled").glob("*/*.npz"))
+    assert len(stored) == 1
+    for entry in cache.glob("*/*.npz"):     # the draws: gone, so the next process samples again
+        entry.unlink()
+    second, again = child("second.npy")
+    assert "compiled model loaded from the cache" in second and "compiling" not in second
+    assert np.array_equal(draws, again)     # the same machine code: the same draws, bit for bit
+    store = Cache("compiled", cache / "compiled")
+    key = stored[0].stem
+    assert store.get_arrays(key) is not None and compiled.private(stored[0], cache / "compiled")
+    stored[0].chmod(0o666)                                     # machine code others could have written: not run
+    assert not compiled.private(stored[0], cache / "compiled")
+    assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
+    stored[0].chmod(0o644)
+    stored[0].write_bytes(stored[0].read_bytes()[:-100])      # a damaged entry is a miss, never loaded
+    with pytest.warns(CacheWarning, match="damaged"):
+        assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
+
+
+def test_fit_progress_counts_fits_and_estimates_the_time_left(zoib_fit):
+    lines = []
+    progress = bayes.sampling.FitProgress(3, lines.append, cached=1)
+    progress("BHM-ZOiB: sampling 2 chains")                         # a fit's own lines are not shown
+    progress.fit_done(zoib_fit)
+    progress("BHM-ZOiB: max_draws = 8,000 reached before the ESS target")
+    progress.fit_done(zoib_fit)
+    progress.fit_done(zoib_fit)
+    assert lines[0] == "3 Bayesian fits to run (1 cached): progress after each"
+    assert lines[1].startswith("1/3 fits done (BHM-ZOiB") and lines[1].endswith(" left")
+    assert "reached before the ESS target" in lines[2]
+    assert lines[-1].startswith("3/3 fits done") and "left" not in lines[-1]

@@ -1,11 +1,10 @@
 """Collection discovery: file layout, system ids, defaults, names vs paths."""
 import pytest
-
-from riskreport.io.collection import load_collection, system_id
-from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
-from riskreport.measures.params import resolve_parameters
-
 from conftest import write_qrels, write_run
+
+from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
+from riskreport.io.collection import load_collection, system_id
+from riskreport.measures.params import resolve_parameters
 
 
 def test_layout_and_defaults(tiny_collection):
@@ -70,3 +69,31 @@ def test_resolve_parameters_errors(tiny_collection):
     with pytest.raises(RiskReportError, match="alphas"):
         resolve_parameters(tiny_collection, alphas=[-1])
     assert resolve_parameters(tiny_collection, systems=["good"]).systems == ["base", "good"]
+
+
+def test_run_files_without_qrels_are_named_when_the_collection_is_loaded(tmp_path):
+    """Run files under runs/ or instances/ need a qrels file; a score table alone does not (it was a TypeError
+    from the evaluation for instances/)."""
+    for where in ("runs", "instances/x"):
+        root = tmp_path / where.replace("/", "_")
+        (root / "scores.csv").parent.mkdir(parents=True)
+        (root / "scores.csv").write_text("system,topic,score\nb,1,0.5\nb,2,0.25\n")
+        write_run(root / where / "i1.run", [("1", "d", 1)])
+        with pytest.raises(RiskReportError, match=f"run files under {where.split('/')[0]}/ but no qrels file"):
+            load_collection(root)
+    (tmp_path / "scores_only").mkdir()
+    (tmp_path / "scores_only" / "scores.csv").write_text("system,topic,score\nb,1,0.5\n")
+    col = load_collection(tmp_path / "scores_only")
+    assert col.scores_file().name == "scores.csv"
+    with pytest.raises(RiskReportError, match="has no qrels file to evaluate run files with"):
+        col.qrels_file()
+
+
+def test_a_score_table_collection_without_topics_is_an_input_error(tmp_path):
+    from riskreport.measures.topics import collection_topic_set
+    (tmp_path / "scores.csv").write_text("system,topic,score\nb,1,0.5\n")
+    col = load_collection(tmp_path)
+    assert collection_topic_set(col, ["2", "1", "2"]) == (["1", "2"], {"1", "2"})
+    with pytest.raises(InputFormatError, match="no topic has a score") as info:
+        collection_topic_set(col, [])
+    assert info.value.path.name == "scores.csv"

@@ -4,11 +4,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
+from test_risk import B, S
 
 from riskreport.stats.corrections import adjust_pvalues
 from riskreport.stats.effectiveness import effectiveness_table
-
-from test_risk import B, S
 
 
 def test_spec_paired_t():

@@ -3,12 +3,11 @@ import os
 import warnings
 
 import pytest
+from conftest import write_qrels, write_run
 
 from riskreport.io.collection import load_collection
-from riskreport.measures.evaluation import CollectionWarning, evaluate, evaluate_runs, judged_fraction
 from riskreport.io.trec import read_scores
-
-from conftest import write_qrels, write_run
+from riskreport.measures.evaluation import CollectionWarning, evaluate, evaluate_runs, judged_fraction
 
 
 def test_topic_set_missing_and_extra(tiny_collection, cache_dir):
@@ -109,8 +108,8 @@ def test_bare_score_table_is_a_collection(tmp_path, cache_dir):
 def test_bare_score_table_is_labelled_score_and_says_why(tmp_path, cache_dir):
     """Issue 13 point 6: no `measure` column and no --measure gives `score`, not riskreport's nDCG@10 default,
     and the report says which baseline and measure it chose, and why."""
-    from riskreport.render import report
     from riskreport.measures.params import resolve_parameters
+    from riskreport.render import report
     table = tmp_path / "round1.csv"
     table.write_text("system,topic,score\nzeta,1,0.5\nzeta,2,0.1\nAlpha,1,0.25\nAlpha,2,0.3\n")
     p = resolve_parameters(table)

@@ -21,10 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from conftest import processes_in
 
-from riskreport.measures.evaluation import ScoreCache, evaluate, evaluate_runs
 from riskreport.io.collection import load_collection
 from riskreport.io.files import DestinationError, plan_destination
+from riskreport.measures.evaluation import evaluate, evaluate_runs
+from riskreport.measures.run_files import ScoreCache
 from riskreport.run.runner import PROJECT_ROOT, find_template
 
 CLI = [sys.executable, "-m", "riskreport"]
@@ -195,7 +197,7 @@ def test_damaged_cache_entries_are_recomputed(tiny_collection, tmp_path, damage)
         target.write_bytes(b"\x00\xff{not json")
     elif damage == "edit":     # valid JSON, altered values
         entry = json.loads(text)
-        entry["value"]["values"] = [1.0] * len(entry["value"]["values"])
+        entry["values"] = [1.0] * len(entry["values"])
         target.write_text(json.dumps(entry))
     else:                      # another run's (valid) entry under this key
         target.write_text(entries[1].read_text())
@@ -237,22 +239,6 @@ def test_concurrent_writers_leave_a_valid_cache(tiny_collection, tmp_path):
 
 # ---- 5. a killed batch leaves no orphans and no lock ------------------------------------------
 
-def _processes_in(folder: Path) -> list[int]:
-    """Pids whose working directory or command line lies inside `folder` (workers, kernels)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(proc / "cwd")
-            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if cwd.startswith(str(folder)) or str(folder) in cmdline:
-            found.append(int(proc.name))
-    return found
-
-
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc")
 def test_kill_9_of_a_batch_ends_its_workers_and_frees_the_lock(tmp_path, mini_template, tiny_collection, cache_dir):
     reports = tmp_path / "reports"
@@ -265,13 +251,13 @@ def test_kill_9_of_a_batch_ends_its_workers_and_frees_the_lock(tmp_path, mini_te
     while len(list(reports.glob("jobs/*/.tmp-*/report.ipynb"))) < 2:    # both kernels are executing
         assert time.monotonic() < deadline and process.poll() is None
         time.sleep(0.2)
-    assert _processes_in(reports)
+    assert processes_in(reports)
     process.send_signal(signal.SIGKILL)     # the batch process alone, as `kill -9 <pid>`
     process.wait()
     deadline = time.monotonic() + 15
-    while _processes_in(reports) and time.monotonic() < deadline:
+    while processes_in(reports) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert _processes_in(reports) == []
+    assert processes_in(reports) == []
     time.sleep(1)
     assert not list(reports.glob("jobs/*/2*"))           # nothing was written after the batch died
     jobs.write_text(jobs.read_text().replace("pause = 60.0", "pause = 0.0"))

@@ -6,7 +6,8 @@ import gzip
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from riskreport.errors import RiskReportError
 from riskreport.io.trec import read_qrels, read_run, read_scores

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from riskreport.io.trec import read_qrels, read_run
 from riskreport.measures.evaluation import evaluate, measure_pipeline
 from riskreport.measures.gdeval import NATIVE, dcg, err
-from riskreport.io.trec import read_qrels, read_run
 
 MEASURES = [ir_measures.parse_measure(m) for m in ("ERR@20", "nDCG(dcg='exp-log2')@20", "ERR@5",
                                                     "nDCG(dcg='exp-log2')@10")]

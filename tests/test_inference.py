@@ -4,12 +4,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
+from test_risk import MATRIX, B, S
 
 from riskreport.stats import corrections, mixed, rankings
 from riskreport.stats import inference as inf
 from riskreport.stats.risk import risk_adjusted
-
-from test_risk import B, MATRIX, S
 
 DELTA = np.subtract(S, B)
 

@@ -7,15 +7,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_qrels, write_run
 
-from riskreport.stats import instances, mixed
+from riskreport.errors import InputFormatError, ParameterError
 from riskreport.io.collection import PROJECT_ROOT, load_collection
 from riskreport.io.demo import DEMO_SYSTEMS
-from riskreport.errors import InputFormatError, ParameterError
-from riskreport.stats.instances import SINGLE_RUN, evaluate_instances, from_table, resolve_instance_parameters
 from riskreport.run.runner import run_report
-
-from conftest import write_qrels, write_run
+from riskreport.stats import instances, mixed
+from riskreport.stats.instances import SINGLE_RUN, evaluate_instances, from_table, resolve_instance_parameters
 
 DEMO = PROJECT_ROOT / "data" / "demo"
 TOPICS = ("1", "2", "3", "4")

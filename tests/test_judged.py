@@ -7,8 +7,8 @@ import ir_measures
 import pandas as pd
 import pytest
 
-from riskreport.measures.judged import NATIVE
 from riskreport.io.trec import read_qrels, read_run
+from riskreport.measures.judged import NATIVE
 
 MEASURES = [ir_measures.parse_measure(m) for m in ("Judged@1", "Judged@5", "Judged@20", "Judged")]
 

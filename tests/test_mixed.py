@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from riskreport.stats import instances, mixed
 from riskreport.errors import ParameterError, RiskReportError
+from riskreport.stats import instances, mixed, reml
 from riskreport.stats.risk import risk_table
 
 
@@ -58,11 +58,11 @@ def dense_reml(challenger, baseline, theta):
 @pytest.mark.parametrize("k1,k2,n_topics", [(3, 1, 6), (1, 4, 5), (4, 3, 5), (2, 2, 4), (1, 1, 7)])
 def test_strata_likelihood_is_the_exact_reml_likelihood(k1, k2, n_topics):
     challenger, baseline = design(k1, k2, n_topics, seed=k1 * 10 + k2)
-    strata = mixed._strata(challenger, baseline)
+    strata = reml.strata(challenger, baseline)
     offsets = []
     for theta in np.random.default_rng(0).uniform(0.001, 0.05, (4, 4)):
         loglik, beta, se = dense_reml(challenger, baseline, theta)
-        offsets.append(loglik + 0.5 * mixed._reml_objective(theta, strata)[0])
+        offsets.append(loglik + 0.5 * reml.reml_objective(theta, strata)[0])
         assert beta == pytest.approx(challenger.mean() - baseline.mean(), abs=1e-12)   # GLS = difference of means
         fit_var = (theta[2] * ((k1 > 1) / k1 + (k2 > 1) / k2) + 2 * theta[1] / n_topics
                    + theta[3] * (1 / k1 + 1 / k2) / n_topics)
@@ -71,22 +71,22 @@ def test_strata_likelihood_is_the_exact_reml_likelihood(k1, k2, n_topics):
 
 
 def test_gradient_is_analytic():
-    strata = mixed._strata(*design(5, 2, 12, seed=3))
+    strata = reml.strata(*design(5, 2, 12, seed=3))
     theta = np.array([0.02, 0.004, 0.0005, 0.003])
-    _, grad = mixed._reml_objective(theta, strata)
+    _, grad = reml.reml_objective(theta, strata)
     for i in range(4):
         step = np.zeros(4)
         step[i] = 1e-8
-        numeric = (mixed._reml_objective(theta + step, strata)[0] - mixed._reml_objective(theta - step, strata)[0]) / 2e-8
+        numeric = (reml.reml_objective(theta + step, strata)[0] - reml.reml_objective(theta - step, strata)[0]) / 2e-8
         assert grad[i] == pytest.approx(numeric, rel=1e-5, abs=1e-3)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_closed_form_equals_the_optimiser(seed):
-    strata = mixed._strata(*design(6, 6, 40, seed=seed))
-    closed = mixed._closed_form(strata)
+    strata = reml.strata(*design(6, 6, 40, seed=seed))
+    closed = reml.anova_estimates(strata)
     assert closed is not None
-    np.testing.assert_allclose(mixed._reml_variances(strata, closed_form=False), closed, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(reml.reml_variances(strata, closed_form=False), closed, rtol=1e-6, atol=1e-10)
 
 
 DESIGNS = [  # (k1, k2, topics, seed): deterministic baseline or challenger, equal and unequal instance counts
@@ -109,14 +109,14 @@ def test_fast_path_equals_statsmodels_mixedlm(k1, k2, n_topics, seed):
 
 
 def _objective(fit, strata):
-    return mixed._reml_objective(np.array([fit.variances[c] for c in ("topic", "topic_system", "instance",
+    return reml.reml_objective(np.array([fit.variances[c] for c in ("topic", "topic_system", "instance",
                                                                        "residual")]), strata)[0]
 
 
 def test_boundary_estimate_is_zero_and_matches_mixedlm():
     challenger, baseline = design(4, 4, 30, seed=2, instance=0.0)
-    strata = mixed._strata(challenger, baseline)
-    assert mixed._closed_form(strata) is None           # ANOVA instance estimate < 0: the bounded optimiser
+    strata = reml.strata(challenger, baseline)
+    assert reml.anova_estimates(strata) is None           # ANOVA instance estimate < 0: the bounded optimiser
     scores = tidy(challenger, baseline)
     fast, reference = mixed.fit_pair(scores, "new", "old"), mixed.fit_mixedlm(scores, "new", "old")
     assert fast.variances["instance"] == 0.0
@@ -128,7 +128,7 @@ def test_boundary_estimate_is_zero_and_matches_mixedlm():
 
 def test_fast_path_beats_a_mixedlm_fit_that_fails_to_converge():
     challenger, baseline = design(4, 4, 30, seed=0, instance=0.0)
-    strata = mixed._strata(challenger, baseline)
+    strata = reml.strata(challenger, baseline)
     scores = tidy(challenger, baseline)
     fast, reference = mixed.fit_pair(scores, "new", "old"), mixed.fit_mixedlm(scores, "new", "old")
     assert "converge" in reference.note   # the reference says so ("did not / failed to converge", by version) ...

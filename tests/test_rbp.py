@@ -90,3 +90,26 @@ def test_riskreport_evaluates_rbp_without_trectools(tiny_collection, cache_dir):
     # good ranks 1-r1 (grade 2) then 1-r2 (grade 1): 0.5·2 + 0.25·1
     assert matrix.loc["good", "1"] == pytest.approx(1.25)
     assert matrix.loc["risky", "3"] == 0.0 and ("risky", "3") in set(map(tuple, scores.missing.values))
+
+
+def test_per_rank_gains_of_the_bayesian_rank_model_add_up_to_rbp_at_their_depth():
+    """`bayes.rbp_rank_gains` ranks each run with `ranked.rank_run(topics, docnos, scores, depth)`: the gains of
+    ranks 1..depth add up to RBP@depth of the native provider (binary qrels: grade/max grade = relevance), and
+    a relevant document below the depth gains nothing."""
+    from riskreport import bayes
+    rng = np.random.default_rng(11)
+    topics, depth, p = ["1", "2", "3"], 5, 0.8
+    run = pd.DataFrame([(t, f"d{t}-{i}", float(s)) for t in topics
+                        for i, s in enumerate(rng.permutation(12))], columns=["query_id", "doc_id", "score"])
+    qrels = qrels_frame([(t, f"d{t}-{i}", int(rng.random() < 0.5)) for t in topics for i in range(12)]
+                        + [("1", "d1-best", 1)])           # a relevant document the run does not rank
+    gains = bayes.rbp_rank_gains({"s": run}, qrels, topics, p=p, depth=depth)
+    assert sorted(set(gains["rank"])) == list(range(1, depth + 1))
+    by_topic = gains.groupby("topic")["score"].sum()
+    nested = {t: dict(zip(part["doc_id"], part["score"])) for t, part in run.groupby("query_id")}
+    native = per_topic([f"RBP(p={p})@{depth}"], qrels, nested)
+    for topic in topics:
+        assert by_topic[topic] == pytest.approx(native[(topic, f"RBP(p={p})@{depth}")], abs=1e-12)
+    worst = run.loc[run.groupby("query_id")["score"].idxmin()]       # ranked 12th: beyond the depth
+    qrels_worst = qrels_frame([(t, d, 1) for t, d in zip(worst["query_id"], worst["doc_id"])])
+    assert bayes.rbp_rank_gains({"s": run}, qrels_worst, topics, p=p, depth=depth)["score"].sum() == 0

@@ -4,8 +4,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from riskreport.render import report
 from riskreport.errors import ParameterError
+from riskreport.render import report
 
 
 def test_each_page_numbers_its_own_figures():
@@ -112,6 +112,7 @@ def test_figures_sent_to_the_background_writer_unpickle_without_seaborn():
 def test_write_csv_is_byte_identical_to_pandas(tmp_path):
     import numpy as np
     import pandas as pd
+
     from riskreport.render.report import CSV_FLOAT, write_csv
     n = 70
     table = pd.DataFrame({"system": [f"s{i % 4}" for i in range(n)], "measure": "RBP(p=0.8,rel=2)",
@@ -131,6 +132,7 @@ def test_write_csv_is_byte_identical_to_pandas(tmp_path):
 def test_styler_html_writes_the_markup_pandas_writes(monkeypatch):
     import numpy as np
     import pandas as pd
+
     import riskreport as rr
     from riskreport.render import report
     from riskreport.stats import significance
@@ -155,6 +157,7 @@ def test_export_makes_nbconvert_accessibility_edits_without_a_soup_round_trip(sh
     import nbformat
     from bs4 import BeautifulSoup
     from nbconvert import HTMLExporter
+
     from riskreport.render import export
     cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output(
         "display_data", data={"text/html": "<img src='data:image/png;base64,AAAA'/><img alt='a' src='x.png'>"

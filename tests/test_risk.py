@@ -7,9 +7,27 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from riskreport.stats.risk import (RISK_COLUMNS, TOPIC_COLUMNS, expected_matrix, georisk, georisk_table, jackknife_se,
-                             risk_adjusted, risk_adjusted_scores, risk_table, smooth_value, to_convention, topic_risk,
-                             tstar_table, urisk, win_loss_ties, zero_expectation_cells, zrisk, zrisk_single, zscores)
+from riskreport.stats.risk import (
+    RISK_COLUMNS,
+    TOPIC_COLUMNS,
+    expected_matrix,
+    georisk,
+    georisk_table,
+    jackknife_se,
+    risk_adjusted,
+    risk_adjusted_scores,
+    risk_table,
+    smooth_value,
+    to_convention,
+    topic_risk,
+    tstar_table,
+    urisk,
+    win_loss_ties,
+    zero_expectation_cells,
+    zrisk,
+    zrisk_single,
+    zscores,
+)
 
 # Thesis Table 2.9 (docs/measures (worked examples); topic 10's Δ is −0.8)
 S = [0.4, 0.5, 0.1, 0.2, 0.2, 0.2, 0.0, 0.4, 0.3, 0.0, 0.5, 0.1, 0.4, 0.0, 0.1]

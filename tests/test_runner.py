@@ -1,7 +1,7 @@
 """End to end: the template executed with papermill, exported to HTML, written atomically."""
-import re
 import json
 import os
+import re
 import shutil
 import subprocess
 import warnings
@@ -11,8 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskreport.errors import ReportExecutionError
-from riskreport.errors import ParameterError
+from riskreport.errors import ParameterError, ReportExecutionError
 from riskreport.io.provenance import inputs_digest
 from riskreport.run.runner import PROJECT_ROOT, plan_report, run_report
 

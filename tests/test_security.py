@@ -13,13 +13,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
+from riskreport.io.collection import available_collections, load_collection
+from riskreport.measures.params import check_report_options
 from riskreport.run.batch import JobFileError, load_jobs
 from riskreport.run.cli import main
-from riskreport.io.collection import available_collections, load_collection
-from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from riskreport.measures.params import check_report_options
 from riskreport.run.runner import _literal, list_templates, plan_report, run_report
 
 EVIL_BASELINE = "<img src=x onerror=alert(1)>"

@@ -20,8 +20,9 @@ def test_web2012_err_ndcg_and_urisk(web2012, cache_dir):
 def test_web2012_urisk_equals_gdeval(web2012, cache_dir):
     """URisk of all 7 challengers vs indriCASP at α 0, 1, 5, 10 equals, to the 5 decimals it prints, TREC 2013 gdeval 1.3
     (`gdeval.pl -c -riskAlpha α -baseline indriCASP.run qrels run`), recorded in tests/fixtures."""
-    import pandas as pd
     from pathlib import Path
+
+    import pandas as pd
     expected = pd.read_csv(Path(__file__).parent / "fixtures" / "gdeval_web2012_risk.csv")
     col = load_collection(web2012)
     for measure, column in (("ERR@20", "err20"), ("nDCG(dcg='exp-log2')@20", "ndcg20")):

@@ -10,10 +10,32 @@ PPDRisk⁻, WAIC/PSIS-LOO and diagnostics. Tables use the standard convention (h
 >>> bayes.system_effects(zoib)                                        # doctest: +SKIP
 >>> bayes.ppdrisk_table(zoib, "bm25_baseline", alphas=[0, 1])         # doctest: +SKIP
 """
-from riskreport.bayes.measures import (BRISK_COLUMNS, MODEL_COLUMNS, PPDRISK_COLUMNS, SYSTEM_COLUMNS, brisk_table, diagnostics_table,
-                       dominance_pairs, effects_rbo, model_table, paired_table, ppdrisk_draws, ppdrisk_table,
-                       predictive_overlay, system_effects)
-from riskreport.bayes.models import LABELS, MODELS, BayesData, brms_priors, describe_prior, paired_data, rbp_rank_gains, scores_data
+from riskreport.bayes.measures import (
+                       BRISK_COLUMNS,
+                       MODEL_COLUMNS,
+                       PPDRISK_COLUMNS,
+                       SYSTEM_COLUMNS,
+                       brisk_table,
+                       diagnostics_table,
+                       dominance_pairs,
+                       effects_rbo,
+                       model_table,
+                       paired_table,
+                       ppdrisk_draws,
+                       ppdrisk_table,
+                       predictive_overlay,
+                       system_effects,
+)
+from riskreport.bayes.models import (
+                       LABELS,
+                       MODELS,
+                       BayesData,
+                       brms_priors,
+                       describe_prior,
+                       paired_data,
+                       rbp_rank_gains,
+                       scores_data,
+)
 from riskreport.bayes.sampling import BayesFit, FitCache, fit
 
 __all__ = ["BRISK_COLUMNS", "MODEL_COLUMNS", "PPDRISK_COLUMNS", "SYSTEM_COLUMNS", "LABELS", "MODELS", "BayesData",

@@ -2,17 +2,37 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
+from riskreport.bayes.measures import (
+    adjusted_data,
+    brisk_table,
+    compare_table,
+    dominance_pairs,
+    effects_rbo,
+    model_table,
+    ppdrisk_draws,
+    ppdrisk_table,
+    predictive_overlay,
+    system_effects,
+)
+from riskreport.bayes.models import (
+    FAMILY,
+    LABELS,
+    brms_priors,
+    check_model,
+    describe_prior,
+    rbp_rank_gains,
+    scores_data,
+)
+from riskreport.bayes.sampling import BayesFit, FitProgress, Progress, fit, prepare, stderr_progress
 from riskreport.errors import ParameterError
-from riskreport.bayes.measures import (brisk_table, compare_table, dominance_pairs, effects_rbo, model_table, ppdrisk_draws,
-                       ppdrisk_table, predictive_overlay, system_effects)
-from riskreport.bayes.models import FAMILY, LABELS, brms_priors, check_model, describe_prior, rbp_rank_gains, scores_data
-from riskreport.bayes.sampling import BayesFit, Progress, fit, stderr_progress
+from riskreport.stats.rankings import riskiest_first
 
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib")
 
@@ -74,16 +94,19 @@ def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
     other data, so it is not in the WAIC/LOO comparison.
     """
     models, family, ppd_model, level = check_options(models, family, ppd_model, level)
-    options = dict(target_ess=target_ess, max_draws=max_draws, chains=chains, seed=seed, cache_dir=cache_dir,
-                   progress=progress)
+    options = dict(target_ess=target_ess, max_draws=max_draws, chains=chains, seed=seed, cache_dir=cache_dir)
     if baseline not in matrix.index:
         raise ParameterError(f"The baseline {baseline!r} is not in the model's pool of systems.")
     challengers = [s for s in (challengers or list(matrix.index)) if s != baseline]
     data = scores_data(matrix)
+    rank_data = scores_data(rank_gains, systems=list(matrix.index)) if rank_gains is not None else None
+    jobs = fit_jobs(matrix, baseline, alphas, models + [ppd_model], family, data, rank_data)
+    options["progress"] = FitProgress(len(jobs), progress) if progress is not None else None
+    prepare_in_background(jobs, options)
     fits = {model: fit(model, data, **options) for model in dict.fromkeys(models + [ppd_model])}
     compared = [fits[m] for m in models]
-    if rank_gains is not None:
-        fits["zoib_rank"] = fit("zoib_rank", scores_data(rank_gains, systems=list(matrix.index)), **options)
+    if rank_data is not None:
+        fits["zoib_rank"] = fit("zoib_rank", rank_data, **options)
     systems = pd.concat([system_effects(f, level) for f in compared + [fits.get("zoib_rank")] if f is not None],
                         ignore_index=True)
     values, names = ppdrisk_draws(fits[ppd_model], baseline, alphas, challengers, seed=seed)
@@ -99,6 +122,39 @@ def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
                         rank=rank_table(fits["zoib_rank"], level) if "zoib_rank" in fits else pd.DataFrame(),
                         settings={**options, "level": level, "family": family,
                                                        "models": models, "n_fits": len(everything)})
+
+
+def fit_jobs(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], models: Sequence[str], family: str,
+             data, rank_data=None) -> list[tuple[str, object, bool]]:
+    """(model, data, criteria) of every fit `bayesian_risk` makes, in its order (BRisk⁻ at α = 0 reuses the
+    unadjusted fit of its family when there is one)."""
+    jobs = [(model, data, True) for model in dict.fromkeys(models)]
+    if rank_data is not None:
+        jobs.append(("zoib_rank", rank_data, True))
+    jobs += [(family, adjusted_data(matrix, baseline, float(a)), False) for a in alphas
+             if not (a == 0 and family in models)]
+    return jobs
+
+
+def prepare_in_background(jobs: Sequence[tuple], options: dict) -> threading.Thread:
+    """Compile (or load) the models of `jobs` in a daemon thread, in order, while the fits sample.
+
+    Sampling keeps both cores busy in nutpie's own threads; a compile is mostly one core of numba and
+    LLVM, so the compile of the next model overlaps the sampling of this one. A failure here is left to
+    the fit itself, which compiles again and reports it.
+    """
+    settings = {k: v for k, v in options.items() if k != "progress"}
+
+    def run():
+        for model, data, criteria in jobs:
+            try:
+                prepare(model, data, criteria=criteria, **settings)
+            except Exception:   # noqa: BLE001 - the fit in the main thread meets and reports the same error
+                return
+
+    thread = threading.Thread(target=run, name="riskreport-bayes-compile", daemon=True)
+    thread.start()
+    return thread
 
 
 RBP_P = re.compile(r"RBP\(p=([0-9.]+)\)")
@@ -205,7 +261,7 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
         first = f.batches[0] if f.batches else {}
         return (f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
                 f"{first.get('mass_matrix', 'diagonal')} mass matrix")
-    kinds = {}
+    kinds: dict[str, list[str]] = {}
     for f in fits:
         if not f.model.startswith("paired"):
             kinds.setdefault(label(f), []).append(f.label)
@@ -284,8 +340,7 @@ def ppdrisk_display(ppdrisk: pd.DataFrame, convention: str = "standard") -> pd.D
 
 def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
     """The challengers drawn in figures: all, or the `limit` with the lowest −PPDRisk⁻ median at the largest α."""
-    top = ppdrisk[ppdrisk["alpha"] == ppdrisk["alpha"].max()].sort_values(["ppd_urisk_median", "system"])
-    return top["system"].tolist()[:limit]
+    return riskiest_first(ppdrisk, "ppd_urisk_median")[:limit]
 
 
 def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str], pool_file: str | None = None,

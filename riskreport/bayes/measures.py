@@ -6,16 +6,16 @@ BRisk⁻ = −effect, PPDRisk⁻ = −ppd_urisk (positive = risk).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from riskreport.bayes.models import LABELS, BayesData, paired_data, predict, scores_data
+from riskreport.bayes.sampling import BayesFit, fit
 from riskreport.errors import ParameterError
 from riskreport.stats.rankings import ordering, rbo
 from riskreport.stats.risk import risk_adjusted, risk_adjusted_scores
-from riskreport.bayes.models import LABELS, paired_data, predict, scores_data
-from riskreport.bayes.sampling import BayesFit, fit
 
 MODEL_COLUMNS = ["model", "waic", "p_waic", "loo", "p_loo", "chains", "draws", "divergences", "max_rhat",
                  "min_ess_bulk", "min_ess_tail", "seconds"]
@@ -170,9 +170,14 @@ def diagnostics_table(results: Sequence[BayesFit]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str, fit_options: dict) -> BayesFit:
+def adjusted_data(matrix: pd.DataFrame, baseline: str, alpha: float) -> BayesData:
+    """The scores of BRisk⁻ at `alpha`: every system but the champion adjusted by thesis Eq. 4.5, coded for a model."""
     adjusted = risk_adjusted_scores(matrix, baseline, [alpha]).drop(columns="alpha")
-    return fit(family, scores_data(adjusted, systems=list(matrix.index)), **{"criteria": False, **fit_options})
+    return scores_data(adjusted, systems=list(matrix.index))
+
+
+def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str, fit_options: dict) -> BayesFit:
+    return fit(family, adjusted_data(matrix, baseline, alpha), **{"criteria": False, **fit_options})
 
 
 def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], family: str = "skew_normal",
@@ -196,8 +201,10 @@ def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], fa
     challengers = [s for s in (challengers or systems) if s != baseline]
     rows, fits = [], []
     for alpha in alphas:
-        same = unadjusted is not None and alpha == 0 and unadjusted.model == family
-        result = unadjusted if same else _fit_adjusted(matrix, baseline, float(alpha), family, fit_options)
+        if unadjusted is not None and alpha == 0 and unadjusted.model == family:
+            result = unadjusted
+        else:
+            result = _fit_adjusted(matrix, baseline, float(alpha), family, fit_options)
         fits.append(result)
         r = result.flat("r_sys")
         h = r[:, systems.index(baseline)]

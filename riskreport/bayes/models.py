@@ -16,8 +16,8 @@ Models (brms family; formula):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import hashlib
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -61,6 +61,12 @@ class BayesData:
             h.update(np.ascontiguousarray(array, dtype=float).tobytes())
         h.update(repr((self.systems, self.topics)).encode())
         return h.hexdigest()
+
+    def ranks(self) -> np.ndarray:
+        """The rank of each score (BHM-ZOiB-Rank's covariate); an error when the data has none."""
+        if self.rank is None:
+            raise ParameterError("BHM-ZOiB-Rank needs per-rank gains: a scores table with a `rank` column.")
+        return self.rank
 
 
 def scores_data(scores: pd.DataFrame, systems=None) -> BayesData:
@@ -181,7 +187,7 @@ def brms_priors(model: str, y: np.ndarray) -> dict:
     if FAMILY[model] in ("gaussian", "skew_normal"):
         median = float(np.median(y))
         scale = max(2.5, r_round(float(np.median(np.abs(y - median))) * R_MAD))
-        priors = {"b": ("student_t", 3, r_round(median), scale), "sigma": ("half_student_t", 3, 0, scale)}
+        priors: dict[str, tuple] = {"b": ("student_t", 3, r_round(median), scale), "sigma": ("half_student_t", 3, 0, scale)}
         if FAMILY[model] == "skew_normal":
             priors["alpha"] = ("normal", 0, 4)
     else:
@@ -228,7 +234,7 @@ def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
         inputs.update({"y": np.where(inner, y, 0.5), "inner": inner.astype(float), "n0": np.float64((y == 0).sum()),
                        "n1": np.float64((y == 1).sum()), "n_inner": np.float64(inner.sum())})
     if model == "zoib_rank":
-        inputs["rank_centred"] = np.asarray(data.rank, dtype=float) - float(np.mean(data.rank))
+        inputs["rank_centred"] = np.asarray(data.ranks(), dtype=float) - float(np.mean(data.ranks()))
     return inputs
 
 
@@ -287,7 +293,7 @@ def linear_predictor(model: str, data: BayesData, draws: dict, index=slice(None)
     system, topic = data.system[index], data.topic[index]
     eta = b + draws["r_sys"][:, system] + draws["r_top"][:, topic]
     if model == "zoib_rank":
-        eta = eta + draws["beta"][:, None] * (data.rank[index] - data.rank.mean())
+        eta = eta + draws["beta"][:, None] * (data.ranks()[index] - data.ranks().mean())
     return eta
 
 

@@ -117,7 +117,8 @@ class Cache:
         meta = json.loads(json.dumps(meta, default=float))      # what reading back will give
         record = {"key": key, "kind": self.kind, "meta": meta, "sha256": _arrays_digest(arrays, meta)}
         buffer = io.BytesIO()
-        np.savez(buffer, __record__=np.frombuffer(json.dumps(record).encode(), dtype=np.uint8), **arrays)
+        named: dict[str, Any] = {"__record__": np.frombuffer(json.dumps(record).encode(), dtype=np.uint8), **arrays}
+        np.savez(buffer, **named)
         self._write(self.path(key, ".npz"), buffer.getvalue())
 
     # ---- files -------------------------------------------------------------------------------------

@@ -17,10 +17,12 @@ import math
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
+from riskreport.progress import stderr_printer
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -87,7 +89,20 @@ class Collection:
     def default_alphas(self) -> list[float] | None:
         return self.config.get("alphas")
 
-    def instance_runs(self, systems=None) -> dict[str, Path]:
+    def qrels_file(self) -> Path:
+        """The qrels file, for evaluating run files; an error naming the folder when there is none."""
+        if self.qrels is None:
+            raise RiskReportError(f"{self.path} has no qrels file to evaluate run files with "
+                                  "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
+        return self.qrels
+
+    def scores_file(self) -> Path:
+        """The score table (scores.csv, or the table given as the collection); an error when there is none."""
+        if self.scores is None:
+            raise RiskReportError(f"{self.path} has no score table (scores.csv with columns system,topic,score).")
+        return self.scores
+
+    def instance_runs(self, systems: Iterable[str] | None = None) -> dict[str, Path]:
         """Run files of the instances of non-deterministic systems, keyed `<system>/<instance>`."""
         return {f"{system}/{instance}": path for system, runs in self.instances.items()
                 if systems is None or system in systems for instance, path in runs.items()}
@@ -150,7 +165,7 @@ def resolve_collection_path(spec: str | os.PathLike) -> Path:
 def _make_demo() -> Path:
     from riskreport.io.demo import generate_demo
     path = demo_path()
-    print(f"riskreport: making the synthetic demo collection in {path}", file=sys.stderr, flush=True)
+    stderr_printer("riskreport: ")(f"making the synthetic demo collection in {path}")
     try:
         return generate_demo(path).resolve()
     except OSError as error:
@@ -185,8 +200,9 @@ def load_collection(spec: str | os.PathLike) -> Collection:
         raise RiskReportError(
             f"{path} is not a collection: it has no qrels file (qrels.txt, *.qrels, qrels*.txt) "
             "and no scores.csv.")
-    if runs and qrels is None:
-        raise RiskReportError(f"{path} has run files under runs/ but no qrels file to evaluate them with "
+    if (runs or any(instances.values())) and qrels is None:
+        where = "runs/" if runs else "instances/"
+        raise RiskReportError(f"{path} has run files under {where} but no qrels file to evaluate them with "
                               "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
     return Collection(name=path.name, path=path, qrels=qrels, runs=runs, instances=instances,
                       scores=scores, config=config)

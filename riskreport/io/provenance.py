@@ -4,9 +4,9 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
-from typing import Iterable
 
 PACKAGES = ("riskreport", "ir_measures", "pytrec_eval-terrier", "numpy", "pandas", "scipy", "statsmodels",
             "matplotlib", "seaborn", "papermill", "nbconvert")

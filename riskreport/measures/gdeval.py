@@ -20,10 +20,12 @@ of ir_measures' Perl provider unless `RISKREPORT_GDEVAL=perl`.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 from ir_measures import Metric, measures, providers
-from ir_measures.providers.base import Any, Choices, NOT_PROVIDED
+from ir_measures.providers.base import NOT_PROVIDED, Any, Choices
 from ir_measures.util import QrelsConverter
 
 from riskreport.measures.ranked import rank_run, run_arrays
@@ -31,7 +33,7 @@ from riskreport.measures.ranked import rank_run, run_arrays
 MAX_JUDGMENT = 4   # gdeval's maximum grade: ERR's gains are divided by 2^4
 
 
-def ranked_gains(topics: np.ndarray, docnos: np.ndarray, scores: np.ndarray, judgments: dict[tuple, int],
+def ranked_gains(topics: np.ndarray, docnos: np.ndarray, scores: np.ndarray, judgments: Mapping[tuple[str, str], int],
                  k: int) -> tuple[np.ndarray, np.ndarray]:
     """(topic ids, gains matrix topics × k) of a run in gdeval's order, padded with gain 0.
 
@@ -99,7 +101,7 @@ class NativeGdevalEvaluator(providers.Evaluator):
         for k in self.cutoffs:
             names, gains = ranked_gains(topics, docnos, scores, self.judgments, k)
             scored = np.array([name in self.ideal[k] for name in names], dtype=bool)
-            values = {"nDCG": dcg(gains), "ERR": err(gains)}
+            values: dict[str | None, np.ndarray] = {"nDCG": dcg(gains), "ERR": err(gains)}   # by measure.NAME
             for measure in self.measures:
                 if measure["cutoff"] != k:
                     continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from ir_measures import Metric, measures, providers
-from ir_measures.providers.base import Any, NOT_PROVIDED
+from ir_measures.providers.base import NOT_PROVIDED, Any
 from ir_measures.util import QrelsConverter
 
 from riskreport.measures.ranked import rank_run, run_arrays

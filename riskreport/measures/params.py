@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TypeGuard
 
-from riskreport.io.collection import Collection, load_collection
 from riskreport.errors import ParameterError, UnknownNameError
-from riskreport.options import CONVENTIONS, MAX_BOOTSTRAP_SAMPLES, check_alphas, check_options  # noqa: F401 - re-exported
-from riskreport.measures.evaluation import available_systems, canonical_measure, collection_topics, resolve_measure
+from riskreport.io.collection import Collection, load_collection
 from riskreport.io.trec import read_system_list
+from riskreport.measures.evaluation import available_systems
+from riskreport.measures.measure_names import canonical_measure, resolve_measure
+from riskreport.measures.topics import collection_topics
+from riskreport.options import CONVENTIONS, MAX_BOOTSTRAP_SAMPLES, check_alphas, check_options  # noqa: F401 - re-exported
 
 DEFAULT_MEASURE = "nDCG@10"
 DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
@@ -42,7 +45,7 @@ class ReportParameters:
 
 def resolve_parameters(collection: str | Collection, *, measure: str | None = None,
                        baseline: str | Sequence[str] | None = None,
-                       alphas: Sequence[float] | None = None, systems: Iterable[str] | str | None = None,
+                       alphas: Sequence[float] | None = None, systems: Sequence[str] | str | os.PathLike | None = None,
                        sig_level: float = 0.05, instances: bool = False) -> ReportParameters:
     """Fill defaults from the collection and check every value; raise a clear error otherwise.
 
@@ -88,7 +91,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
 SYSTEM_FILE_SUFFIXES = (".csv", ".txt", ".tsv", ".lst", ".list")
 
 
-def is_system_file(value) -> bool:
+def is_system_file(value: object) -> TypeGuard[str | os.PathLike]:
     """Whether a `systems`/`pool` value means a file listing systems rather than ids: a path object, or text
     with a path separator, a list-file suffix (.csv, .txt, ...) or naming an existing file."""
     if isinstance(value, os.PathLike):
@@ -98,7 +101,7 @@ def is_system_file(value) -> bool:
     return os.sep in value or value.lower().endswith(SYSTEM_FILE_SUFFIXES) or Path(value).expanduser().is_file()
 
 
-def choose_systems(value, known: Sequence[str], name: str = "system") -> tuple[list[str], list[str]]:
+def choose_systems(value: str | os.PathLike | Sequence[str], known: Sequence[str], name: str = "system") -> tuple[list[str], list[str]]:
     """The systems a `systems` or `pool` value names, and those a file lists that `known` lacks.
 
     `value`: a list of ids, comma-separated text, or the path of a file (`trec.read_system_list`:

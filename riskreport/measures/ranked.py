@@ -8,7 +8,9 @@ the rows of a run: no Python loop over topics or tied groups.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,7 +30,7 @@ class RankedRun:
     score: np.ndarray
     rank: np.ndarray
 
-    def head(self, depth: int | None) -> "RankedRun":
+    def head(self, depth: int | None) -> RankedRun:
         """The first `depth` documents of each topic (all of them for None)."""
         if depth is None:
             return self
@@ -40,7 +42,7 @@ class RankedRun:
         new = np.r_[True, (self.topic[1:] != self.topic[:-1]) | (self.score[1:] != self.score[:-1])]
         return np.cumsum(new) - 1
 
-    def lookup(self, judgments: dict[tuple[str, str], float], default: float = 0) -> np.ndarray:
+    def lookup(self, judgments: Mapping[tuple[str, str], float], default: float = 0) -> np.ndarray:
         """Per row, `judgments[(topic, docno)]`, `default` for a document the judgments do not hold."""
         names = self.topics[self.topic]
         return np.fromiter((judgments.get(key, default) for key in zip(names.tolist(), self.docno.tolist())),
@@ -99,7 +101,7 @@ def _order_ties(docnos: np.ndarray, same: np.ndarray, descending: bool) -> np.nd
     return docnos
 
 
-def run_arrays(run) -> tuple:
+def run_arrays(run) -> tuple[Any, Any, np.ndarray]:
     """(topics, docnos, scores) of a run given as ir_measures accepts it (dict of dicts, DataFrame, ...);
     topics and docnos are arrays of text, kept as they are for a DataFrame (converted only where needed)."""
     if isinstance(run, dict):

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ir_measures import Metric, measures, providers
-from ir_measures.providers.base import Any, NOT_PROVIDED
+from ir_measures.providers.base import NOT_PROVIDED, Any
 from ir_measures.util import QrelsConverter
 
 from riskreport.measures.ranked import RankedRun, rank_run, run_arrays

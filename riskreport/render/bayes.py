@@ -8,11 +8,13 @@ import numpy as np
 import pandas as pd
 
 from riskreport.bayes.analysis import methods_text
-from riskreport.render.plots import tight_layout
-from riskreport.render.report import HTML
 from riskreport.bayes.models import LABELS
+from riskreport.render.palette import VERDICT_COLOURS
+from riskreport.render.plot_layout import tight_layout
+from riskreport.render.report import HTML
 
-RISK, REWARD, NEUTRAL, BASE = "#d95f02", "#1b9e77", "#7f7f7f", "#1f3b73"
+RISK, REWARD, NEUTRAL = VERDICT_COLOURS["risk"], VERDICT_COLOURS["reward"], VERDICT_COLOURS["inconclusive"]
+BASE = "#1f3b73"      # the baseline's posterior interval
 
 
 def forest(effects: pd.DataFrame, baseline: str, level: float = 0.95, ax=None):
@@ -46,7 +48,7 @@ def predictive_overlay(overlay: pd.DataFrame, bins: int = 40):
     for ax, model in zip(axes[0], models):
         part = overlay[overlay["model"] == model]
         edges = np.histogram_bin_edges(part["score"], bins=bins)
-        for replicate, rows in part[part["source"] == "predicted"].groupby("replicate"):
+        for _replicate, rows in part[part["source"] == "predicted"].groupby("replicate"):
             density, _ = np.histogram(rows["score"], bins=edges, density=True)
             ax.stairs(density, edges, color="#6baed6", alpha=0.25, lw=0.8)
         observed, _ = np.histogram(part.loc[part["source"] == "observed", "score"], bins=edges, density=True)
@@ -98,7 +100,7 @@ def brisk_intervals(brisk: pd.DataFrame, shown: list, convention: str = "standar
                              squeeze=False, sharey=True)
     for ax, alpha in zip(axes[0], alphas):
         part = brisk[(brisk["alpha"] == alpha) & brisk["system"].isin(shown)].set_index("system").reindex(shown)
-        for y, (system, row) in enumerate(part.iterrows()):
+        for y, (_system, row) in enumerate(part.iterrows()):
             color = {"risk": RISK, "reward": REWARD}.get(row["verdict_overlap"], NEUTRAL)
             low, high = sorted((sign * row["diff_low"], sign * row["diff_high"]))
             ax.plot([low, high], [y, y], color=color, lw=2)

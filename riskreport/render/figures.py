@@ -67,7 +67,7 @@ def write_vector(figure, stem: Path, title: str, caption: str, bbox=None) -> lis
     import matplotlib as mpl
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
-    with mpl.rc_context(RC):
+    with mpl.rc_context(RC):  # type: ignore[arg-type]  # matplotlib's stubs want literal rc keys
         bbox = tight_bbox(figure) if bbox is None else bbox
         for fmt in ("svg", "pdf"):
             path = stem.with_suffix(f".{fmt}")
@@ -145,7 +145,7 @@ class FigureWriter:
         if self.background:
             try:
                 payload = pickle.dumps(_without_foreign_containers(figure))
-            except Exception:                # e.g. a lambda in a formatter: write now instead
+            except Exception:                # noqa: BLE001 - e.g. a lambda in a formatter: write now instead
                 payload = None
         if payload is None:
             write_vector(figure, stem, title, caption, bbox)

@@ -10,112 +10,17 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-RISK_COLOURS = {"win": "#1b9e77", "loss": "#d95f02", "tie": "#999999"}
-# Colour-blind-safe qualitative colours (Okabe & Ito 2008, then Paul Tol's "muted"); markers tell repeats apart.
-SYSTEM_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442", "#332288",
-                  "#88CCEE", "#44AA99", "#117733", "#999933", "#882255", "#AA4499", "#DDCC77", "#CC6677"]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*"]
-BASELINE_STYLE = {"color": "black", "linewidth": 2.6, "marker": "s", "zorder": 5}
+from riskreport.render.instance_plots import INSTANCE_COLOURS, effect_intervals, instance_risk_lines, instance_spread
+from riskreport.render.palette import RISK_COLOURS, VERDICT_COLOURS, Palette, palette_for
+from riskreport.render.plot_layout import STYLE_RC, bars, label_panels, panels, set_style, tight_layout, topic_ticks
 
+# Every figure of the templates (`from riskreport import plots`), those of other modules included.
+__all__ = ["Palette", "RISK_COLOURS", "VERDICT_COLOURS", "STYLE_RC", "set_style", "tight_layout", "topic_ticks", "panels",
+           "label_panels", "bars", "topic_deltas", "alpha_lines", "urisk_by_alpha", "sign_note", "trisk_by_alpha",
+           "topic_tj", "delta_heatmap", "delta_boxplots", "georisk_by_alpha", "value_functions", "ci_by_alpha",
+           "bootstrap_density", "bootstrap_qq", "diagnostics_by_alpha", "forest", "INSTANCE_COLOURS",
+           "instance_spread", "effect_intervals", "instance_risk_lines"]
 
-STYLE_RC = {"axes.titley": 1.0}   # titles sit just above the axes (no axes of ours has top ticks): matplotlib
-# then skips placing each title above the x tick labels of every axes at each draw
-
-
-def tight_layout(fig, **options) -> None:
-    """Lay `fig` out as `Figure.tight_layout` does, once, without leaving a layout engine on the figure.
-
-    After `fig.tight_layout()` a figure keeps a placeholder engine, and matplotlib then draws the whole
-    figure one extra time in every `savefig` (four formats: four extra draws). `options` as tight_layout's.
-    """
-    from matplotlib.layout_engine import TightLayoutEngine
-    TightLayoutEngine(**options).execute(fig)
-
-
-def set_style() -> None:
-    """The templates' look: seaborn's whitegrid theme in the notebook context, with `STYLE_RC`."""
-    sns.set_theme(style="whitegrid", context="notebook", rc=STYLE_RC)
-
-
-class Palette(dict):
-    """One colour and marker per system for every figure of a report; the baseline black and thick.
-
-    >>> palette = Palette(["bm25", "dense", "llm"], baseline="bm25")
-    >>> palette["bm25"]["color"], palette["dense"]["color"]
-    ('black', '#E69F00')
-    """
-
-    def __init__(self, systems, baseline: str | None = None):
-        super().__init__()
-        self.baseline = baseline
-        others = [s for s in dict.fromkeys(systems) if s != baseline]
-        for i, system in enumerate(others):
-            self[system] = {"color": SYSTEM_COLOURS[i % len(SYSTEM_COLOURS)], "linewidth": 1.4,
-                            "marker": MARKERS[(i // len(SYSTEM_COLOURS) + i) % len(MARKERS)], "zorder": 3}
-        if baseline is not None:
-            self[baseline] = dict(BASELINE_STYLE)
-
-    def colour(self, system: str) -> str:
-        return self.get(system, {"color": "#777777"})["color"]
-
-    def colours(self) -> dict[str, str]:
-        return {system: style["color"] for system, style in self.items()}
-
-
-def _palette(systems, palette: Palette | None, baseline: str | None = None) -> Palette:
-    return palette if palette is not None else Palette(systems, baseline)
-
-
-def topic_ticks(ax, labels, limit: int = 80, axis: str = "x", first: int = 0) -> None:
-    """Topic ids as tick labels (every k-th when there are more than `limit`), the i-th at position `first + i`."""
-    labels = [str(t) for t in labels]
-    step = max(1, int(np.ceil(len(labels) / limit)))
-    positions = list(range(0, len(labels), step))
-    size = 7 if len(labels) <= 40 else 5
-    ticks, names = [first + i for i in positions], [labels[i] for i in positions]
-    if axis == "x":
-        ax.set_xticks(ticks, names, rotation=90, fontsize=size)
-    else:
-        ax.set_yticks(ticks, names, fontsize=size)
-    ax.grid(False, axis=axis)     # a grid line at every other bar is clutter, not a guide
-
-
-def panels(n: int, col_wrap: int, height: float, aspect: float, sharey: bool = True, sharex: bool = False,
-           rows: int | None = None):
-    """A figure of `n` panels, `col_wrap` to a row (or `rows` rows), each `height` × `height·aspect` inches.
-
-    The layout of a seaborn FacetGrid (shared axes, tick labels on the outer panels only, no top and
-    right spines, unused cells hidden) from one `plt.subplots` call: FacetGrid re-runs the layout
-    engine at every step, which cost seconds per figure. Share x only where every panel has the
-    same x values: a shared axis shares one formatter, so panels sorted by their own values would
-    all show the last panel's labels. Returns the figure and the `n` panels in reading order.
-    """
-    ncols = -(-n // rows) if rows else max(1, min(col_wrap, n))
-    nrows = rows or -(-n // ncols)
-    fig, grid = plt.subplots(nrows, ncols, figsize=(ncols * height * aspect, nrows * height), sharey=sharey,
-                             sharex=sharex, squeeze=False)
-    axes = list(grid.flat)
-    for i, ax in enumerate(axes):
-        if i >= n:
-            ax.set_visible(False)
-        else:
-            ax.spines[["top", "right"]].set_visible(False)
-            if sharex and i + ncols >= n:       # the lowest panel of its column: its tick labels show
-                ax.xaxis.set_tick_params(labelbottom=True)
-    return fig, axes[:n]
-
-
-def label_panels(axes, ncols: int, xlabel: str, ylabel: str) -> None:
-    """Axis labels as a FacetGrid sets them: x under the last panel of each column, y left of each row.
-
-    An axis left without a label is not placed at each draw (matplotlib otherwise measures every
-    tick label of it again, for nothing: a large share of drawing a many-panel figure).
-    """
-    for i, ax in enumerate(axes):
-        for axis, text, shown in ((ax.yaxis, ylabel, i % ncols == 0), (ax.xaxis, xlabel, i + ncols >= len(axes))):
-            axis.set_label_text(text if shown else "")
-            if not shown:
-                axis.set_label_coords(0.5, 0.5)
 
 
 def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: int = 3):
@@ -141,30 +46,12 @@ def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: in
     return fig
 
 
-def bars(ax, x, height, width: float, colors):
-    """Bars from 0 to `height` centred on `x`, as `Axes.bar` draws them without edges, but as one
-    collection: hundreds of bars per panel draw, and write as SVG and PDF, many times faster."""
-    from matplotlib.collections import PolyCollection
-    x, height = np.asarray(x, dtype=float), np.asarray(height, dtype=float)
-    colors = np.asarray(list(colors), dtype=object)
-    shown = np.isfinite(x) & np.isfinite(height)
-    x, height, colors = x[shown], height[shown], colors[shown]
-    left, right, zero = x - width / 2, x + width / 2, np.zeros_like(height)
-    corners = np.stack([np.column_stack(c) for c in ((left, zero), (left, height), (right, height), (right, zero))],
-                       axis=1)
-    collection = PolyCollection(corners, facecolors=list(colors), edgecolors="none", linewidths=0)
-    collection.sticky_edges.y.append(0)
-    ax.add_collection(collection, autolim=True)
-    ax.autoscale_view()
-    return collection
-
-
 def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, marker: str | None = None,
                 zero_line: bool = True, palette: Palette | None = None):
     """One line per system of column `y` against α (colours and markers from `palette`), legend outside."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
-    palette = _palette(data["system"].unique(), palette)
+    palette = palette_for(data["system"].unique(), palette)
     dense = data["alpha"].nunique() > 12
     for system, part in data.sort_values("alpha").groupby("system", sort=False):
         style = dict(palette.get(system, {"color": "#777777", "marker": "o"}))
@@ -311,8 +198,7 @@ def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention
     the report's rule verdict as `verdict` so the colours agree with every other mark.
     """
     from matplotlib.collections import LineCollection
-    colours = {"risk": RISK_COLOURS["loss"], "reward": RISK_COLOURS["win"], "inconclusive": "#777777",
-               "undefined": "#777777"}
+    colours = VERDICT_COLOURS
     data = intervals.assign(mid=(intervals["ci_low"] + intervals["ci_high"]) / 2)
     systems = list(dict.fromkeys(data["system"]))
     fig, axes = panels(len(systems), col_wrap, height=2.3, aspect=1.3, sharey=False, sharex=True)
@@ -320,8 +206,9 @@ def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention
         alpha = part["alpha"].to_numpy(dtype=float)
         segments = np.stack([np.column_stack([alpha, part["ci_low"]]), np.column_stack([alpha, part["ci_high"]])],
                             axis=1)
-        ax.add_collection(LineCollection(segments, colors=[colours[v] for v in part["verdict"]], linewidths=3),
-                          autolim=True)
+        lines = LineCollection(segments,  # type: ignore[arg-type]  # an (N, 2, 2) array, as matplotlib documents
+                               colors=[colours[v] for v in part["verdict"]], linewidths=3)
+        ax.add_collection(lines, autolim=True)
         ax.plot(alpha, part["mid"], linestyle="none", marker="o", markersize=3, color="black")
         ax.axhline(0, color="black", linewidth=0.6)
         ax.autoscale_view()
@@ -385,7 +272,7 @@ def bootstrap_qq(means: np.ndarray, n_topics: int, ax=None):
 
 def diagnostics_by_alpha(diagnostics: pd.DataFrame, palette: Palette | None = None):
     """Skewness, excess kurtosis and Shapiro–Wilk p of the risk-adjusted differences against α."""
-    palette = _palette(diagnostics["system"].unique(), palette)
+    palette = palette_for(diagnostics["system"].unique(), palette)
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     lines = list(diagnostics.sort_values("alpha").groupby("system", sort=False))
     for ax, column, label in zip(axes, ("skewness", "excess_kurtosis", "shapiro_p"),
@@ -428,96 +315,3 @@ def forest(effects: pd.DataFrame, baseline: str, measure: str, ax=None):
 
 
 # Non-deterministic systems (templates/nondeterministic.ipynb; riskreport.stats.mixed)
-
-INSTANCE_COLOURS = {"instances": "#9ecae1", "pooled": "#08519c", "baseline": "#d95f02"}
-
-
-def instance_spread(scores: pd.DataFrame, baseline: str, measure: str):
-    """Per-topic spread of effectiveness across instances (Jayasinghe et al. 2014, Fig. 1).
-
-    One panel per system, topics sorted by the baseline's score: a box per topic over the
-    system's instances (whiskers at 1.5 IQR) and the baseline as a diamond (its mean over
-    instances when it has several). `scores` is tidy: `system, instance, topic, score`.
-    """
-    base = scores[scores["system"] == baseline].groupby("topic", sort=False)["score"].mean()
-    order = base.sort_values(ascending=False, kind="stable").index.tolist()
-    systems = [s for s in dict.fromkeys(scores["system"]) if s != baseline]
-    fig, axes = plt.subplots(len(systems), 1, figsize=(13, 2.6 * len(systems) + 0.8), sharex=True,
-                             sharey=True, squeeze=False)
-    for ax, system in zip(axes[:, 0], systems):
-        data = scores[scores["system"] == system]
-        sns.boxplot(data=data, x="topic", y="score", order=order, color=INSTANCE_COLOURS["instances"], whis=1.5,
-                    fliersize=2, linewidth=0.7, ax=ax)
-        ax.scatter(range(len(order)), base.loc[order], marker="D", s=14, color=INSTANCE_COLOURS["baseline"],
-                   zorder=3, label=baseline)
-        ax.set_title(f"{system}: {data['instance'].nunique()} instances per topic (boxes); "
-                     f"{baseline}: diamonds", loc="left", fontsize="medium")
-        ax.set_ylabel(measure)
-        ax.set_xlabel("")
-    last = axes[-1, 0]
-    last.set_xlabel(f"topic, sorted by {baseline}'s {measure}")
-    last.tick_params(axis="x", labelrotation=90, labelsize=7)
-    fig.suptitle("Per-topic effectiveness across instances: a tall box is a topic on which instances disagree",
-                 y=1.0)
-    tight_layout(fig)
-    return axes[:, 0]
-
-
-def effect_intervals(mixed: pd.DataFrame, measure: str, sig_level: float, ax=None):
-    """Each system's effect against the baseline, its intervals and the margin ±δ0 (Jayasinghe et al. 2014, Fig. 2).
-
-    `mixed` is `riskreport.stats.mixed.mixed_table(...)`: thick bar = the 100(1−2·sig)% interval of
-    the equivalence tests (`tost_low`, `tost_high`), thin line = the 100(1−sig)% interval, dot =
-    effect; the shaded band is the equivalence region (−δ0, δ0); the verdict is written at the right.
-    """
-    n = len(mixed)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 0.55 * n + 1.8))
-    delta0 = float(mixed["delta0"].iloc[0])
-    baseline = mixed["baseline"].iloc[0]
-    ax.axvspan(-delta0, delta0, color="#d9f0e3", label=f"equivalence region ±δ0 = ±{delta0:g}")
-    ax.axvline(0, color="black", linewidth=0.6)
-    for level in (-delta0, delta0):
-        ax.axvline(level, color="#1b9e77", linestyle="--", linewidth=0.8)
-    for i, row in enumerate(mixed.itertuples()):
-        ax.plot([row.ci_low, row.ci_high], [i, i], color=INSTANCE_COLOURS["pooled"], linewidth=1.2,
-                label=f"{100 * (1 - sig_level):g}% interval" if i == 0 else None)
-        ax.plot([row.tost_low, row.tost_high], [i, i], color=INSTANCE_COLOURS["pooled"], linewidth=6, alpha=0.55,
-                solid_capstyle="butt",
-                label=f"{100 * (1 - 2 * sig_level):g}% interval (equivalence)" if i == 0 else None)
-        ax.plot(row.effect, i, "o", color="black", markersize=4)
-        ax.annotate(row.verdict, xy=(1.02, i), xycoords=("axes fraction", "data"), va="center")
-    ax.set_yticks(range(n), mixed["system"])
-    ax.set_ylim(n - 0.5, -0.5)
-    ax.set_xlabel(f"effect on {measure}: system − {baseline} (> 0: better than {baseline})")
-    ax.set_title("System effects of the mixed model against the equivalence margin", loc="left", pad=26)
-    ax.legend(frameon=False, bbox_to_anchor=(0, 1.0), loc="lower left", ncol=3, fontsize="small")
-    return ax
-
-
-def instance_risk_lines(instances: pd.DataFrame, pooled: pd.DataFrame, y: str, baseline: str, measure: str,
-                        critical: float | None = None, col_wrap: int = 3) -> sns.FacetGrid:
-    """URisk or TRisk (`y`) against α: one thin line per instance, the pooled system in bold, one panel per system.
-
-    `instances` is `riskreport.stats.instances.instance_risk(...)`, `pooled` is `risk_agreement(...)`
-    (column `pooled_<y>`); `critical` draws the ±t lines (TRisk). Standard convention: < 0 is risk.
-    """
-    n = instances["system"].nunique()
-    grid = sns.FacetGrid(instances, col="system", col_wrap=min(col_wrap, n), height=3.2, aspect=1.4, sharey=True)
-    grid.map_dataframe(sns.lineplot, x="alpha", y=y, units="instance", estimator=None,
-                       color=INSTANCE_COLOURS["instances"], linewidth=1)
-    for system, ax in grid.axes_dict.items():
-        part = pooled[pooled["system"] == system]
-        ax.plot(part["alpha"], part[f"pooled_{y}"], color=INSTANCE_COLOURS["pooled"], linewidth=2.5, marker="o",
-                markersize=4, label="pooled (mean over instances)")
-        ax.axhline(0, color="black", linewidth=0.6)
-        for level in ((-critical, critical) if critical is not None else ()):
-            ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
-    label = {"urisk": "URisk", "trisk": "TRisk"}.get(y, y)
-    grid.set_titles("{col_name}")
-    grid.set_axis_labels("α (losses weigh 1 + α)", f"{label} vs {baseline} (< 0: risk)")
-    grid.axes.flat[0].legend(frameon=False, fontsize="small", loc="lower left")
-    dashed = f"; dashed: ±t critical value ({critical:.3f})" if critical is not None else ""
-    grid.figure.suptitle(f"{label} of {measure}: each instance (thin) and the pooled system (bold) against α{dashed}",
-                         y=1.03)
-    return grid

@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 
 from riskreport.errors import ParameterError
-from riskreport.render.figures import FigureWriter
+from riskreport.io.provenance import file_hashes, inputs_digest, package_versions, remember_digests
 from riskreport.measures.params import ReportParameters
-from riskreport.io.provenance import remember_digests
-from riskreport.io.provenance import file_hashes, inputs_digest, package_versions
+from riskreport.render.figures import FigureWriter
+from riskreport.stats.rankings import riskiest_first
 
 CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests")
 
@@ -235,9 +235,7 @@ def header(params: ReportParameters, inputs_sha256: str, title: str | None = Non
 
 def figure_systems(risk: pd.DataFrame, limit: int) -> list[str]:
     """The challengers drawn in figures: all of them, or the `limit` with the lowest URisk at the largest α."""
-    at_max = risk[risk["alpha"] == risk["alpha"].max()].sort_values(["urisk", "system"])
-    systems = at_max["system"].tolist()
-    return systems if len(systems) <= limit else systems[:limit]
+    return riskiest_first(risk)[:limit]
 
 
 def figure_note(shown: list[str], total: int) -> HTML:
@@ -324,24 +322,6 @@ def significance_marks(table: pd.DataFrame, sig_level: float, p_column: str = "p
                       zip(significant, table[effect_column])], index=table.index)
 
 
-def risk_summary(risk: pd.DataFrame, convention: str = "standard", caption: str | None = None):
-    """Risk table per α for the page: URisk, TRisk, p, verdict mark, wins/losses, FRisk/FReward, losses > 20%.
-
-    `risk` is `risk.risk_table(...)` (standard convention); shown in `convention`.
-    """
-    from riskreport.stats.risk import to_convention
-    shown = to_convention(risk, convention)
-    shown["sig"] = shown["verdict"].map({"risk": "▼ risk", "reward": "▲ reward", "undefined": "n/a"}).fillna("")
-    columns = ["system"] + (["r"] if convention == "minus" else []) + [
-        "alpha", "urisk", "trisk", "p_value", "sig", "wins", "losses", "ties", "frisk", "freward", "risk_reward",
-        "loss20"]
-    style = styled(shown[columns].rename(columns={"loss20": "losses > 20%", "risk_reward": "FRisk/FReward"}),
-                   caption=caption)
-    return style.apply(lambda column: ["background-color: #fde0d2" if v == "▼ risk" else
-                                       "background-color: #d9f0e3" if v == "▲ reward" else "" for v in column],
-                       subset=["sig"])
-
-
 def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
     """Per system and α, the topics flagged as significant losses and gains (from `risk.topic_risk`)."""
     flagged = topics[topics["flag"] != ""]
@@ -355,40 +335,7 @@ def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
 
 def riskiest(risk: pd.DataFrame) -> str:
     """The challenger with the lowest URisk at the largest α (the default focus system)."""
-    at_max = risk[risk["alpha"] == risk["alpha"].max()]
-    return str(at_max.sort_values(["urisk", "system"]).iloc[0]["system"])
-
-
-def ci_summary(boot: pd.DataFrame, method: str = "bca", convention: str = "standard", caption: str | None = None):
-    """CI table per α: the `method` interval and verdict at every level, and the other methods' verdicts."""
-    from riskreport.stats.risk import to_convention
-    shown = to_convention(boot, convention)
-    main = shown[shown["method"] == method]
-    wide = main.pivot_table(index=["system", "alpha"], columns="level", values=["ci_low", "ci_high"], aggfunc="first")
-    wide.columns = [f"{'low' if name == 'ci_low' else 'high'} {level:g}" for name, level in wide.columns]
-    wide = wide[sorted(wide.columns, key=lambda c: (float(c.split()[1]), c.split()[0] != "low"))]
-    verdict = main.pivot_table(index=["system", "alpha"], columns="level", values="verdict", aggfunc="first")
-    verdict.columns = [f"verdict {level:g}" for level in verdict.columns]
-    first = shown["level"].min()
-    others = shown[(shown["method"] != method) & (shown["level"] == first)].pivot_table(
-        index=["system", "alpha"], columns="method", values="verdict", aggfunc="first")
-    others.columns = [f"{m} ({first:g})" for m in others.columns]
-    table = wide.join(verdict).join(others).reset_index().sort_values(["alpha", "system"])
-    style = styled(table, caption=caption)
-    marks = {"risk": "background-color: #fde0d2", "reward": "background-color: #d9f0e3"}
-    verdict_columns = [c for c in table.columns if c.startswith("verdict") or c.endswith(f"({first:g})")]
-    return style.map(lambda v: marks.get(v, ""), subset=verdict_columns)
-
-
-def tests_summary(tests: pd.DataFrame, sig_level: float, caption: str | None = None):
-    """Adjusted p-values per challenger, α and test; significant cells marked."""
-    wide = tests.pivot_table(index=["system", "alpha"], columns="test", values="p_adjusted", aggfunc="first")
-    wide = wide[[t for t in ("t", "sign", "wilcoxon", "randomisation") if t in wide.columns]].reset_index()
-    wide = wide.sort_values(["alpha", "system"])
-    tests_columns = [c for c in wide.columns if c not in ("system", "alpha")]
-    style = styled(wide.rename(columns={c: f"p_{c}" for c in tests_columns}), caption=caption)
-    return style.map(lambda v: "font-weight: bold; background-color: #fff3b0" if isinstance(v, float) and v < sig_level
-                     else "", subset=[f"p_{c}" for c in tests_columns])
+    return str(riskiest_first(risk)[0])
 
 
 def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_level: float, n_challengers: int,
@@ -807,10 +754,10 @@ def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: 
         if col.default_measure and canonical_measure(col.default_measure) == params.measure:
             why = "the collection's default (collection.toml)"
         elif params.measure == SCORE:
-            why = (f"the label of the values of {col.scores.name}, which has no `measure` column: name the measure "
+            why = (f"the label of the values of {col.scores_file().name}, which has no `measure` column: name the measure "
                    "with --measure (e.g. --measure 'RBP(p=0.8)') or a `measure` column, and the report will use it")
         elif params.measure in score_table_measures(col):
-            why = f"the one measure of {col.scores.name}"
+            why = f"the one measure of {col.scores_file().name}"
         else:
             why = "riskreport's default; choose another with --measure"
         notes.append(f"No measure was given: {params.measure} is {why}.")

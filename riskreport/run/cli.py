@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 from riskreport.errors import ParameterError, RiskReportError
+from riskreport.progress import stderr_printer
 
 EPILOG = """examples:
   riskreport run                                   # demo collection, its defaults
@@ -21,8 +22,7 @@ EPILOG = """examples:
 """
 
 
-def _say(message: str) -> None:
-    print(f"riskreport: {message}", file=sys.stderr, flush=True)
+_say = stderr_printer("riskreport: ")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,11 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
                      "not a report; only riskreport's own files are written, nothing else is touched")
     run.add_argument("--reports", default="reports", help="reports folder used without --out (default: reports)")
     run.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
+    run.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                     help="time limit of the whole report: when reached, the kernel is stopped, the failed notebook "
+                     "is kept (failed-*), the previous report is untouched and the exit code is 1 (default: none)")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress output")
 
     batch = commands.add_parser(
         "batch", help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
-        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, qrels and any template "
+        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, timeout, qrels and any template "
         "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
         "versions are unchanged since its latest complete report is skipped. Reports go to "
         "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/. "
@@ -71,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         "who runs the batch, so a jobs file, and the templates it names, must be writable only by people you "
         "would let run programs as that user (cron often runs as a service user).",
         epilog="exit codes: 0 every job ok or skipped, 1 a job failed or a clear error (e.g. in the jobs file), "
-        "2 usage, 3 the reports folder is locked by another batch, 130 interrupted")
+        "2 usage, 3 the reports folder is locked by another batch, 130 interrupted (Ctrl-C), 143 terminated "
+        "(SIGTERM)")
     batch.add_argument("jobs_file", metavar="JOBS.toml", help="the jobs file")
     batch.add_argument("--reports", default="reports", metavar="DIR", help="reports folder (default: reports)")
     batch.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
@@ -81,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--wait", nargs="?", type=float, const=math.inf, default=0.0, metavar="SECONDS",
                        help="if another batch holds the reports folder, wait for it (forever, or SECONDS) "
                             "instead of exiting with code 3")
+    batch.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                       help="time limit of each report whose job sets no `timeout` (nor [defaults]); a job that "
+                       "reaches it is stopped and recorded as timed out, the others go on (default: none)")
     batch.add_argument("--executor", choices=("local", "dask"), default="local",
                        help="local: a pool of processes (default); dask: an existing Dask cluster")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
@@ -113,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser("inspect", help="summarise a collection: files, systems, topics, defaults")
     inspect.add_argument("collection", nargs="?", default="demo", help="collection name or path (default: demo)")
 
-    demo = commands.add_parser("demo", help="(re)generate the synthetic demo collection")
+    demo = commands.add_parser("demo", help="(re)generate the synthetic demo collection (and, without --path, the "
+                               "learning-to-rank demo demo-letor beside it)")
     demo.add_argument("--path", default=None, help="target folder (default: the project's data/demo)")
     demo.add_argument("--seed", type=int, default=None, help="random seed (default: the generator's)")
     return parser
@@ -129,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--force goes with --out (reports under --reports always go into a new folder)")
     if args.command == "batch" and (args.executor == "dask") != (args.scheduler is not None):
         parser.error("--executor dask and --scheduler ADDRESS go together")
+    from riskreport.io.processes import Interrupted, raise_on_signals, restore_signals
+    previous = raise_on_signals()    # SIGINT and SIGTERM: one Interrupted, then a clean-up no second signal cuts short
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
@@ -137,12 +147,15 @@ def main(argv: list[str] | None = None) -> int:
     except RiskReportError as error:
         print(f"riskreport: error: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("riskreport: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as error:
+        interrupt = error if isinstance(error, Interrupted) else Interrupted()
+        print(f"riskreport: {interrupt}", file=sys.stderr, flush=True)
+        return interrupt.exit_code
     except BrokenPipeError:   # `riskreport inspect | head`: the reader left; say nothing more
         _silence_stdout()
         return 141
+    finally:
+        restore_signals(previous)
 
 
 def _silence_stdout() -> None:
@@ -169,7 +182,8 @@ def _run(args) -> int:
         collection = with_qrels(collection or "demo", args.qrels)
     folder = run_report(args.template, collection=collection, baseline=baseline, alphas=_alphas(args.alpha),
                         measure=args.measure, parameters=parameters, out=args.out, reports_dir=args.reports,
-                        show_code=args.show_code, progress=None if args.quiet else _say, force=args.force)
+                        show_code=args.show_code, progress=None if args.quiet else _say, force=args.force,
+                        timeout=args.timeout)
     print(folder / "report.html")
     return 0
 
@@ -180,7 +194,7 @@ def _batch(args) -> int:
     try:
         result = run_batch(args.jobs_file, reports_dir=args.reports, jobs=args.jobs, force=args.force,
                            dry_run=args.dry_run, executor=args.executor, scheduler=args.scheduler, wait=args.wait,
-                           progress=None if args.quiet else _say)
+                           progress=None if args.quiet else _say, timeout=args.timeout)
     except LockedError as error:
         print(f"riskreport: error: {error}", file=sys.stderr)
         return 3
@@ -205,6 +219,16 @@ def _alphas(values: list[str] | None) -> list[float] | None:
     if not alphas:
         raise ParameterError("--alpha: give at least one α ≥ 0, e.g. --alpha 0 1 5 10.")
     return alphas
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -265,8 +289,8 @@ def _new_template(args) -> int:
 
 def _inspect(args) -> int:
     from riskreport.io.collection import load_collection
-    from riskreport.measures.evaluation import available_systems
     from riskreport.io.trec import read_qrels
+    from riskreport.measures.evaluation import available_systems
     collection = load_collection(args.collection)
     print(f"{collection.title}\n  path: {collection.path}")
     if collection.description:
@@ -295,6 +319,10 @@ def _demo(args) -> int:
     kwargs = {} if args.seed is None else {"seed": args.seed}
     generate_demo(path, **kwargs)
     print(path)
+    if not args.path:                        # the learning-to-rank demo beside it (template risk_ltr)
+        from riskreport.io.letor import demo_path as letor_demo_path
+        from riskreport.io.letor_demo import generate_letor_demo
+        print(generate_letor_demo(letor_demo_path(), **kwargs))
     return 0
 
 

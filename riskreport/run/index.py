@@ -13,6 +13,7 @@ import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from riskreport.io.files import write_atomic
@@ -60,9 +61,11 @@ def last_batch(root: Path) -> dict | None:
     while its last good report stays linked and is marked as older than that run.
     """
     summaries = sorted((root / LOGS).glob("batch-*.json"))
+    if not summaries:
+        return None
     try:
-        summary = json.loads(summaries[-1].read_text(encoding="utf-8")) if summaries else None
-        jobs = summary["jobs"] if summary else None
+        summary = json.loads(summaries[-1].read_text(encoding="utf-8"))
+        jobs = summary["jobs"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not isinstance(jobs, list):
@@ -91,7 +94,7 @@ def write_index(reports_dir: str | os.PathLike) -> Path:
     root = Path(reports_dir)
     root.mkdir(parents=True, exist_ok=True)
     with locked(root / INDEX_LOCK):
-        index = {"generated_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        index: dict[str, Any] = {"generated_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "reports": collect_reports(root)}
         logs = sorted((root / LOGS).glob("batch-*.log"))
         index["last_batch_log"] = logs[-1].relative_to(root).as_posix() if logs else None
@@ -107,7 +110,8 @@ table { border-collapse: collapse; font-size: 14px; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
 th { background: #f3f3f3; }
 td.num { text-align: right; }
-.ok, .skipped { color: #1a7f37; font-weight: 600; } .failed { color: #c62828; font-weight: 600; }
+.ok, .skipped { color: #1a7f37; font-weight: 600; }
+.failed, .timeout, .interrupted { color: #c62828; font-weight: 600; }
 .latest { background: #e8f4ea; border-radius: 3px; padding: 0 4px; font-size: 12px; }
 .muted { color: #777; }
 .error { color: #c62828; font-weight: normal; font-size: 12px; white-space: normal; max-width: 28em; }
@@ -131,7 +135,7 @@ def render_html(index: dict) -> str:
             f"<td>{e(r['measure'])}</td><td>{e(_alphas(r['alphas']))}</td>"
             f"<td class='num'>{e(_duration(r['duration_s']))}</td>"
             f"<td class='{e(r['status'])}'>{e(r['status'])}{badge}</td><td>{link}</td></tr>")
-    counts = {}
+    counts: dict[str, int] = {}
     for r in index["reports"]:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     summary = ", ".join(f"{n} {e(status)}" for status, n in sorted(counts.items())) or "no reports yet"

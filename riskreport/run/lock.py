@@ -16,10 +16,10 @@ import math
 import os
 import socket
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
 
 from riskreport.errors import RiskReportError
 

@@ -1,11 +1,12 @@
 """Multiple-comparison corrections across the challengers of a report: p-values and CI levels."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from riskreport.options import CORRECTIONS, check_options  # noqa: F401 - CORRECTIONS: rr.corrections.CORRECTIONS
+
 
 def adjust_pvalues(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
     """p-values adjusted for multiple comparisons along the last axis (each row on its own); NaN stays NaN
@@ -38,5 +39,5 @@ def adjust_pvalues(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
 
 def adjusted_levels(levels: Sequence[float], correction: str, k: int) -> np.ndarray:
     """CI levels after the correction: 1 − (1 − level)/k under Bonferroni, unchanged otherwise."""
-    levels = np.asarray(levels, dtype=float)
-    return 1 - (1 - levels) / max(k, 1) if correction == "bonferroni" else levels
+    grid = np.asarray(levels, dtype=float)
+    return 1 - (1 - grid) / max(k, 1) if correction == "bonferroni" else grid

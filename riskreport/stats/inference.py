@@ -1,24 +1,31 @@
-"""Inference on risk (docs/measures/inference.md): bootstrap CIs, paired tests, Tukey HSD, diagnostics.
+"""Inference on risk (docs/measures/inference.md): paired tests, Tukey HSD and diagnostics here, bootstrap
+CIs in `riskreport.stats.bootstrap` (offered here too: templates call `rr.inference.bootstrap_table`).
 
 Every function works on the risk-adjusted differences x = l_α(Δ) of all challengers at all α
-at once (arrays shaped (alphas, systems, topics)). One set of bootstrap resamples serves every
-system and α; it is drawn from a seeded generator and processed in chunks so memory stays
-bounded (100,000 draws x 100 systems x 6 α fit in a few hundred MB).
-
-Sign convention: standard (higher is better); a CI entirely below 0 is a significant risk,
-entirely above 0 a significant reward.
+at once (arrays shaped (alphas, systems, topics)). Sign convention: standard (higher is better).
 """
 from __future__ import annotations
 
 import functools
-from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import stats
 
-from riskreport.stats.corrections import adjust_pvalues, adjusted_levels
+from riskreport.stats.bootstrap import (
+    BOOTSTRAP_COLUMNS,
+    CI_METHODS,
+    MEMORY_BUDGET,
+    acceleration,
+    bootstrap_distribution,
+    bootstrap_moments,
+    bootstrap_table,
+    ci_verdict,
+    confidence_intervals,
+    resample_counts,
+)
+from riskreport.stats.corrections import adjust_pvalues
 from riskreport.stats.risk import (
     FLOAT_NOISE,
     baselines_of,
@@ -28,215 +35,17 @@ from riskreport.stats.risk import (
     risk_adjusted,
     risk_adjusted_scores,
     several,
-    system_row,
     trisk,
 )
 
-CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
+__all__ = ["TESTS", "TEST_COLUMNS", "sign_test", "wilcoxon_test", "sign_flips", "randomisation_test",
+           "risk_randomisation_test", "tests_table", "diagnostics_table", "tukey_hsd",
+           # the bootstrap, whose home was this module before it was split
+           "BOOTSTRAP_COLUMNS", "CI_METHODS", "MEMORY_BUDGET", "acceleration", "bootstrap_distribution",
+           "bootstrap_moments", "bootstrap_table", "ci_verdict", "confidence_intervals", "resample_counts"]
+
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
-BOOTSTRAP_COLUMNS = ["system", "baseline", "measure", "alpha", "method", "level", "adjusted_level", "ci_low",
-                     "ci_high", "verdict"]
 TEST_COLUMNS = ["system", "baseline", "measure", "alpha", "test", "statistic", "p_value", "p_adjusted", "correction"]
-MEMORY_BUDGET = 64_000_000   # floats held at once for bootstrap statistics (~512 MB)
-
-
-# ---------------------------------------------------------------------------------------------
-# Bootstrap
-
-def resample_counts(n_topics: int, samples: int, rng: np.random.Generator) -> np.ndarray:
-    """One set of bootstrap resamples as counts: row b says how often each topic was drawn (B x c)."""
-    draws = rng.integers(0, n_topics, size=(samples, n_topics))
-    cells = (np.arange(samples)[:, None] * n_topics + draws).reshape(-1)
-    return np.bincount(cells, minlength=samples * n_topics).reshape(samples, n_topics).astype(np.float64)
-
-
-def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = None, with_se: bool = True):
-    """Bootstrap means (and standard errors, if `with_se`) of x (..., c) for every resample: arrays (..., B).
-
-    Computed as matrix products with the resample counts, in chunks over the leading rows so
-    memory stays within `MEMORY_BUDGET` floats.
-    """
-    lead = x.shape[:-1]
-    flat = x.reshape(-1, x.shape[-1])
-    samples, c = counts.shape
-    rows = chunk or max(1, MEMORY_BUDGET // (2 * samples))
-    transposed = np.ascontiguousarray(counts.T) / c
-    if flat.shape[0] <= rows and not with_se:                                  # one block: no copy
-        return (flat @ transposed).reshape(lead + (samples,)), None
-    means = np.empty((flat.shape[0], samples))
-    ses = np.empty((flat.shape[0], samples)) if with_se else None
-    for start in range(0, flat.shape[0], rows):
-        block = flat[start:start + rows]
-        m = block @ transposed
-        means[start:start + rows] = m
-        if with_se:
-            variance = (block ** 2) @ transposed
-            variance -= m ** 2
-            np.maximum(variance, 0.0, out=variance)
-            ses[start:start + rows] = np.sqrt(variance * (c / (c - 1) / c)) if c > 1 else np.nan
-    return means.reshape(lead + (samples,)), None if ses is None else ses.reshape(lead + (samples,))
-
-
-def _order_quantiles(values: np.ndarray, qs: list[np.ndarray]) -> list[np.ndarray]:
-    """Linear-interpolated quantiles (numpy's default) of each row of `values` (R, B), a different
-    q per row for each array in `qs`; one partial sort (np.partition) per row instead of a full sort."""
-    samples = values.shape[-1]
-    positions = [np.clip(q, 0, 1) * (samples - 1) for q in qs]
-    lows = [np.floor(p).astype(int) for p in positions]
-    highs = [np.minimum(low + 1, samples - 1) for low in lows]
-    kth = np.concatenate([np.stack(lows, axis=1), np.stack(highs, axis=1)], axis=1)        # (R, 2Q)
-    picked = np.empty(kth.shape)
-
-    def select(rows: range) -> None:
-        for r in rows:
-            picked[r] = np.partition(values[r], np.unique(kth[r]))[kth[r]]
-
-    select(range(len(values)))
-    n = len(qs)
-    return [picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i])
-            for i in range(n)]
-
-
-def _quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Linear-interpolated quantiles of rows already sorted along the last axis (NaNs last, ignored),
-    a different q per row (as numpy's default percentile)."""
-    valid = np.isfinite(ordered).sum(axis=-1)
-    position = np.clip(q, 0, 1) * np.maximum(valid - 1, 0)
-    low = np.floor(position).astype(int)
-    high = np.minimum(low + 1, np.maximum(valid - 1, 0))
-    frac = position - low
-    take = lambda idx: np.take_along_axis(ordered, idx[..., None], axis=-1)[..., 0]  # noqa: E731
-    return take(low) * (1 - frac) + take(high) * frac
-
-
-def acceleration(x: np.ndarray) -> np.ndarray:
-    """BCa acceleration a = Σ L³ / (6 (Σ L²)^{3/2}) from leave-one-out jackknife influence values L."""
-    c = x.shape[-1]
-    loo = (x.sum(axis=-1, keepdims=True) - x) / (c - 1)
-    influence = loo.mean(axis=-1, keepdims=True) - loo
-    denominator = 6 * (influence ** 2).sum(axis=-1) ** 1.5
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, (influence ** 3).sum(axis=-1) / np.where(denominator > 0, denominator, 1), 0.0)
-
-
-def confidence_intervals(x: np.ndarray, levels: Sequence[float], counts: np.ndarray,
-                         methods: Sequence[str] = CI_METHODS, workers: int = 1) -> dict[str, np.ndarray]:
-    """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
-
-    Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
-    docs/measures/inference.md: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
-    are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂]. Rows are processed
-    in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once; `workers` threads
-    process the chunks (numpy releases the GIL). The caller decides how many: one by default.
-    """
-    lead, c = x.shape[:-1], x.shape[-1]
-    flat = x.reshape(-1, c)
-    levels = np.asarray(levels, dtype=float)
-    samples = counts.shape[0]
-    workers = max(1, int(workers))
-    rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))   # ~8 MB blocks
-    chunks = [flat[i:i + rows] for i in range(0, len(flat), rows)]
-    with ThreadPoolExecutor(min(workers, len(chunks))) as pool:                 # numpy releases the GIL
-        parts = list(pool.map(lambda chunk: _interval_chunk(chunk, levels, counts, methods), chunks))
-    return {m: np.concatenate([p[m] for p in parts]).reshape(lead + (len(levels), 2)) for m in parts[0]}
-
-
-def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, methods) -> dict[str, np.ndarray]:
-    c = x.shape[-1]
-    if c < 2:                                       # one topic: no interval (NaN, verdict inconclusive)
-        return {m: np.full((len(x), len(levels), 2), np.nan) for m in CI_METHODS if m in methods}
-    theta = x.mean(axis=-1)[:, None]                                            # (R, 1)
-    se = (x.std(axis=-1, ddof=1) / np.sqrt(c))[:, None]
-    lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2                      # (L,)
-    means, ses = bootstrap_moments(x, counts, with_se="bootstrap_t" in methods)
-    out: dict[str, np.ndarray] = {}
-    if "student_t" in methods:
-        half = stats.t.ppf(upper_q, c - 1) * se
-        out["student_t"] = np.stack([theta - half, theta + half], -1)
-    if "bootstrap_t" in methods:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_star = np.sort(np.where(ses > 0, (means - theta) / np.where(ses > 0, ses, 1), np.nan), axis=-1)
-        shape = (len(x), len(levels))
-        t_lo = np.stack([_quantiles(t_star, np.broadcast_to(lower_q, shape)[:, i]) for i in range(len(levels))], -1)
-        t_hi = np.stack([_quantiles(t_star, np.broadcast_to(upper_q, shape)[:, i]) for i in range(len(levels))], -1)
-        out["bootstrap_t"] = np.stack([theta - t_hi * se, theta - t_lo * se], -1)
-        del t_star, ses
-    wanted: dict[str, np.ndarray] = {}                                          # name -> q per row (R,)
-    for i in range(len(levels)):
-        if "percentile" in methods or "basic" in methods:
-            wanted[f"lo{i}"] = np.full(len(x), lower_q[i])
-            wanted[f"hi{i}"] = np.full(len(x), upper_q[i])
-    if "bca" in methods:
-        samples = means.shape[-1]
-        share = np.clip((means < theta).sum(axis=-1) / samples, 0.5 / samples, 1 - 0.5 / samples)
-        z0 = special.ndtri(share)
-        a = acceleration(x)
-        for i in range(len(levels)):
-            for name, q in (("bca_lo", lower_q[i]), ("bca_hi", upper_q[i])):
-                z = z0 + special.ndtri(q)
-                wanted[f"{name}{i}"] = special.ndtr(z0 + z / (1 - a * z))
-    if wanted:
-        values = dict(zip(wanted, _order_quantiles(means, list(wanted.values()))))
-        level_stack = lambda prefix: np.stack([values[f"{prefix}{i}"] for i in range(len(levels))], -1)  # noqa: E731
-        if "percentile" in methods or "basic" in methods:
-            lo, hi = level_stack("lo"), level_stack("hi")
-            if "percentile" in methods:
-                out["percentile"] = np.stack([lo, hi], -1)
-            if "basic" in methods:
-                out["basic"] = np.stack([2 * theta - hi, 2 * theta - lo], -1)
-        if "bca" in methods:
-            out["bca"] = np.stack([level_stack("bca_lo"), level_stack("bca_hi")], -1)
-    constant = (se == 0)[..., None]
-    return {m: np.where(constant, theta[..., None], out[m]) for m in CI_METHODS if m in out and m in methods}
-
-
-def ci_verdict(low, high) -> np.ndarray:
-    """`risk` when the CI is entirely below 0, `reward` when entirely above, else `inconclusive`."""
-    low, high = np.asarray(low), np.asarray(high)
-    return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
-
-
-def bootstrap_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
-                    levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
-                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1,
-                    family: int | None = None) -> pd.DataFrame:
-    """Tidy CIs of URisk (the mean risk-adjusted difference) per challenger, α, method and level.
-
-    Columns `BOOTSTRAP_COLUMNS`; `adjusted_level` is the level actually used (Bonferroni
-    widens it to 1 − (1 − level)/k for k comparisons: the challengers, or `family`). `workers`:
-    threads of `confidence_intervals`. Several baselines: each one's rows in turn, Bonferroni over
-    every baseline's challengers.
-    """
-    if several(baseline):
-        names = baselines_of(baseline)
-        k = (len(matrix) - 1) * len(names)
-        return pd.concat([bootstrap_table(matrix, b, alphas, measure, levels, samples, seed, correction, methods,
-                                          workers, family=k) for b in names], ignore_index=True)
-    challengers, _, x = challenger_deltas(matrix, baseline, alphas)                       # (A, S, T)
-    alphas = [float(a) for a in alphas]
-    used = adjusted_levels(levels, correction, family or len(challengers))
-    counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
-    intervals = confidence_intervals(x, used, counts, methods, workers)
-    parts = []
-    for method, ci in intervals.items():                                        # ci: (A, S, L, 2)
-        a_idx, s_idx, l_idx = np.meshgrid(range(len(alphas)), range(len(challengers)), range(len(used)), indexing="ij")
-        parts.append(pd.DataFrame({
-            "system": np.asarray(challengers)[s_idx.ravel()], "baseline": baseline, "measure": measure,
-            "alpha": np.asarray(alphas)[a_idx.ravel()], "method": method,
-            "level": np.asarray(levels, dtype=float)[l_idx.ravel()], "adjusted_level": used[l_idx.ravel()],
-            "ci_low": ci[..., 0].ravel(), "ci_high": ci[..., 1].ravel()}))
-    table = pd.concat(parts, ignore_index=True)
-    table["verdict"] = ci_verdict(table["ci_low"], table["ci_high"])
-    return table
-
-
-def bootstrap_distribution(matrix: pd.DataFrame, baseline: str, system: str, alpha: float,
-                           samples: int = 10_000, seed: int = 2026) -> np.ndarray:
-    """The bootstrap means of one challenger's URisk_α, from the same resamples as `bootstrap_table`."""
-    delta = system_row(matrix, system, "system") - system_row(matrix, baseline)
-    x = risk_adjusted(delta.to_numpy(dtype=float), [alpha])[0]
-    counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
-    return bootstrap_moments(x, counts)[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,9 +118,9 @@ def risk_randomisation_test(delta: np.ndarray, alphas: Sequence[float], samples:
     one product per α (21× fewer multiplications for a 21-value grid). Same sign vectors, same p-values.
     """
     delta = np.asarray(delta, dtype=float)
-    alphas = np.asarray(alphas, dtype=float)
+    grid = np.asarray(alphas, dtype=float)
     parts = np.stack([np.maximum(delta, 0.0), np.minimum(delta, 0.0)])          # (2, S, T): gains, losses
-    weights = np.column_stack([np.ones_like(alphas), 1.0 + alphas])              # (A, 2)
+    weights = np.column_stack([np.ones_like(grid), 1.0 + grid])                  # (A, 2)
     return _randomisation(parts, weights, risk_adjusted(delta, alphas).mean(axis=-1), samples, seed)
 
 

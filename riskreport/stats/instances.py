@@ -18,22 +18,31 @@ variance 0) and `notes` says so; an empty one is an error.
 """
 from __future__ import annotations
 
+import os
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from riskreport.io.collection import Collection, load_collection
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
-from riskreport.measures.evaluation import (CollectionWarning, Progress, TidyScores, collection_topic_set, measure_labels, available_systems, resolve_measure,
-                         collection_topics, empty_instances_folder, evaluate_runs, natural_sort,
-                         require_common_topics)
-from riskreport.measures.params import ReportParameters, resolve_parameters
-from riskreport.stats.risk import risk_table
+from riskreport.io.collection import Collection, load_collection
 from riskreport.io.trec import read_scores
+from riskreport.measures.evaluation import CollectionWarning, TidyScores, available_systems
+from riskreport.measures.measure_names import measure_labels, resolve_measure
+from riskreport.measures.params import ReportParameters, resolve_parameters
+from riskreport.measures.run_files import evaluate_runs
+from riskreport.measures.topics import (
+    collection_topic_set,
+    collection_topics,
+    empty_instances_folder,
+    natural_sort,
+    require_common_topics,
+)
+from riskreport.progress import Progress
+from riskreport.stats.risk import risk_table
 
 SINGLE_RUN = "run"   # instance name of a deterministic system given by runs/<system>.run
 SCORE_COLUMNS = ["system", "instance", "topic", "score"]
@@ -146,9 +155,10 @@ def evaluate_instances(collection: Collection | str, measure: str, systems: Iter
                 key = f"{system}/{instance}"
                 runs[key] = path
                 run_keys[key] = (system, instance)
-    parts, present = [], []
+    parts: list[pd.DataFrame] = []
+    present: list[pd.DataFrame] = []
     if runs:
-        raw = evaluate_runs(collection.qrels, runs, [measure], jobs=jobs, cache_dir=cache_dir, use_cache=use_cache,
+        raw = evaluate_runs(collection.qrels_file(), runs, [measure], jobs=jobs, cache_dir=cache_dir, use_cache=use_cache,
                             progress=progress)[measure]
         for frame in (raw.values, raw.run_topics):
             keys = frame["system"].map(run_keys)
@@ -164,12 +174,13 @@ def evaluate_instances(collection: Collection | str, measure: str, systems: Iter
 
 def _table_rows(collection: Collection, measure: str, systems: list[str]) -> pd.DataFrame:
     """scores.csv rows of `systems` for `measure`; a system without instance names is one instance `run`."""
-    table = read_scores(collection.scores)
+    scores = collection.scores_file()
+    table = read_scores(scores)
     table = table[table["measure"].isin(measure_labels(collection, measure)) & table["system"].isin(systems)]
     for system, names in table.groupby("system")["instance"]:
         named = set(names)
         if "" in named and len(named) > 1:
-            raise InputFormatError(collection.scores, f"system {system!r} has rows with and without an instance",
+            raise InputFormatError(scores, f"system {system!r} has rows with and without an instance",
                                    expected="an instance on every row of a non-deterministic system")
     table = table.assign(instance=table["instance"].replace("", SINGLE_RUN))
     return table[SCORE_COLUMNS].reset_index(drop=True)
@@ -188,7 +199,8 @@ def _assemble(collection: Collection, measure: str, systems: list[str], parts: l
     extra = present_cells[~present_cells["topic"].isin(judged)].reset_index(drop=True)
     if not extra.empty:
         warnings.warn(f"{len(extra)} instance topic(s) absent from the qrels were dropped "
-                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning)
+                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning,
+                      stacklevel=3)                                   # points at the caller of evaluate*
     instances = present_cells[["system", "instance"]].drop_duplicates()
     grid = pd.DataFrame([(s, i, t) for s in systems for i in natural_sort(instances.loc[instances["system"] == s,
                                                                                           "instance"])
@@ -221,7 +233,7 @@ def nondeterministic_systems(collection: Collection, measure: str) -> list[str]:
 
 def resolve_instance_parameters(collection: str | Collection, *, measure: str | None = None,
                                 baseline: str | None = None, alphas: Sequence[float] | None = None,
-                                systems: Iterable[str] | str | None = None,
+                                systems: Sequence[str] | str | os.PathLike | None = None,
                                 sig_level: float = 0.05) -> ReportParameters:
     """`resolve_parameters` for templates on non-deterministic systems.
 

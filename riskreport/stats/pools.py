@@ -1,8 +1,8 @@
 """Multiple baselines (Dinçer, Macdonald & Ounis 2016; docs/measures/multiple-baselines.md): ZRisk, GeoRisk and T*Risk over a pool of systems, as a report shows them."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

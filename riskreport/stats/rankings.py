@@ -1,7 +1,7 @@
 """Rankings of systems: orderings, rank-biased overlap and Kendall τ between them, per α."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,29 +35,38 @@ def rbo(ranking_a: Sequence, ranking_b: Sequence, p: float = 0.9) -> tuple[float
     """
     a, b = list(ranking_a), list(ranking_b)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    s, l = len(short), len(long_)
+    s, n_long = len(short), len(long_)
     if s == 0:
         return 0.0, 1.0
-    depth = np.arange(1, l + 1)
-    seen_a, seen_b, overlap = set(), set(), []
-    for d in range(l):
+    depth = np.arange(1, n_long + 1)
+    seen_a: set = set()
+    seen_b: set = set()
+    seen: list[int] = []
+    for d in range(n_long):
         if d < s:
             seen_a.add(short[d])
         seen_b.add(long_[d])
-        overlap.append(len(seen_a & seen_b))
-    overlap = np.asarray(overlap, dtype=float)
+        seen.append(len(seen_a & seen_b))
+    overlap = np.asarray(seen, dtype=float)
     x_s = overlap[s - 1]
     weights = p ** depth[:s] / depth[:s]
     rbo_min = (1 - p) / p * ((weights * (overlap[:s] - x_s)).sum() - x_s * np.log(1 - p))
     x_l = overlap[-1]
-    f = int(l + s - x_l)
+    f = int(n_long + s - x_l)
     d_all = np.arange(1, f + 1)
     w_all = p ** d_all / d_all
     term1 = s * w_all[s:f].sum()
-    term2 = l * w_all[l:f].sum()
+    term2 = n_long * w_all[n_long:f].sum()
     term3 = x_l * (np.log(1 / (1 - p)) - w_all.sum())
-    residual = p ** s + p ** l - p ** f - (1 - p) / p * (term1 + term2 + term3)
+    residual = p ** s + p ** n_long - p ** f - (1 - p) / p * (term1 + term2 + term3)
     return float(rbo_min), float(max(residual, 0.0))
+
+
+def riskiest_first(table: pd.DataFrame, column: str = "urisk") -> list[str]:
+    """Systems from the riskiest to the safest: by `column` (URisk, or another risk-adjusted score where higher
+    is better) at the largest α of the tidy `table`, ties by id: the order of every report's rows and figures."""
+    top = table[table["alpha"] == table["alpha"].max()]
+    return top.sort_values([column, "system"])["system"].tolist()
 
 
 def ordering(values: pd.Series) -> list:

@@ -11,10 +11,11 @@ PhD thesis 2023 (minus family, smooth value function Eq. 3.6, risk-adjusted scor
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from riskreport.errors import UnknownNameError
@@ -31,7 +32,8 @@ SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is und
 ONE_TOPIC_NOTE = "one topic only: the SE needs at least 2 topics, so TRisk is undefined"
 
 
-def long_frame(axes: dict[str, Sequence], columns: Sequence[str] | None = None, **values) -> pd.DataFrame:
+def long_frame(axes: dict[str, Sequence | np.ndarray], columns: Sequence[str] | None = None,
+               **values: ArrayLike) -> pd.DataFrame:
     """A tidy table over the product of `axes`, first axis slowest (numpy's C order).
 
     One key column per axis; one column per value: an array shaped like the axes (e.g. (α,
@@ -293,8 +295,9 @@ def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = ""
         raise UnknownNameError("baseline", "", [str(s) for s in matrix.index],
                                hint='The T*Risk reference "baselines" needs baselines=[...].')
     rows = [system_row(matrix, b) for b in baselines_of(baselines)] if baselines else []
-    reducers = {"mean": lambda v: v.mean(axis=0), "median": lambda v: np.median(v, axis=0),
-                "max": lambda v: v.max(axis=0), "baselines": lambda _: np.mean([r.to_numpy(float) for r in rows], 0)}
+    reducers: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+        "mean": lambda v: v.mean(axis=0), "median": lambda v: np.median(v, axis=0), "max": lambda v: v.max(axis=0),
+        "baselines": lambda _: np.mean([r.to_numpy(float) for r in rows], axis=0)}
     parts = []
     for reference in references:
         result = trisk(risk_adjusted(values - reducers[reference](values), alphas))
@@ -332,7 +335,7 @@ def georisk(x: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
     return np.sqrt(x.mean(axis=1) * stats.norm.cdf(zrisk(x, alphas) / c))
 
 
-def georisk_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = "") -> pd.DataFrame:
+def georisk_table(matrix: pd.DataFrame, alphas: Sequence[float] | np.ndarray, measure: str = "") -> pd.DataFrame:
     """ZRisk and GeoRisk of every system of `matrix` (the baseline pool), with ranks per α.
 
     Columns `GEORISK_COLUMNS` + `rank_mean`, `rank_georisk` (1 = best).
@@ -369,11 +372,11 @@ def risk_adjusted_scores(matrix: pd.DataFrame, baseline: str, alphas: Sequence[f
     Tidy `system, topic, alpha, score` for every system (the baseline's own scores are
     unchanged); mean(s' − b) = URisk_α.
     """
-    alphas = np.asarray([float(a) for a in alphas])
+    grid = np.asarray([float(a) for a in alphas])
     values = matrix.to_numpy(dtype=float)
     base = system_row(matrix, baseline).to_numpy(dtype=float)
-    adjusted = values - np.maximum(alphas[:, None, None] * (base - values), 0.0)    # (A, S, T)
-    return long_frame({"alpha": alphas, "system": list(matrix.index), "topic": list(matrix.columns)},
+    adjusted = values - np.maximum(grid[:, None, None] * (base - values), 0.0)      # (A, S, T)
+    return long_frame({"alpha": grid, "system": list(matrix.index), "topic": list(matrix.columns)},
                       ["system", "topic", "alpha", "score"], score=adjusted)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from riskreport.stats.rankings import riskiest_first
 from riskreport.stats.risk import rule_verdicts
 
 RULE = "t"
@@ -97,9 +98,8 @@ def with_urisk(summary: pd.DataFrame, risk: pd.DataFrame) -> pd.DataFrame:
 def risk_order(summary: pd.DataFrame) -> list[str]:
     """Challengers from the riskiest to the safest: by URisk at the largest α (its mean over the baselines when
     there are several; a baseline compared with the others only counts those comparisons), then by id."""
-    top = summary[summary["alpha"] == summary["alpha"].max()]
-    mean = top.groupby("system", sort=False)["urisk"].mean().rename("urisk").reset_index()
-    return mean.sort_values(["urisk", "system"])["system"].tolist()
+    mean = summary.groupby(["system", "alpha"], sort=False)["urisk"].mean().reset_index()
+    return riskiest_first(mean)
 
 
 def marks(summary: pd.DataFrame) -> pd.Series:

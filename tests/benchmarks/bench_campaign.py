@@ -156,9 +156,8 @@ def _first_line(cell: dict) -> str:
 def in_process(data: Path, runs: dict, cache: Path) -> dict:
     """Parse, then the risk and inference functions of the template, timed one by one in this process."""
     import riskreport as rr
-    from riskreport.stats import pools
     from riskreport.measures.evaluation import evaluate
-    from riskreport.io.trec import read_run
+    from riskreport.stats import pools
 
     alphas = [float(a) for a in ALPHAS]
     t = time.perf_counter()
@@ -200,6 +199,7 @@ def _parsed_rows(path) -> int:
 def evaluation_ratio(data: Path, runs: dict, subset: int, cache: Path) -> tuple[float, float, float]:
     """(seconds per run: Perl gdeval provider's plain loop, riskreport cold in parallel; their ratio)."""
     import ir_measures
+
     from riskreport.measures.evaluation import evaluate_runs
 
     qrels = data / "qrels.robust.txt"

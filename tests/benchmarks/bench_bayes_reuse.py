@@ -1,0 +1,182 @@
+"""Benchmark: Bayesian fits that compile once (compiled-model cache, draws cache, the report's fits).
+
+Side by side in one run, each row a new process (Python start and imports included), to ESS ≥
+`--target-ess` with the report's diagnostics:
+
+- `zoib42 cold`: BHM-ZOiB on TREC-COVID's 42 pooled runs, empty caches (draws, compiled model, PyTensor's);
+- `zoib42 new data`: the same shape (42 other runs of the 107) with the compiled model cached by the row
+  above, no draws cached: what an analyst waits for after changing α, the collection or the systems;
+- `zoib42 cached`: the first data again, its draws cached;
+- `demo report cold` / `demo report, compile cache warm`: `riskreport run bayesian_risk` (6 fits), an empty
+  cache, then with only the compiled models kept;
+- `campaign cold`: a Robust04-shaped campaign (110 systems × 249 topics, generated) with ZOiB and Gaussian,
+  empty caches (`--rows campaign`; long).
+
+Generated data of the same shapes replace TREC-COVID when ../shared is absent. brms's and PyStan's
+figures come from `bench_bayes.py --stan-python` (PyStan) and the README (brms; R is not installed).
+Not collected by the test run; the 2 cores are shared, so repeat (`--repeat`) and read medians.
+
+    python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--rows fits report campaign] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+COVID = ROOT.parent / "shared" / "data" / "trec-covid-round1"
+
+FIT = r'''
+import json, sys, time
+started = time.time()
+import pandas as pd
+from riskreport import bayes
+imported = time.time()
+args = json.loads(sys.argv[1])
+data = bayes.scores_data(pd.read_csv(args["scores"]))
+lines = []
+result = bayes.fit(args["model"], data, target_ess=args["target_ess"], cache_dir=args["cache"],
+                   progress=lambda m: lines.append((round(time.time() - started, 2), m)))
+done = time.time()
+compile_s = next((float(m.split(" in ")[-1].split(" s")[0]) for _, m in lines if "compiled" in m), 0.0)
+print(json.dumps({"total_s": done - started, "import_s": imported - started, "compile_or_load_s": compile_s,
+                  "cached": result.cached, "draws": result.n_draws, "waic": result.criteria.get("waic"),
+                  "min_ess_bulk": result.diagnostics["min_ess_bulk"],
+                  "min_ess_tail": result.diagnostics["min_ess_tail"],
+                  "max_rhat": result.diagnostics["max_rhat"], "divergences": result.diagnostics["divergences"],
+                  "ok": result.ok, "lines": lines}))
+'''
+
+
+def tables(workdir: Path) -> dict[str, Path]:
+    """zoib42 (the 42 pooled runs), other42 (42 other runs, the same shape) and the generated campaign, as CSV."""
+    rng = np.random.default_rng(0)
+    out = {}
+    if COVID.is_dir():
+        scores = pd.read_csv(COVID / "round1_data.csv")
+        pooled = pd.read_csv(COVID / "round1_pooled.csv")
+        pool = set(pooled.loc[pooled["pooled"] == 1, "system"])
+        others = [s for s in dict.fromkeys(scores["system"]) if s not in pool][:42]
+        found = {"zoib42": scores[scores["system"].isin(pool)], "other42": scores[scores["system"].isin(others)]}
+    else:
+        found = {name: generated(rng, 42, 30) for name in ("zoib42", "other42")}
+    found["campaign"] = generated(rng, 110, 249)
+    for name, table in found.items():
+        out[name] = workdir / f"{name}.csv"
+        table.to_csv(out[name], index=False)
+    return out
+
+
+def generated(rng, systems: int, topics: int) -> pd.DataFrame:
+    """ZOiB-like scores: logit-normal means, beta noise, about 4.5% exact 0s and 1s."""
+    mu = 1 / (1 + np.exp(-(rng.normal(-0.8, 0.5, systems)[:, None] + rng.normal(0, 1, topics)[None, :])))
+    y = rng.beta(mu * 3, (1 - mu) * 3)
+    y = np.where(rng.random(y.shape) < 0.045, (rng.random(y.shape) < 0.3).astype(float), y)
+    return pd.DataFrame({"system": np.repeat([f"s{i}" for i in range(systems)], topics),
+                         "topic": np.tile(np.arange(topics), systems), "score": y.ravel()})
+
+
+def environment(cache: Path, compiledir: Path) -> dict:
+    return {**os.environ, "RISKREPORT_CACHE": str(cache), "PYTENSOR_FLAGS": f"base_compiledir={compiledir}",
+            "PYTHONPATH": str(ROOT)}
+
+
+def fit_row(scores: Path, model: str, cache: Path, env: dict, target_ess: int) -> dict:
+    args = {"scores": str(scores), "model": model, "cache": str(cache), "target_ess": target_ess}
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+        handle.write(FIT)
+    try:
+        out = subprocess.run([sys.executable, handle.name, json.dumps(args)], capture_output=True, text=True, env=env,
+                             cwd=ROOT, check=False)
+    finally:
+        os.unlink(handle.name)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def report_row(out: Path, env: dict) -> dict:
+    started = time.time()
+    done = subprocess.run([sys.executable, "-m", "riskreport", "run", "bayesian_risk", "--out", str(out)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-3000:])
+    models = pd.read_csv(out / "tables" / "bayes_models.csv")
+    return {"total_s": time.time() - started, "waic": dict(zip(models["model"], models["waic"].round(2), strict=True)),
+            "lines": [line for line in done.stderr.splitlines() if "[bayes]" in line]}
+
+
+def drop_draws(cache: Path) -> None:
+    """Keep the compiled models (`bayes/compiled`), remove the draws."""
+    for entry in (cache / "bayes").glob("??/*.npz"):
+        entry.unlink()
+
+
+def one_round(files: dict, work: Path, args, i: int) -> list[dict]:
+    rows = []
+
+    def add(name, measure):
+        load = os.getloadavg()[0]
+        rows.append({"row": name, **measure(), "load_before": load, "load_after": os.getloadavg()[0]})
+        print(json.dumps({k: v for k, v in rows[-1].items() if k != "lines"}), flush=True)
+
+    cache, compiledir = work / f"cache-{i}", work / f"pytensor-{i}"
+    env = environment(cache, compiledir)
+    bayes_cache = cache / "bayes"
+    if "fits" in args.rows:
+        add("zoib42 cold", lambda: fit_row(files["zoib42"], "zoib", bayes_cache, env, args.target_ess))
+        add("zoib42 new data", lambda: fit_row(files["other42"], "zoib", bayes_cache, env, args.target_ess))
+        add("zoib42 cached", lambda: fit_row(files["zoib42"], "zoib", bayes_cache, env, args.target_ess))
+    if "report" in args.rows:
+        report_cache, report_pytensor = work / f"rcache-{i}", work / f"rpytensor-{i}"
+        renv = environment(report_cache, report_pytensor)
+        add("demo report cold", lambda: report_row(work / f"report-{i}-a", renv))
+        drop_draws(report_cache)
+        add("demo report, compile cache warm", lambda: report_row(work / f"report-{i}-b", renv))
+    if "campaign" in args.rows:
+        for model in ("zoib", "gaussian"):
+            ccache, cpytensor = work / f"ccache-{i}-{model}", work / f"cpytensor-{i}-{model}"
+            add(f"campaign {model} cold", lambda m=model, c=ccache, t=cpytensor: fit_row(
+                files["campaign"], m, c / "bayes", environment(c, t), args.target_ess))
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--target-ess", type=int, default=10_000)
+    parser.add_argument("--rows", nargs="+", default=["fits", "report"], choices=["fits", "report", "campaign"],
+                        help="which rows: the ZOiB-42 fits, the demo report, the 110 × 249 campaign (long)")
+    parser.add_argument("--json", help="also write every row (with its progress lines) here")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="bench-bayes-reuse-"))
+    print(f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}", flush=True)
+    try:
+        files = tables(work)
+        rows = [row for i in range(args.repeat) for row in one_round(files, work, args, i)]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\nmedians of {args.repeat} round(s), seconds (new process each, imports included):")
+    for name in dict.fromkeys(row["row"] for row in rows):
+        mine = [row for row in rows if row["row"] == name]
+        times = [row["total_s"] for row in mine]
+        waic = mine[-1].get("waic")
+        print(f"  {name:34s} {statistics.median(times):7.1f}  (runs: {', '.join(f'{t:.1f}' for t in times)}; "
+              f"WAIC {waic})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
