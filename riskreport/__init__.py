@@ -7,22 +7,26 @@ Every challenger of the demo collection against its baseline, URisk and TRisk at
 >>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 5])
 >>> matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()        # systems x topics
 >>> risk = rr.risk_table(matrix, p.baseline, p.alphas, p.measure)
->>> print(risk.loc[risk["system"] == "risky-llm", ["system", "alpha", "urisk", "trisk", "verdict"]]
+>>> print(risk.loc[risk["system"] == "risky-llm", ["system", "alpha", "urisk", "p_value", "p_adjusted", "verdict"]]
 ...       .round(4).to_string(index=False))
-   system  alpha   urisk   trisk verdict
-risky-llm    0.0  0.1416  2.1247  reward
-risky-llm    5.0 -0.5537 -2.1331    risk
+   system  alpha   urisk  p_value  p_adjusted      verdict
+risky-llm    0.0  0.1416   0.0387      0.1161 inconclusive
+risky-llm    5.0 -0.5537   0.0380      0.1898 inconclusive
 
-It wins on average and loses badly once losses weigh six times as much. API misuse is the
-project's error, never a bare KeyError:
+It wins on average and loses badly once losses weigh six times as much, yet neither is significant once
+the p-value is adjusted across the 10 challengers (Holm): `verdict` is the report's rule, the same as in its
+verdicts.csv (`correction="none"` for each comparison alone). API misuse is the project's error, never a
+bare KeyError:
 
 >>> rr.risk_table(matrix.T, p.baseline, p.alphas)
 Traceback (most recent call last):
 ...
 riskreport.errors.UnknownNameError: Unknown baseline 'bm25'. ... The matrix looks transposed: rows must be systems and columns topics (use matrix.T).
 
-A whole report is one call, `rr.run_report("risk_report", collection="demo")` (papermill and
-nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
+The same report as one object, every table computed once on first use, is `a = rr.analyse("demo")`:
+`a.table("risk")`, `a.figure("urisk-alpha")`, `a.to_latex("risk")`, `a.save(folder)`, and in Jupyter a
+summary of its verdicts. A whole HTML report is one call, `rr.run_report("risk_report", collection="demo")`
+(papermill and nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
 import importlib as _importlib
 from importlib import metadata as _metadata
@@ -40,7 +44,7 @@ from riskreport.errors import (
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
 _LAZY = {
-    "run_batch": "run.batch", "run_report": "run.runner", "Collection": "io.collection",
+    "run_batch": "run.batch", "run_report": "run.runner", "analyse": "run.analysis", "Analysis": "run.analysis", "Collection": "io.collection",
     "load_collection": "io.collection", "adjust_pvalues": "stats.corrections",
     "effectiveness_table": "stats.effectiveness", "TopicScores": "measures.evaluation",
     "evaluate": "measures.evaluation", "judged_fraction": "measures.evaluation", "InstanceScores": "stats.instances",
@@ -93,7 +97,7 @@ except _metadata.PackageNotFoundError:  # running from a source tree
 
 __all__ = [
     # entry points
-    "run_report", "run_batch",
+    "run_report", "run_batch", "analyse", "Analysis",
     # collections, parameters, scores
     "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "choose_systems",
     "evaluate",

@@ -358,7 +358,7 @@ def _break_single_system(root):
 
 
 def _break_alpha(root):
-    return ["--alpha", "0", "-1"], r"alphas must be a non-empty list of finite non-negative numbers"
+    return ["--alpha", "0", "-1"], r"--alpha -1: each α must be a finite number ≥ 0"
 
 
 def _break_bad_line(root):

@@ -118,3 +118,32 @@ def render(browser: str, page, work) -> tuple[str, list[str]]:
     return dom, sorted({e["params"]["url"] for e in log["events"] if e["type"] == start
                         and "file://" in e["params"].get("network_isolation_key", "")
                         and e["params"]["url"].startswith(("http:", "https:"))})
+
+
+def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(browser, tmp_path):
+    """Every row shown (no paging): under 8,000 px tall and no wider than a 1400 px window (issue 24)."""
+    import numpy as np
+    import pandas as pd
+
+    from riskreport.render import report
+    rng = np.random.default_rng(3)
+    systems, baselines, alphas = [f"system-{i:03d}" for i in range(100)], ["bm25", "monoT5", "dense"], [0.0, 1.0, 5.0]
+    rows = [(s, b, a) for b in baselines for a in alphas for s in systems if s != b]
+    summary = pd.DataFrame(rows, columns=["system", "baseline", "alpha"]).assign(
+        urisk=rng.normal(0, 0.3, len(rows)), trisk=np.nan, p_adjusted=rng.random(len(rows)),
+        verdict=rng.choice(["risk", "reward", "inconclusive"], len(rows)), agree=7, methods=9,
+        disagree="sign: risk; wilcoxon: risk; randomisation: reward; bca: risk; percentile: risk")
+    markup = report.verdict_matrix(summary, caption="Verdict matrix").markup
+    script = ("<script>window.addEventListener('load', () => { const m = document.getElementById('verdict-matrix');"
+              "const r = m.getBoundingClientRect(); document.body.setAttribute('data-size', "
+              "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>")
+    page = tmp_path / "matrix.html"
+    page.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}{script}</body></html>",
+                    encoding="utf-8")
+    dom = subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,3000",
+                          "--virtual-time-budget=2000", "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
+    print(f"verdict matrix 100 x 3 x 3: {width} x {height} px, page {scroll} px wide")
+    assert height < 8000 and scroll <= 1400, (width, height, scroll)
+    assert dom.count("<tr>") >= 100

@@ -75,6 +75,16 @@ def test_runner_context_reaches_the_kernel_but_not_the_fingerprint(report, tiny_
         plan_report("risk_report", collection=str(tiny_collection), parameters={"context": {"tables_dir": "x"}})
 
 
+def test_risk_table_gives_the_verdicts_of_verdicts_csv(report, tiny_collection):
+    import riskreport as rr
+    written = pd.read_csv(report / "tables" / "verdicts.csv")
+    rule = written[written["method"] == "t"].set_index(["system", "alpha"])["verdict"].sort_index()
+    p = rr.resolve_parameters(str(tiny_collection), alphas=[0, 1, 5])
+    risk = rr.risk_table(rr.evaluate(p.collection, p.measure, p.systems).matrix(), p.baseline, p.alphas, p.measure)
+    ours = risk.set_index(["system", "alpha"])["verdict"].sort_index()
+    assert ours.index.equals(rule.index) and (ours == rule).all()
+
+
 def test_report_tables(report):
     effectiveness = pd.read_csv(report / "tables" / "effectiveness.csv")
     assert list(effectiveness.columns) == ["system", "measure", "mean", "median", "sd", "n_topics"]
@@ -163,3 +173,18 @@ def test_bare_score_table_report_says_what_it_chose(tmp_path, cache_dir):
     text = re.sub(r"<[^>]+>", "", (again / "report.html").read_text())
     assert "No baseline was given" not in text and "No measure was given" not in text
     assert set(pd.read_csv(again / "tables" / "risk.csv")["measure"]) == {"RBP(p=0.8)"}
+
+
+def test_two_baselines_report(tiny_collection, tmp_path, cache_dir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        folder = run_report("risk_report", collection=str(tiny_collection), alphas=[0, 5], out=tmp_path / "two",
+                            parameters={"baselines": ["base", "good"], "bootstrap_samples": 200})
+    verdicts = pd.read_csv(folder / "tables" / "verdicts.csv")
+    assert set(verdicts["baseline"]) == {"base", "good"}
+    risk = pd.read_csv(folder / "tables" / "risk.csv")
+    assert sorted(set(zip(risk["baseline"], risk["system"]))) == [("base", "good"), ("base", "risky"),
+                                                                   ("good", "base"), ("good", "risky")]
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert "rr-verdict-groups" in html and "family of 4 comparisons" in html and "Baselines" in html
+    assert "URisk and TRisk against good" in html

@@ -32,6 +32,26 @@ def test_rule_is_the_adjusted_t_test(demo):
     assert set(copy["verdict"]) == {"undefined"} and (copy["agree"] == copy["methods"]).all()
 
 
+@pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh", "none"])
+def test_risk_table_verdict_is_the_reports_verdict(demo, correction):
+    """A notebook user calling rr.risk_table and a report reader get one answer (issue 24)."""
+    p = demo[0]
+    matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()
+    alphas = [0, 5, 10]
+    risk = rr.risk_table(matrix, p.baseline, alphas, p.measure, sig_level=p.sig_level, correction=correction)
+    tests = rr.inference.tests_table(matrix, p.baseline, alphas, p.measure, correction=correction, samples=200)
+    _, summary = significance.report_verdicts(risk, tests, None, p.sig_level)
+    ours = risk.set_index(["system", "alpha"])[["p_adjusted", "verdict"]].sort_index()
+    rule = summary.set_index(["system", "alpha"])[["p_adjusted", "verdict"]].sort_index()
+    assert (ours["verdict"] == rule["verdict"]).all()
+    assert ours["p_adjusted"].to_numpy() == pytest.approx(rule["p_adjusted"].to_numpy(), nan_ok=True)
+    risky = ours.loc["risky-llm", "verdict"]
+    if correction == "none":      # unadjusted p 0.0387, 0.0380, 0.0087: significant one by one
+        assert risky.tolist() == ["reward", "risk", "risk"]
+    elif correction == "holm":    # Holm-adjusted p 0.116, 0.190, 0.052: the report says inconclusive
+        assert risky.tolist() == ["inconclusive"] * 3
+
+
 def test_every_section_agrees_for_one_system_and_alpha(demo):
     p, risk, tests, boot, table, summary, effectiveness = demo
     rule = summary.set_index(["system", "alpha"])["verdict"]

@@ -31,13 +31,20 @@ class ReportParameters:
     sig_level: float = 0.05
     extra: dict = field(default_factory=dict)     # systems_file, absent: when the systems came from a file
     known: list = field(default_factory=list)     # every system of the collection with scores for the measure
+    baselines: list = field(default_factory=list)  # every baseline when there are several (`baseline` is the first)
 
     @property
     def challengers(self) -> list[str]:
         return [s for s in self.systems if s != self.baseline]
 
+    @property
+    def all_baselines(self) -> list[str]:
+        """The baselines of the report: `baselines` when there are several, else `[baseline]`."""
+        return list(self.baselines) or [self.baseline]
 
-def resolve_parameters(collection: str | Collection, *, measure: str | None = None, baseline: str | None = None,
+
+def resolve_parameters(collection: str | Collection, *, measure: str | None = None,
+                       baseline: str | Sequence[str] | None = None,
                        alphas: Sequence[float] | None = None, systems: Sequence[str] | str | os.PathLike | None = None,
                        sig_level: float = 0.05, instances: bool = False) -> ReportParameters:
     """Fill defaults from the collection and check every value; raise a clear error otherwise.
@@ -47,6 +54,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     A system named twice in `systems` counts once; a collection whose qrels have no relevant
     document is an error here, before any run is evaluated. `systems` may also be the path of a
     file listing them (`choose_systems`); `extra` then holds `systems_file` and the `absent` runs.
+    `baseline` may name several baselines (a list): the first is `baseline`, all are `baselines`.
 
     >>> p = resolve_parameters("demo")            # doctest: +SKIP
     >>> p.baseline, p.measure, p.alphas            # doctest: +SKIP
@@ -59,22 +67,25 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     if not known:
         raise ParameterError(f"Collection {collection.name!r} has no system with {measure} scores "
                              "(no runs/ folder, and scores.csv has no rows for this measure).")
-    baseline = baseline or collection.default_baseline or known[0]
-    if baseline not in known:
-        raise UnknownNameError("baseline", baseline, known,
-                               hint=f"(systems of collection {collection.name!r} with {measure} scores)")
+    several = [] if baseline is None or isinstance(baseline, str) else list(dict.fromkeys(baseline))
+    if not isinstance(baseline, str) and baseline is not None and not several:
+        raise ParameterError("baseline: an empty list; give one baseline or several.")
+    baseline = several[0] if several else baseline or collection.default_baseline or known[0]
+    for name in several or [baseline]:
+        if name not in known:
+            raise UnknownNameError("baseline", name, known,
+                                   hint=f"(systems of collection {collection.name!r} with {measure} scores)")
     alphas = check_alphas(DEFAULT_ALPHAS if alphas is None and not collection.default_alphas
                           else alphas if alphas is not None else collection.default_alphas)
     collection_topics(collection, measure)               # a clear error now, not in a template cell
     chosen, absent = (known, []) if systems is None else choose_systems(systems, known)
     extra = {"systems_file": str(systems), "absent": absent} if is_system_file(systems) else {}
-    if baseline not in chosen:
-        chosen = [baseline] + chosen
+    chosen = [b for b in several or [baseline] if b not in chosen] + list(chosen)
     if len(chosen) < 2:
         raise ParameterError(f"A risk report needs the baseline and at least one other system; got {chosen}.")
     check_report_options({"sig_level": sig_level})
     return ReportParameters(collection, measure, baseline, alphas, list(dict.fromkeys(chosen)), float(sig_level),
-                            extra, known)
+                            extra, known, several if len(several) > 1 else [])
 
 
 SYSTEM_FILE_SUFFIXES = (".csv", ".txt", ".tsv", ".lst", ".list")

@@ -24,7 +24,7 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, p
     import nbformat
     from traitlets.config import Config
 
-    notebook = nbformat.read(notebook_path, as_version=4)
+    notebook = omit_sections(nbformat.read(notebook_path, as_version=4))
     config = Config()
     config.TagRemovePreprocessor.enabled = True
     config.TagRemovePreprocessor.remove_cell_tags = {"remove_cell"}
@@ -43,6 +43,29 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, p
     body = add_contents(body)
     html_path.write_text(body, encoding="utf-8")
     return html_path
+
+
+OMIT_SECTION = "rr-omit-section"     # a cell whose output holds this class removes itself and its section heading
+
+
+def omit_sections(notebook):
+    """Tag for removal each code cell whose output says its section has nothing to show (`report.omitted(...)`),
+    and the markdown cells of that section before it: the page and its contents then skip the section."""
+    cells = notebook.cells
+    for i, cell in enumerate(cells):
+        text = json.dumps(cell.get("outputs", [])) if cell.cell_type == "code" else ""
+        if OMIT_SECTION not in text:
+            continue
+        start = i
+        while start > 0 and cells[start - 1].cell_type == "markdown":
+            start -= 1
+            if cells[start].source.lstrip().startswith("## "):
+                break
+        for part in cells[start:i + 1]:
+            tags = part.metadata.setdefault("tags", [])
+            if "remove_cell" not in tags:
+                tags.append("remove_cell")
+    return notebook
 
 
 START_TAG = re.compile(r"<(img|div)\b([^>]*?)(\s*/?>)", re.IGNORECASE)

@@ -125,7 +125,8 @@ def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str,
 
 
 def delta_heatmap(deltas: pd.DataFrame, baseline: str, measure: str, systems: list[str] | None = None, ax=None):
-    """System × topic heatmap of Δ = challenger − baseline (diverging, 0 white): where the risk sits.
+    """System × topic heatmap of Δ = challenger − baseline (orange loss, white 0, green win, as every figure):
+    where the risk sits.
 
     `deltas` is tidy `system, topic, delta`; rows in the order of `systems` (default: as given),
     topics from the largest summed loss over the rows shown (left) to the largest gain (right).
@@ -136,14 +137,16 @@ def delta_heatmap(deltas: pd.DataFrame, baseline: str, measure: str, systems: li
     if ax is None:
         _, ax = plt.subplots(figsize=(min(16, 3 + 0.22 * wide.shape[1]), 1.2 + 0.32 * len(wide)))
     limit = float(np.nanmax(np.abs(wide.to_numpy()))) or 1.0
-    image = ax.imshow(wide.to_numpy(), cmap="RdBu", vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
+    from matplotlib.colors import LinearSegmentedColormap
+    colours = LinearSegmentedColormap.from_list("loss_win", [RISK_COLOURS["loss"], "#ffffff", RISK_COLOURS["win"]])
+    image = ax.imshow(wide.to_numpy(), cmap=colours, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
     topic_ticks(ax, list(wide.columns), limit=90)
     ax.set_yticks(range(len(wide)), wide.index, fontsize=8)
     ax.set_xlabel("topic (largest summed loss left, largest gain right)")
     ax.grid(False)
     bar = ax.figure.colorbar(image, ax=ax, fraction=0.03, pad=0.01)
     bar.set_label(f"Δ {measure} (< 0: loss)")
-    ax.set_title(f"Δ {measure} against {baseline} per system and topic (red: loss, blue: win)")
+    ax.set_title(f"Δ {measure} against {baseline} per system and topic (orange: loss, green: win)")
     return ax
 
 

@@ -69,15 +69,17 @@ class Page:
 
     def header(self, params: ReportParameters, title: str | None = None, convention: str = "standard",
                guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
-               points: list[str] | None = None) -> HTML:
+               points: list[str] | None = None, credible_level: float | None = None) -> HTML:
         """Title block: collection and parameters, a "how to read this report" box, the table of contents slot.
+
+        `credible_level`: a page of credible intervals (Bayesian) shows their level instead of a significance level.
 
         `significance` replaces the box's sentence on ▲/▼ (e.g. `significance.rule_text(...)`);
         `notes` are further lines of the box (e.g. how the baseline was chosen); `points` replaces the
         box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
-        return header(params, digest, title, convention, guide, significance, notes, points)
+        return header(params, digest, title, convention, guide, significance, notes, points, credible_level)
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
         """`choice_notes` for the template's `baseline` and `measure` parameters: a value counts as given
@@ -111,6 +113,10 @@ class Page:
             body = (f"<details class='rr-detail'><summary>Figure {self.figures}: {html.escape(text[:90])}"
                     f"{'…' if len(text) > 90 else ''}</summary>{body}</details>")
         return HTML(body)
+
+    def show(self, analysis, name: str, collapsed: bool = False) -> HTML:
+        """`figure` for one of an analysis's figures (`riskreport.analyse(...).figure(name)`) with its caption."""
+        return self.figure(analysis.figure(name), analysis.caption(name), name, collapsed=collapsed)
 
     def finish(self) -> list[Path]:
         """Wait until every figure's files are in `figures/` (call once, at the end of the notebook)."""
@@ -190,16 +196,17 @@ def _figure_of(obj):
 
 def header(params: ReportParameters, inputs_sha256: str, title: str | None = None, convention: str = "standard",
            guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
-           points: list[str] | None = None) -> HTML:
+           points: list[str] | None = None, credible_level: float | None = None) -> HTML:
     """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
     col = params.collection
     versions = package_versions()
     title = title or f"Risk report: {col.title}"
     shown = ", ".join(params.systems[:20]) + (f", … ({len(params.systems) - 20} more)" if len(params.systems) > 20 else "")
     rows = [("Collection", f"{col.title} ({col.path})"), ("Measure", params.measure),
-            ("Baseline", params.baseline), ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
+            ("Baselines" if len(params.all_baselines) > 1 else "Baseline", ", ".join(params.all_baselines)), ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
             ("Systems", f"{len(params.systems)}: {shown}"),
-            ("Significance level", f"{params.sig_level:g}"),
+            ("Significance level", f"{params.sig_level:g}") if credible_level is None else
+            ("Credible-interval level", f"{credible_level:g} (equal-tailed posterior intervals)"),
             ("Inputs (SHA-256 of all files)", inputs_sha256[:16] + "…"),
             ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items() if k in
                                    ("riskreport", "ir_measures", "python"))),
@@ -237,6 +244,11 @@ def figure_note(shown: list[str], total: int) -> HTML:
         return HTML("")
     return note(f"Figures show the {len(shown)} riskiest of the {total} challengers (lowest URisk at the largest α); "
                 "tables and CSVs cover all of them.")
+
+
+def omitted(text: str) -> HTML:
+    """Why a section has nothing to show; the exported page then leaves that section (and its contents entry) out."""
+    return HTML(f"<p class='rr-omit-section'>{html.escape(text)}</p>")
 
 
 def note(text: str) -> HTML:
@@ -327,13 +339,16 @@ def riskiest(risk: pd.DataFrame) -> str:
 
 
 def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_level: float, n_challengers: int,
-                      n_topics: int, diagnostics: pd.DataFrame, summary: pd.DataFrame | None = None) -> HTML:
+                      n_topics: int, diagnostics: pd.DataFrame, summary: pd.DataFrame | None = None,
+                      baselines: int = 1) -> HTML:
     """The "methods" paragraph: the report's significance rule, the correction, and what the data show.
 
     `diagnostics` is `inference.diagnostics_table(...)` (how many challenger–α combinations are
     skewed); `summary` is `significance.report_verdicts(...)[1]` (where the methods disagree with the rule).
     """
     skewed, total = int((diagnostics["skewness"].abs() > 1).sum()), len(diagnostics)
+    family = (f"the {n_challengers} challengers" if baselines < 2 else
+              f"the {n_challengers} comparisons of its {baselines} baselines with every other system (one family)")
     names = {"holm": "Holm's step-down method", "bonferroni": "the Bonferroni correction",
              "bh": "the Benjamini–Hochberg false discovery rate procedure", "none": "no correction"}
     widened = (f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
@@ -357,7 +372,7 @@ def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_leve
     text = (f"The comparisons are paired: every challenger and the baseline are scored on the same {n_topics} topics, "
             f"so each analysis works on per-topic differences. One rule decides every mark, colour and verdict: "
             f"the two-sided paired t-test of the risk-adjusted differences (its statistic is TRisk), with p-values "
-            f"adjusted across the {n_challengers} challengers at each α with {names[correction]}, at significance "
+            f"adjusted across {family} at each α with {names[correction]}, at significance "
             f"level {sig_level:g}. {shape} The sign, Wilcoxon and randomisation tests (adjusted the same way) and five "
             f"bootstrap intervals of URisk ({samples:,} resamples, seed {seed}, levels "
             f"{', '.join(f'{lv:g}' for lv in levels)}; an interval's own verdict is risk when it lies entirely below "
@@ -461,8 +476,9 @@ def interval_verdicts(verdicts: pd.DataFrame, summary: pd.DataFrame, limit: int 
     intervals = verdicts[verdicts["kind"] != "test"].drop(columns=["kind", "statistic", "p_adjusted"])
     if len(intervals) <= limit:
         return intervals, "Every interval method at the first level, with its own verdict"
-    rule = summary[["system", "alpha", "verdict"]].rename(columns={"verdict": "rule_verdict"})
-    both = intervals.merge(rule, on=["system", "alpha"], how="left")
+    key = _key(intervals, summary)
+    rule = summary[[*key, "verdict"]].rename(columns={"verdict": "rule_verdict"})
+    both = intervals.merge(rule, on=key, how="left")
     same = both["verdict"].replace("undefined", "inconclusive") == both["rule_verdict"].replace("undefined",
                                                                                                  "inconclusive")
     differs = both[~same]
@@ -471,31 +487,89 @@ def interval_verdicts(verdicts: pd.DataFrame, summary: pd.DataFrame, limit: int 
 
 
 def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
-    """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first.
+    """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first;
+    with several baselines, one column group per baseline (its α beneath), each cell then shorter (▼/▲ mark).
 
     `summary` is `significance.report_verdicts(...)[1]` (already in risk order).
     """
     order = list(dict.fromkeys(summary["system"]))
-    alphas = sorted(summary["alpha"].unique())
-    text = {"risk": "▼ risk", "reward": "▲ reward", "inconclusive": "inconclusive", "undefined": "n/a (SE = 0)"}
+    baselines = list(dict.fromkeys(summary["baseline"])) if "baseline" in summary else [None]
+    several = len(baselines) > 1
+    text = ({"risk": "▼", "reward": "▲", "inconclusive": "·", "undefined": "n/a"} if several else
+            {"risk": "▼ risk", "reward": "▲ reward", "inconclusive": "inconclusive", "undefined": "n/a (SE = 0)"})
     cells = summary.assign(
         cell=[f"{text[v]} {u:+.4f} ({a}/{m})" for v, u, a, m in
               zip(summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"])],
         label=[_alpha_label(a, convention) for a in summary["alpha"]])
-    labels = [_alpha_label(a, convention) for a in alphas]
-    wide = cells.pivot(index="system", columns="label", values="cell").reindex(index=order, columns=labels)
-    colours = cells.pivot(index="system", columns="label", values="verdict").reindex(index=order, columns=labels)
-    disagree = {system: "; ".join(f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"], g["disagree"]))
-                for system, g in summary[summary["disagree"] != ""].groupby("system", sort=False)}
-    wide["methods that disagree"] = pd.Series(disagree, dtype=object).reindex(order).fillna("")
-    wide = wide.reset_index()
+    labels = [_alpha_label(a, convention) for a in sorted(summary["alpha"].unique())]
+    columns = ["label"] if not several else ["baseline", "label"]
+    grid = pd.MultiIndex.from_product([baselines, labels]) if several else labels
+    wide = cells.pivot(index="system", columns=columns, values="cell").reindex(index=order, columns=grid)
+    colours = cells.pivot(index="system", columns=columns, values="verdict").reindex(index=order, columns=grid)
+    differing = summary[summary["disagree"] != ""].groupby("system", sort=False)
+    disagree = ({system: _methods_count(g["disagree"]) for system, g in differing} if several else
+                {system: "; ".join(f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"],
+                                                                                                       g["disagree"]))
+                 for system, g in differing})
+    notes = pd.Series(disagree, dtype=object).reindex(order).fillna("")
+    wide = wide.fillna("—" if several else "")
+    if several:
+        wide[("", "methods that disagree")] = notes.to_numpy()
+        wide.insert(0, ("", "system"), wide.index)
+        wide.columns = pd.MultiIndex.from_tuples(wide.columns, names=["baseline", None])
+        colours = colours.reindex(columns=wide.columns)
+    else:
+        wide["methods that disagree"] = notes
+        wide = wide.reset_index()
+        colours = colours.reset_index(drop=True).reindex(columns=wide.columns)
+    wide = wide.reset_index(drop=True)
+    colours = colours.reset_index(drop=True)
+    colours.columns = wide.columns
     style = (wide.style.hide(axis="index").format(escape="html").format_index(escape="html", axis=1)
              .set_properties(**{"text-align": "left"})
-             .apply(lambda frame: colours.reset_index(drop=True).reindex(columns=frame.columns)
+             .apply(lambda frame: colours.reindex(columns=frame.columns)
                     .map(lambda v: VERDICT_COLOURS.get(v, "") if isinstance(v, str) else ""), axis=None))
+    if several:                                            # one line per cell: 100 systems stay one screen each
+        style = style.set_properties(subset=list(wide.columns[1:-1]), **{"white-space": "nowrap"})
     if caption:
         style = style.set_caption(html.escape(caption))
-    return HTML(f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix'>" + interactive(style, page_size=12).markup + "</div>")
+    kind = " rr-verdict-groups" if several else ""
+    return HTML(f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>" + interactive(style, page_size=12).markup
+                + "</div>")
+
+
+def for_baseline(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """The rows of a report table (risk, tests, bootstrap, topics, verdicts) against one `baseline`."""
+    return table[table["baseline"] == baseline].reset_index(drop=True) if "baseline" in table else table
+
+
+def baselines_note(baselines: list[str], n_systems: int) -> HTML:
+    """What a report with several baselines shows, and that its verdicts are corrected as one family."""
+    if len(baselines) < 2:
+        return HTML("")
+    family = len(baselines) * (n_systems - 1)
+    return note(f"This report compares every system with {len(baselines)} baselines ({', '.join(baselines)}): "
+                f"the verdict matrix has one column group per baseline. The p-values are adjusted across the whole "
+                f"family of {family} comparisons at each α (every baseline against every other system), so each "
+                f"verdict accounts for every comparison in this report. The risk table is shown per baseline; the "
+                f"other sections compare with the first baseline, {baselines[0]}, and every table in tables/*.csv "
+                "holds every baseline (column `baseline`).")
+
+
+def _key(table: pd.DataFrame, summary: pd.DataFrame) -> list[str]:
+    """The columns that identify a verdict in both tables: system and α, and the baseline when both have it."""
+    return ["system", "baseline", "alpha"] if "baseline" in table and "baseline" in summary else ["system", "alpha"]
+
+
+def _methods_count(disagreements: pd.Series) -> str:
+    """`randomisation ×5, sign ×2`: in how many of a system's cells (baseline × α) each method disagrees with
+    the rule (a matrix with several baselines; each cell's methods are in tables/verdicts.csv)."""
+    counts: dict[str, int] = {}
+    for text in disagreements:
+        for item in text.split("; "):
+            method = item.partition(": ")[0]
+            counts[method] = counts.get(method, 0) + 1
+    return ", ".join(f"{m} ×{n}" for m, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _by_verdict(disagree: str) -> str:
@@ -510,11 +584,13 @@ def _by_verdict(disagree: str) -> str:
 
 
 def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "standard", caption: str | None = None):
-    """URisk and TRisk per system (rows, riskiest first) and α (columns), with the rule's adjusted p and mark;
-    the values that do not change with α (wins, losses, ties, FRisk, FReward, losses > 20%) once."""
+    """URisk and TRisk per system (rows, riskiest first) and α (columns), with the rule's adjusted p and mark.
+
+    TRisk to 2 decimals: five α fit a 1400 px page; the values that do not change with α are in `risk_counts`."""
     order = list(dict.fromkeys(summary["system"]))
+    key = _key(risk, summary)
     merged = risk.drop(columns=["verdict", "p_adjusted"], errors="ignore").merge(
-        summary[["system", "alpha", "p_adjusted", "verdict"]], on=["system", "alpha"])
+        summary[[*key, "p_adjusted", "verdict"]], on=key)
     merged["urisk"] = _signed(merged["urisk"], convention)
     merged["trisk"] = _signed(merged["trisk"], convention)
     merged["mark"] = merged["verdict"].map({"risk": " ▼", "reward": " ▲"}).fillna("")
@@ -524,17 +600,25 @@ def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "stan
         at = at.set_index("system").reindex(order)
         parts.append(pd.DataFrame({f"URisk {label}": [f"{u:+.4f}{m}" for u, m in zip(at["urisk"], at["mark"])],
                                    f"TRisk {label}": at["trisk"], f"p_adj {label}": at["p_adjusted"]}, index=order))
-    once = risk.drop_duplicates("system").set_index("system").reindex(order)[
-        ["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]].rename(
-        columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"})
-    wide = pd.concat(parts + [once], axis=1).rename_axis("system").reset_index()
+    wide = pd.concat(parts, axis=1).rename_axis("system").reset_index()
     verdict = merged.pivot(index="system", columns="alpha", values="verdict").reindex(order)
-    style = styled(wide, precision=4, caption=caption)
+    style = styled(wide, precision=4, caption=caption).format(
+        "{:+.2f}", subset=[c for c in wide.columns if c.startswith("TRisk")], na_rep="–")
     for alpha in verdict.columns:
         column = f"URisk {_alpha_label(alpha, convention)}"
         colours = verdict[alpha].map(lambda v: VERDICT_COLOURS.get(v, "")).tolist()
         style = style.apply(lambda _, c=colours: c, subset=[column])
     return style
+
+
+def risk_counts(risk: pd.DataFrame, summary: pd.DataFrame, caption: str | None = None):
+    """What does not change with α, per system (rows, riskiest first): wins, losses, ties, FRisk, FReward,
+    FRisk/FReward and losses > 20% (the companion of `risk_wide`)."""
+    order = list(dict.fromkeys(summary["system"]))
+    once = risk.drop_duplicates("system").set_index("system").reindex(order)[
+        ["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]].rename(
+        columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"})
+    return styled(once.rename_axis("system").reset_index(), precision=4, caption=caption)
 
 
 def ci_wide(boot: pd.DataFrame, summary: pd.DataFrame, method: str = "bca", convention: str = "standard",
@@ -555,19 +639,26 @@ def ci_wide(boot: pd.DataFrame, summary: pd.DataFrame, method: str = "bca", conv
     return styled(wide.rename_axis("system").reset_index(), caption=caption)
 
 
+def _short_p(p: float) -> str:
+    """A p-value in a wide table: 3 decimals, or `<.001`."""
+    return "–" if p != p else "<.001" if p < 1e-3 else f"{p:.3f}"
+
+
 def tests_wide(tests: pd.DataFrame, summary: pd.DataFrame, sig_level: float, convention: str = "standard",
                caption: str | None = None):
-    """Adjusted p-values per system (rows, riskiest first), α and test (columns); the t-test column is the rule
-    (coloured by its verdict), the other tests' p-values below the level are bold, not coloured."""
+    """Adjusted p-values per system (rows, riskiest first), α and test (columns; `rand.`: the randomisation test);
+    the t-test column is the rule (coloured by its verdict), the other tests' p-values below the level are bold."""
     order = list(dict.fromkeys(summary["system"]))
-    tests = tests.assign(label=[f"{t} {_alpha_label(a, convention)}" for t, a in zip(tests["test"], tests["alpha"])])
+    short = {"randomisation": "rand."}          # column headers narrow enough for 5 α on a 1400 px page
+    tests = tests.assign(label=[f"{short.get(t, t)} {_alpha_label(a, convention)}" for t, a in
+                                zip(tests["test"], tests["alpha"])])
     ranked = {t: i for i, t in enumerate(("t", "sign", "wilcoxon", "randomisation"))}
     labels = list(dict.fromkeys(tests.sort_values(["alpha", "test"], key=lambda c: c.map(ranked) if c.name == "test"
                                                   else c)["label"]))
     wide = tests.pivot(index="system", columns="label", values="p_adjusted").reindex(index=order, columns=labels)
     wide.columns = [f"p_{c}" for c in wide.columns]
     table = wide.rename_axis("system").reset_index()
-    style = styled(table, caption=caption)
+    style = styled(table, caption=caption).format(_short_p, subset=list(table.columns[1:]), na_rep="–")  # 1400 px
     verdict = summary.set_index(["system", "alpha"])["verdict"]
     for alpha in sorted(tests["alpha"].unique()):
         column = f"p_t {_alpha_label(alpha, convention)}"

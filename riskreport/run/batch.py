@@ -9,8 +9,9 @@
     name = "demo-ndcg10"        # reports/jobs/<name>/<UTC stamp>/ and reports/jobs/<name>/latest
     measure = "nDCG@10"
 
-A job's keys are `name`, `template` (default risk_report), `keep`, `show_code`, `timeout`, and any
-parameter of its template (`collection`, `baseline`, `alphas`, `measure`, `systems`, ...).
+A job's keys are `name`, `template` (default risk_report), `keep`, `show_code`, `timeout`, `qrels` (a qrels
+file or an ir_datasets id joined to the runs of the job's collection), and any parameter of its template
+(`collection`, `baseline`, `alphas`, `measure`, `systems`, ...).
 A job whose fingerprint (template, effective parameters, input files, package versions; see
 `runner.fingerprint`) equals that of its latest complete report is skipped unless forced.
 

@@ -7,7 +7,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from riskreport.errors import RiskReportError
+from riskreport.errors import ParameterError, RiskReportError
 from riskreport.progress import stderr_printer
 
 EPILOG = """examples:
@@ -40,9 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
                      ".ipynb (default: risk_report). A template is code: it runs as you. ./templates is not "
                      "searched for bare names; give such a template as a path (templates/NAME.ipynb)")
     run.add_argument("--collection", "-c", help="collection name (folder under data/) or path (default: demo)")
-    run.add_argument("--baseline", "-b", help="baseline system id (default: the collection's)")
-    run.add_argument("--alpha", "-a", nargs="+", type=float, metavar="ALPHA",
-                     help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 (default: the collection's)")
+    run.add_argument("--baseline", "-b", nargs="+", metavar="BASELINE",
+                     help="baseline system id (default: the collection's); several (-b bm25 dense) compare every "
+                     "system with each, corrected as one family")
+    run.add_argument("--alpha", "-a", nargs="+", metavar="ALPHA",
+                     help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10 (default: the "
+                     "collection's)")
+    run.add_argument("--qrels", help="qrels for the runs of --collection (a collection or a bare folder of TREC "
+                     "runs): a TREC qrels file or an ir_datasets id, e.g. irds:trec-robust04 (needs riskreport[irds])")
     run.add_argument("--measure", "-m", help="ir_measures measure, e.g. ERR@20, nDCG@10, AP (default: the collection's)")
     run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                      help="any template parameter; VALUE is a Python literal (e.g. 0.01, '[\"a\",\"b\"]', None) "
@@ -61,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     batch = commands.add_parser(
         "batch", help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
-        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, timeout and any template "
+        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, timeout, qrels and any template "
         "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
         "versions are unchanged since its latest complete report is skipped. Reports go to "
         "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/. "
@@ -168,7 +173,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def _run(args) -> int:
     from riskreport.run.runner import run_report
     parameters = dict(args.parameter)
-    folder = run_report(args.template, collection=args.collection, baseline=args.baseline, alphas=args.alpha,
+    collection = args.collection
+    baseline = args.baseline[0] if args.baseline else None
+    if args.baseline and len(args.baseline) > 1:
+        parameters["baselines"] = list(dict.fromkeys(args.baseline))
+    if args.qrels:
+        from riskreport.io.inputs import with_qrels
+        collection = with_qrels(collection or "demo", args.qrels)
+    folder = run_report(args.template, collection=collection, baseline=baseline, alphas=_alphas(args.alpha),
                         measure=args.measure, parameters=parameters, out=args.out, reports_dir=args.reports,
                         show_code=args.show_code, progress=None if args.quiet else _say, force=args.force,
                         timeout=args.timeout)
@@ -188,6 +200,25 @@ def _batch(args) -> int:
         return 3
     print(result.table())
     return 0 if result.ok else 1
+
+
+def _alphas(values: list[str] | None) -> list[float] | None:
+    """The values of --alpha, given apart (`0 1 5`) or with commas (`0,1,5`); an error names the flag."""
+    if values is None:
+        return None
+    alphas = []
+    for text in (part for value in values for part in value.replace(",", " ").split()):
+        try:
+            alpha = float(text)
+        except ValueError:
+            alpha = math.nan
+        if not math.isfinite(alpha) or alpha < 0:
+            raise ParameterError(f"--alpha {text}: each α must be a finite number ≥ 0 (a loss weighs 1 + α), "
+                                 "e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10.")
+        alphas.append(alpha)
+    if not alphas:
+        raise ParameterError("--alpha: give at least one α ≥ 0, e.g. --alpha 0 1 5 10.")
+    return alphas
 
 
 def _seconds(text: str) -> float:

@@ -23,7 +23,7 @@ from riskreport.run.runner import (
     find_template,
 )
 
-JOB_KEYS = ("name", "template", "keep", "show_code", "timeout")
+JOB_KEYS = ("name", "template", "keep", "show_code", "timeout", "qrels")
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -126,6 +126,7 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
     show_code = merged.pop("show_code", False)
     if not isinstance(show_code, bool):
         raise bad("show_code", f"expected true or false, got {show_code!r}.")
+    qrels = merged.pop("qrels", None)
     timeout = merged.pop("timeout", None)
     try:
         timeout = check_timeout(timeout, "expected")
@@ -149,7 +150,21 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
             parameters[key] = coerce_parameter(tpl, key, value)
         except (ParameterError, UnknownNameError, InputFormatError) as error:
             raise bad(key, str(error)) from None
+    if qrels is not None:
+        parameters["collection"] = _with_qrels(path, parameters.get("collection", "demo"), qrels, bad)
     return Job(name, template, parameters, keep, show_code, timeout)
+
+
+def _with_qrels(path: Path, collection: str, qrels, bad) -> str:
+    """A job's `qrels` (a file relative to the jobs file, or an ir_datasets id) joined to its collection's runs."""
+    from riskreport.io.inputs import with_qrels
+    if not isinstance(qrels, str) or not qrels:
+        raise bad("qrels", f"expected a qrels file or an ir_datasets id (irds:<id>), got {qrels!r}.")
+    local = path.parent / Path(qrels).expanduser()
+    try:
+        return with_qrels(collection, str(local.resolve()) if local.is_file() else qrels)
+    except RiskReportError as error:
+        raise bad("qrels", str(error)) from None
 
 
 def _with_timeout(job: Job, timeout: float) -> Job:

@@ -18,8 +18,10 @@ from scipy import special, stats
 
 from riskreport.stats.corrections import adjusted_levels
 from riskreport.stats.risk import (
+    baselines_of,
     challenger_deltas,
     risk_adjusted,
+    several,
     system_row,
 )
 
@@ -187,17 +189,25 @@ def ci_verdict(low: ArrayLike, high: ArrayLike) -> np.ndarray:
     return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
 
 
-def bootstrap_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+def bootstrap_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
                     levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
-                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1) -> pd.DataFrame:
+                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1,
+                    family: int | None = None) -> pd.DataFrame:
     """Tidy CIs of URisk (the mean risk-adjusted difference) per challenger, α, method and level.
 
     Columns `BOOTSTRAP_COLUMNS`; `adjusted_level` is the level actually used (Bonferroni
-    widens it to 1 − (1 − level)/k for k challengers). `workers`: threads of `confidence_intervals`.
+    widens it to 1 − (1 − level)/k for k comparisons: the challengers, or `family`). `workers`:
+    threads of `confidence_intervals`. Several baselines: each one's rows in turn, Bonferroni over
+    every baseline's challengers.
     """
+    if several(baseline):
+        names = baselines_of(baseline)
+        k = (len(matrix) - 1) * len(names)
+        return pd.concat([bootstrap_table(matrix, b, alphas, measure, levels, samples, seed, correction, methods,
+                                          workers, family=k) for b in names], ignore_index=True)
     challengers, _, x = challenger_deltas(matrix, baseline, alphas)                       # (A, S, T)
     alphas = [float(a) for a in alphas]
-    used = adjusted_levels(levels, correction, len(challengers))
+    used = adjusted_levels(levels, correction, family or len(challengers))
     counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
     intervals = confidence_intervals(x, used, counts, methods, workers)
     parts = []

@@ -9,12 +9,14 @@ from riskreport.stats.risk import system_row, trisk
 
 
 def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
-                        correction: str = "holm") -> pd.DataFrame:
+                        correction: str = "holm", baselines: list[str] | None = None) -> pd.DataFrame:
     """`system, measure, mean, median, sd, n_topics, delta, t, p_value, p_adjusted` per system.
 
     The paired t-test compares each challenger with `baseline` over the topics (two-sided);
     p-values are adjusted across the challengers with `correction` (Holm by default). The
-    baseline row and systems identical to it (no variance in Δ) have no test (NaN).
+    baseline row and systems identical to it (no variance in Δ) have no test (NaN). With several
+    `baselines` (`baseline` among them) the adjustment covers every baseline's challengers, as the
+    report's rule does, and the rows compare with `baseline`.
     """
     values = matrix.to_numpy(dtype=float)
     base = system_row(matrix, baseline).to_numpy(dtype=float)
@@ -34,9 +36,26 @@ def effectiveness_table(matrix: pd.DataFrame, baseline: str, measure: str = "",
         "t": t,
         "p_value": p,
     })
-    table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
+    table["p_adjusted"] = _family_adjusted(matrix, baseline, table["p_value"].to_numpy(), correction, baselines)
     table["correction"] = correction
     return table.reset_index(drop=True)
+
+
+def _family_adjusted(matrix: pd.DataFrame, baseline: str, p: np.ndarray, correction: str,
+                     baselines: list[str] | None) -> np.ndarray:
+    """`p` (against `baseline`) adjusted with the p-values against every other of `baselines` in one family."""
+    others = [b for b in dict.fromkeys(baselines or []) if b != baseline]
+    if not others:
+        return adjust_pvalues(p, correction)
+    values = matrix.to_numpy(dtype=float)
+    family = [p] + [_paired_p(values, system_row(matrix, b).to_numpy(dtype=float), matrix.index == b) for b in others]
+    return adjust_pvalues(np.concatenate(family), correction)[:len(p)]
+
+
+def _paired_p(values: np.ndarray, base: np.ndarray, is_baseline: np.ndarray) -> np.ndarray:
+    p = trisk(values - base)["p_value"].copy()
+    p[is_baseline] = np.nan
+    return p
 
 
 def multi_measure_table(collection, measures, systems, baseline: str, correction: str = "holm") -> pd.DataFrame:

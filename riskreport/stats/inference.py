@@ -28,10 +28,13 @@ from riskreport.stats.bootstrap import (
 from riskreport.stats.corrections import adjust_pvalues
 from riskreport.stats.risk import (
     FLOAT_NOISE,
+    baselines_of,
     challenger_deltas,
+    family_adjusted,
     long_frame,
     risk_adjusted,
     risk_adjusted_scores,
+    several,
     trisk,
 )
 
@@ -138,13 +141,20 @@ def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray,
     return extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
 
 
-def tests_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+def tests_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
                 correction: str = "holm", samples: int = 10_000, seed: int = 2026) -> pd.DataFrame:
     """Paired tests of every challenger at every α (columns `TEST_COLUMNS`).
 
     t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
-    adjusted across the challengers for each α and test with `correction`.
+    adjusted across the challengers for each α and test with `correction`. Several baselines:
+    each one's rows in turn, adjusted across the whole family (every baseline's challengers).
     """
+    if several(baseline):
+        table = pd.concat([tests_table(matrix, b, alphas, measure, "none", samples, seed)
+                           for b in baselines_of(baseline)], ignore_index=True)
+        table["p_adjusted"] = family_adjusted(table, "p_value", correction, ["test", "alpha"])
+        table["correction"] = correction
+        return table
     challengers, delta, x = challenger_deltas(matrix, baseline, alphas)
     alphas = [float(a) for a in alphas]
     paired_t = trisk(x)                          # t = TRisk, undefined (NaN) where SE = 0 or one topic

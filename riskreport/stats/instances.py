@@ -313,13 +313,13 @@ def instance_risk(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], 
     `riskreport.stats.risk.risk_table` on a matrix whose rows are the system's instances; a
     non-deterministic baseline enters as its per-topic mean over instances. Columns
     `INSTANCE_COLUMNS` (`significant`: p < sig_level) + `verdict` (risk, reward, inconclusive,
-    undefined; see `risk_agreement` for the pooled system).
+    undefined; each instance on its own, unadjusted; see `risk_agreement` for the pooled system).
     """
     names = [a for a in (systems or dict.fromkeys(scores["system"])) if a != baseline]
     parts = []
     for system in names:
         table = risk_table(_instances_vs_baseline(scores, system, baseline), _BASELINE_ROW, alphas, measure,
-                           sig_level)
+                           sig_level, correction="none")
         parts.append(table.rename(columns={"system": "instance"}).assign(system=system))
     if not parts:
         return pd.DataFrame(columns=INSTANCE_COLUMNS + ["verdict"])

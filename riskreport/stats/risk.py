@@ -20,6 +20,7 @@ from scipy import stats
 
 from riskreport.errors import UnknownNameError
 from riskreport.options import CONVENTIONS, check_options  # noqa: F401 - CONVENTIONS: rr.risk.CONVENTIONS
+from riskreport.stats.corrections import adjust_pvalues
 
 RISK_COLUMNS = ["system", "baseline", "measure", "alpha", "urisk", "trisk", "p_value", "se", "se_jackknife",
                 "wins", "losses", "ties", "frisk", "freward", "loss20"]
@@ -155,21 +156,62 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
     return {"urisk": mean, "se": se, "se_jackknife": jackknife_se(x), "trisk": t, "p_value": p}
 
 
-def verdicts(t: np.ndarray, critical: float) -> np.ndarray:
-    """`risk` (TRisk < −t_crit), `reward` (> t_crit), `inconclusive`, or `undefined` (SE = 0)."""
-    t = np.asarray(t, dtype=float)
-    return np.select([np.isnan(t), t < -critical, t > critical], ["undefined", "risk", "reward"], "inconclusive")
+def rule_verdicts(urisk, p_adjusted, sig_level: float) -> np.ndarray:
+    """The report's rule per row: `risk`/`reward` when `p_adjusted` < `sig_level` (direction: the sign of
+    URisk), `undefined` where the p-value is (TRisk undefined), else `inconclusive`."""
+    urisk, p = np.asarray(urisk, dtype=float), np.asarray(p_adjusted, dtype=float)
+    significant = p < sig_level
+    return np.select([np.isnan(p), significant & (urisk < 0), significant & (urisk > 0)],
+                     ["undefined", "risk", "reward"], "inconclusive")
 
 
-def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-               sig_level: float = 0.05) -> pd.DataFrame:
+def several(baseline) -> bool:
+    """Whether `baseline` names several baselines (a list, tuple or array) rather than one system label."""
+    return isinstance(baseline, (list, tuple, pd.Index, np.ndarray))
+
+
+def baselines_of(baseline: str | Sequence[str]) -> list[str]:
+    """The baselines of a comparison: one name, or several (each once, in order)."""
+    names = list(dict.fromkeys(baseline)) if several(baseline) else [baseline]
+    if not names:
+        raise UnknownNameError("baseline", "", [], hint="Give at least one baseline.")
+    return names
+
+
+def family_adjusted(table: pd.DataFrame, column: str, correction: str, by: Sequence[str]) -> np.ndarray:
+    """The p-values of `column` adjusted with `correction` within each group of `by` (e.g. per α across every
+    baseline's challengers: the whole family of comparisons at once)."""
+    adjusted = np.full(len(table), np.nan)
+    for rows in table.groupby(list(by), sort=False).indices.values():
+        adjusted[rows] = adjust_pvalues(table[column].to_numpy(dtype=float)[rows], correction)
+    return adjusted
+
+
+def risk_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
+               sig_level: float = 0.05, correction: str = "holm") -> pd.DataFrame:
     """Single-baseline risk of every challenger at every α, tidy (columns `RISK_COLUMNS` + extras).
 
     URisk (Wang et al. 2012), TRisk with its two-sided p and parametric/jackknife SE
     (Dinçer et al. 2014), wins/losses/ties, FRisk = mean max(0, −Δ), FReward = mean max(0, Δ),
     `risk_reward` = FRisk/FReward, `loss20` = topics with x_b > 0 and (x_b − x_s)/x_b > 0.2.
-    Extras: `verdict` at `sig_level`, `note` (why TRisk is undefined, when it is).
+    Extras: `p_adjusted` (TRisk's p adjusted across the challengers at each α with `correction`),
+    `verdict` and `note` (why TRisk is undefined, when it is).
+
+    `verdict` is the report's one rule (`riskreport.significance`): `risk`/`reward` when
+    `p_adjusted` < `sig_level` (direction: the sign of URisk), `undefined` when TRisk is, else
+    `inconclusive`; so it equals the report's verdicts.csv for the same challengers and
+    `correction`. `correction="none"` gives the unadjusted verdict of each comparison alone.
+
+    Several baselines (`baseline=["bm25", "dense"]`, Dinçer, Macdonald & Ounis 2016): the rows of
+    each baseline one after the other, and the p-values adjusted across the whole family (every
+    baseline's challengers) at each α.
     """
+    if several(baseline):
+        parts = [risk_table(matrix, b, alphas, measure, sig_level, "none") for b in baselines_of(baseline)]
+        table = pd.concat(parts, ignore_index=True)
+        table["p_adjusted"] = family_adjusted(table, "p_value", correction, ["alpha"])
+        table["verdict"] = rule_verdicts(table["urisk"], table["p_adjusted"], sig_level)
+        return table
     challengers, delta, x = challenger_deltas(matrix, baseline, alphas)          # (S, T), (A, S, T)
     base = matrix.loc[baseline].to_numpy(dtype=float)
     alphas = [float(a) for a in alphas]
@@ -185,19 +227,24 @@ def risk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], mea
                        **{k: result[k] for k in ("urisk", "trisk", "p_value", "se", "se_jackknife")},
                        wins=wins, losses=losses, ties=ties, frisk=frisk, freward=freward, loss20=loss20,
                        risk_reward=ratio)
-    table["verdict"] = verdicts(table["trisk"], t_critical(sig_level, delta.shape[1]))
+    table["p_adjusted"] = adjust_pvalues(result["p_value"], correction).reshape(-1)   # per α, across challengers
+    table["verdict"] = rule_verdicts(table["urisk"], table["p_adjusted"], sig_level)
     table["note"] = np.where(table["verdict"] == "undefined", ONE_TOPIC_NOTE if delta.shape[1] < 2 else SE_ZERO_NOTE, "")
     return table
 
 
-def topic_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
+def topic_risk(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
                sig_level: float = 0.05) -> pd.DataFrame:
     """Exploratory per-topic risk (Dinçer et al. 2014, §4): TR_i = x_i / s_x and TJ_i = (ψ_i − ψ̄)/s_ψ.
 
     ψ_i = c·x̄ − (c−1)·x̄_(i) are the jackknife pseudo-values (Dinçer, Macdonald & Ounis 2014; docs/measures/single-baseline.md erratum: not the paper's
     Eq. 23). `flag` is `loss` when TR_i or TJ_i < −t_crit, `gain` when > t_crit, else ''.
     Columns `TOPIC_COLUMNS` + `flag`; NaN where s_x = 0 (up to float noise) or there is one topic.
+    Several baselines: each one's rows in turn.
     """
+    if several(baseline):
+        return pd.concat([topic_risk(matrix, b, alphas, measure, sig_level) for b in baselines_of(baseline)],
+                         ignore_index=True)
     challengers, delta, x = challenger_deltas(matrix, baseline, alphas)          # (S, T), (A, S, T)
     alphas = [float(a) for a in alphas]
     c = x.shape[-1]
@@ -227,18 +274,33 @@ def _spread(x: np.ndarray) -> np.ndarray:
     return np.where(sd > noise, sd, np.nan)
 
 
-def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = "",
-                references: Sequence[str] = ("mean", "median", "max")) -> pd.DataFrame:
-    """T*Risk: URisk/TRisk of every system against the per-topic mean, median or max of all systems.
+TSTAR_REFERENCES = ("mean", "median", "max", "baselines")
 
-    The unbiased baseline Mean_q of Dinçer et al. 2014 (§5); columns `TSTAR_COLUMNS`.
+
+def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = "",
+                references: Sequence[str] = ("mean", "median", "max"),
+                baselines: Sequence[str] | None = None) -> pd.DataFrame:
+    """T*Risk: URisk/TRisk of every system against the per-topic mean, median or max of all systems,
+    or (`"baselines"`) the per-topic mean of the given `baselines` only.
+
+    The unbiased baseline Mean_q of Dinçer et al. 2014 (§5); "mean of the baselines per topic" is the
+    multiple-baseline choice of Dinçer, Macdonald & Ounis 2016. Columns `TSTAR_COLUMNS`.
     """
     alphas = [float(a) for a in alphas]
     values = matrix.to_numpy(dtype=float)
-    reducers: dict[str, Callable[..., np.ndarray]] = {"mean": np.mean, "median": np.median, "max": np.max}
+    unknown = [r for r in references if r not in TSTAR_REFERENCES]
+    if unknown:
+        raise UnknownNameError("T*Risk reference", unknown[0], list(TSTAR_REFERENCES))
+    if "baselines" in references and not baselines:
+        raise UnknownNameError("baseline", "", [str(s) for s in matrix.index],
+                               hint='The T*Risk reference "baselines" needs baselines=[...].')
+    rows = [system_row(matrix, b) for b in baselines_of(baselines)] if baselines else []
+    reducers: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+        "mean": lambda v: v.mean(axis=0), "median": lambda v: np.median(v, axis=0), "max": lambda v: v.max(axis=0),
+        "baselines": lambda _: np.mean([r.to_numpy(float) for r in rows], axis=0)}
     parts = []
     for reference in references:
-        result = trisk(risk_adjusted(values - reducers[reference](values, axis=0), alphas))
+        result = trisk(risk_adjusted(values - reducers[reference](values), alphas))
         parts.append(long_frame({"alpha": alphas, "system": list(matrix.index)}, TSTAR_COLUMNS, reference=reference,
                                 measure=measure, **{k: result[k] for k in ("urisk", "trisk", "p_value")}))
     return pd.concat(parts, ignore_index=True)

@@ -26,11 +26,13 @@ import numpy as np
 import pandas as pd
 
 from riskreport.stats.rankings import riskiest_first
+from riskreport.stats.risk import rule_verdicts
 
 RULE = "t"
+KEY = ["system", "baseline", "alpha"]      # one verdict per challenger, baseline and α
 MARKS = {"risk": "▼", "reward": "▲"}
-VERDICT_COLUMNS = ["system", "alpha", "method", "kind", "statistic", "p_adjusted", "ci_low", "ci_high", "verdict"]
-SUMMARY_COLUMNS = ["system", "alpha", "urisk", "trisk", "p_adjusted", "verdict", "agree", "methods", "disagree"]
+VERDICT_COLUMNS = ["system", "baseline", "alpha", "method", "kind", "statistic", "p_adjusted", "ci_low", "ci_high", "verdict"]
+SUMMARY_COLUMNS = ["system", "baseline", "alpha", "urisk", "trisk", "p_adjusted", "verdict", "agree", "methods", "disagree"]
 
 
 def rule_text(correction: str, sig_level: float) -> str:
@@ -49,14 +51,12 @@ def verdicts(risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame | None 
     `risk` is `risk.risk_table`, `tests` `inference.tests_table` (adjusted p-values), `boot`
     `inference.bootstrap_table` (its intervals at `level`, default the smallest). A test's
     direction is the sign of URisk; an interval's verdict is where it lies against 0. The rule's
-    rows have `method == RULE`.
+    rows have `method == RULE`. Rows are per baseline too (`KEY`): a report may have several.
     """
-    urisk = risk.set_index(["system", "alpha"])["urisk"]
+    urisk = risk.set_index(KEY)["urisk"]
     t = tests.copy()
-    direction = np.sign(urisk.reindex(pd.MultiIndex.from_frame(t[["system", "alpha"]])).to_numpy())
-    significant = t["p_adjusted"].to_numpy() < sig_level
-    t["verdict"] = np.select([t["p_adjusted"].isna(), significant & (direction < 0), significant & (direction > 0)],
-                             ["undefined", "risk", "reward"], "inconclusive")
+    direction = urisk.reindex(pd.MultiIndex.from_frame(t[KEY])).to_numpy()
+    t["verdict"] = rule_verdicts(direction, t["p_adjusted"], sig_level)
     parts = [t.rename(columns={"test": "method"}).assign(kind="test", ci_low=np.nan, ci_high=np.nan)]
     if boot is not None and len(boot):
         level = float(boot["level"].min()) if level is None else level
@@ -72,15 +72,15 @@ def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
     `agree`/`methods`: how many methods reach the rule's verdict; `disagree`: the others, as
     `method: verdict` (e.g. `bca: risk`). Columns `SUMMARY_COLUMNS`.
     """
-    rule = table[table["method"] == RULE].set_index(["system", "alpha"])
-    others = table[table["method"] != RULE].merge(rule["verdict"].rename("rule").reset_index(), on=["system", "alpha"])
+    rule = table[table["method"] == RULE].set_index(KEY)
+    others = table[table["method"] != RULE].merge(rule["verdict"].rename("rule").reset_index(), on=KEY)
     # an undefined t-test (SE = 0) agrees with an inconclusive method: neither finds a difference
     others["same"] = others["verdict"].replace("undefined", "inconclusive") == others["rule"].replace("undefined",
                                                                                                      "inconclusive")
-    grouped = others.groupby(["system", "alpha"], sort=False)
+    grouped = others.groupby(KEY, sort=False)
     differing = others[~others["same"]]
     disagree = (differing["method"] + ": " + differing["verdict"]).groupby(
-        [differing["system"], differing["alpha"]], sort=False).agg("; ".join)
+        [differing[k] for k in KEY], sort=False).agg("; ".join)
     agreement = pd.DataFrame({"agree": grouped["same"].sum().astype(int) + 1, "methods": grouped.size() + 1})
     agreement["disagree"] = disagree.reindex(agreement.index).fillna("")
     summary = rule[["statistic", "p_adjusted", "verdict"]].rename(columns={"statistic": "trisk"}).join(agreement)
@@ -91,9 +91,15 @@ def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 def with_urisk(summary: pd.DataFrame, risk: pd.DataFrame) -> pd.DataFrame:
     """`summary` with each challenger's URisk at each α (from `risk.risk_table`), columns `SUMMARY_COLUMNS`."""
-    out = summary.drop(columns="urisk", errors="ignore").merge(risk[["system", "alpha", "urisk"]],
-                                                               on=["system", "alpha"], how="left")
+    out = summary.drop(columns="urisk", errors="ignore").merge(risk[[*KEY, "urisk"]], on=KEY, how="left")
     return out[SUMMARY_COLUMNS]
+
+
+def risk_order(summary: pd.DataFrame) -> list[str]:
+    """Challengers from the riskiest to the safest: by URisk at the largest α (its mean over the baselines when
+    there are several; a baseline compared with the others only counts those comparisons), then by id."""
+    mean = summary.groupby(["system", "alpha"], sort=False)["urisk"].mean().reset_index()
+    return riskiest_first(mean)
 
 
 def marks(summary: pd.DataFrame) -> pd.Series:
@@ -106,6 +112,8 @@ def report_verdicts(risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame 
     """What a report needs: the tidy per-method `verdicts` and their summary with URisk, riskiest first."""
     table = verdicts(risk, tests, boot, sig_level)
     summary = with_urisk(verdict_summary(table), risk)
-    order = {s: i for i, s in enumerate(riskiest_first(summary))}
-    summary = summary.sort_values(["alpha", "system"], key=lambda c: c.map(order) if c.name == "system" else c)
+    order = {s: i for i, s in enumerate(risk_order(summary))}
+    first = {b: i for i, b in enumerate(dict.fromkeys(risk["baseline"]))}
+    summary = summary.sort_values(["baseline", "alpha", "system"], key=lambda c: c.map(order) if c.name == "system"
+                                  else c.map(first) if c.name == "baseline" else c)
     return table, summary.reset_index(drop=True)

@@ -1,0 +1,570 @@
+"""One result object for notebooks, scripts and the `risk_report` template: `analyse(...)` → `Analysis`.
+
+`Analysis` holds the inputs and parameters of a risk report and computes each of its tables once, on
+first use. `tables` are exactly the tables `riskreport run` writes (same names, same columns); the
+`risk_report` template arranges this object's tables, figures and captions with prose, so the command
+line, the API and the notebook give the same numbers by construction.
+
+>>> import riskreport as rr
+>>> a = rr.analyse("demo", measure="nDCG@10", alphas=[0, 5], bootstrap_samples=500)   # doctest: +SKIP
+>>> a.table("verdicts").query("method == 't'").head()                               # doctest: +SKIP
+>>> a.save("reports/my-demo")                                                       # doctest: +SKIP
+>>> rr.Analysis.load("reports/my-demo").table("risk")                               # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import tempfile
+import time
+import warnings
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from riskreport.errors import InputFormatError, ParameterError
+
+OPTION_DEFAULTS = {"sig_level": 0.05, "seed": 2026, "title": None, "convention": "standard", "topic_alphas": None,
+                   "pool": None, "smooth_overlay": False, "ci_levels": [0.95, 0.999], "correction": "holm",
+                   "bootstrap_samples": 10_000, "focus_system": None, "other_measures": None, "measures": None,
+                   "max_figure_systems": 12}
+TEMPLATE = "risk_report"
+TABLES = ("verdicts", "effectiveness", "effectiveness_measures", "risk", "topics", "georisk", "tstar", "bootstrap",
+          "tests", "tukey", "mixed_systems")
+LATEX = ("effectiveness", "effectiveness_measures", "risk", "georisk", "bootstrap")
+TEXT_COLUMNS = {"system", "baseline", "measure", "topic", "method", "kind", "verdict", "test", "correction",
+                "reference", "system_a", "system_b"}
+
+
+def analyse(collection="demo", *, baseline: str | list[str] | None = None, measure: str | None = None,
+            alphas=None, systems=None, runs=None, qrels=None, scores=None, workers: int = 1,
+            **options) -> Analysis:
+    """The risk report of `collection` as one object (computed on first use), with the report's parameters.
+
+    `collection`: a collection name, folder or score table; or give `runs` (with `qrels`) or per-topic
+    `scores` in any shape `riskreport.io.inputs.collection_from` reads (PyTerrier frames, ranx Runs, a
+    folder of TREC runs, a long frame or matrix, trec_eval/ir_measures/pytrec_eval output; qrels from a
+    file or an ir_datasets id). `qrels` alone replaces the qrels of `collection`'s runs. `baseline` may
+    be a list: several baselines corrected as one family. `options` are the `risk_report` template's
+    other parameters (`sig_level`, `seed`, `correction`, `bootstrap_samples`, `ci_levels`, ...).
+    """
+    from riskreport.io.inputs import collection_from, with_qrels
+    if runs is not None or scores is not None:
+        collection = collection_from(runs=runs, qrels=qrels, scores=scores, measure=measure,
+                                     baseline=baseline if isinstance(baseline, str) else None, alphas=alphas)
+    elif qrels is not None:
+        collection = with_qrels(collection, qrels)
+    unknown = sorted(set(options) - set(OPTION_DEFAULTS))
+    if unknown:
+        raise ParameterError(f"analyse: unknown option(s) {', '.join(unknown)}; expected some of "
+                             f"{', '.join(OPTION_DEFAULTS)}.")
+    from riskreport.measures.params import check_report_options, resolve_parameters
+    settings = {**OPTION_DEFAULTS, **options}
+    params = resolve_parameters(collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems,
+                                sig_level=settings["sig_level"])
+    check_report_options({k: v for k, v in settings.items() if k not in ("sig_level", "title", "pool",
+                                                                          "smooth_overlay")}, params)
+    return Analysis(params, settings, workers=workers, systems=systems)
+
+
+class Analysis:
+    """A risk report as an object: its parameters, its tables (computed once, on first use), figures and LaTeX.
+
+    `tables` is name → tidy DataFrame, exactly the tables `riskreport run` writes to tables/*.csv;
+    `table(name)`, `figure(name)`, `to_latex(name)`; in Jupyter a compact summary; `save(folder)`
+    writes the folder `riskreport run` writes (tables, figures, params.json); `Analysis.load(folder)`
+    reads one back (also a folder `riskreport run` wrote).
+    """
+
+    def __init__(self, params, options: dict, workers: int = 1, tables: dict | None = None,
+                 record: dict | None = None, systems=None):
+        self.params, self.options, self.workers = params, dict(options), max(1, int(workers))
+        self.systems_given = list(systems) if isinstance(systems, (list, tuple)) else systems   # None: all
+        self._loaded = dict(tables or {})
+        self.record = record
+
+    # ---- parameters ---------------------------------------------------------------------------
+    @property
+    def parameters(self) -> dict:
+        """The report's parameters as the `risk_report` template takes them (what params.json records)."""
+        p = self.params
+        several = len(p.all_baselines) > 1
+        systems = p.extra["systems_file"] if p.extra.get("systems_file") else self.systems_given
+        return {"collection": str(p.collection.location), "baseline": p.baseline,
+                "baselines": p.all_baselines if several else None, "alphas": p.alphas, "measure": p.measure,
+                "systems": systems, **self.options}
+
+    def __getattr__(self, name):          # options read as attributes: a.correction, a.seed
+        options = self.__dict__.get("options", {})
+        if name in options:
+            return options[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # ---- what the tables are computed from ----------------------------------------------------
+    @cached_property
+    def scores(self):
+        from riskreport.measures.evaluation import CollectionWarning, evaluate
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CollectionWarning)          # shown in the collection overview instead
+            return evaluate(self.params.collection, self.params.measure, self.params.systems)
+
+    @cached_property
+    def matrix(self) -> pd.DataFrame:
+        return self.scores.matrix()
+
+    @cached_property
+    def risk(self) -> pd.DataFrame:
+        from riskreport.stats.risk import risk_table
+        p = self.params
+        return risk_table(self.matrix, p.all_baselines, p.alphas, p.measure, sig_level=p.sig_level,
+                          correction=self.correction)
+
+    @cached_property
+    def tests(self) -> pd.DataFrame:
+        from riskreport.stats.inference import tests_table
+        p = self.params
+        return tests_table(self.matrix, p.all_baselines, p.alphas, p.measure, correction=self.correction,
+                           samples=self.bootstrap_samples, seed=self.seed)
+
+    @cached_property
+    def boot(self) -> pd.DataFrame:
+        from riskreport.stats.inference import bootstrap_table
+        p = self.params
+        return bootstrap_table(self.matrix, p.all_baselines, p.alphas, p.measure, levels=self.ci_levels,
+                               samples=self.bootstrap_samples, seed=self.seed, correction=self.correction,
+                               workers=self.workers)
+
+    @cached_property
+    def _verdicts(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        from riskreport.stats.significance import report_verdicts
+        return report_verdicts(self.risk, self.tests, self.boot, self.params.sig_level)
+
+    @property
+    def verdicts(self) -> pd.DataFrame:
+        """Every method's verdict per challenger, baseline and α (tables/verdicts.csv)."""
+        return self._verdicts[0]
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """The rule's verdict per challenger, baseline and α, riskiest first, with the methods' agreement."""
+        return self._verdicts[1]
+
+    @cached_property
+    def main_risk(self) -> pd.DataFrame:
+        from riskreport.render.report import for_baseline
+        return for_baseline(self.risk, self.params.baseline)
+
+    @cached_property
+    def main_summary(self) -> pd.DataFrame:
+        from riskreport.render.report import for_baseline
+        return for_baseline(self.summary, self.params.baseline)
+
+    @cached_property
+    def figure_challengers(self) -> list[str]:
+        from riskreport.render.report import figure_systems
+        return figure_systems(self.main_risk, self.max_figure_systems)
+
+    @cached_property
+    def palette(self):
+        from riskreport.render import plots
+        return plots.Palette([*self.figure_challengers, self.params.baseline], self.params.baseline)
+
+    @cached_property
+    def judged(self) -> pd.DataFrame:
+        from riskreport.measures.evaluation import judged_fraction
+        return judged_fraction(self.params.collection, self.params.measure, self.params.systems)
+
+    @cached_property
+    def effectiveness(self) -> pd.DataFrame:
+        from riskreport.stats.effectiveness import effectiveness_table
+        p = self.params
+        return effectiveness_table(self.matrix, p.baseline, p.measure, correction=self.correction,
+                                   baselines=p.all_baselines)
+
+    @cached_property
+    def multi(self) -> pd.DataFrame | None:
+        if not self.measures:
+            return None
+        from riskreport.stats.effectiveness import multi_measure_table
+        p = self.params
+        return multi_measure_table(p.collection, self.measures, p.systems, p.baseline, self.correction)
+
+    @cached_property
+    def critical(self) -> float:
+        from riskreport.stats.risk import t_critical
+        return t_critical(self.params.sig_level, len(self.scores.topics))
+
+    @cached_property
+    def fine(self) -> pd.DataFrame:
+        """URisk and TRisk against the first baseline on a 41-point α grid (the TRisk-against-α figure)."""
+        from riskreport.stats.risk import risk_table
+        p = self.params
+        return risk_table(self.matrix, p.baseline, np.linspace(0, max(p.alphas), 41), p.measure,
+                          sig_level=p.sig_level, correction=self.correction)
+
+    @cached_property
+    def topic_alphas_used(self) -> list[float]:
+        from riskreport.measures.params import check_alphas
+        return check_alphas(self.topic_alphas) if self.topic_alphas is not None else [max(self.params.alphas)]
+
+    @cached_property
+    def topics(self) -> pd.DataFrame:
+        from riskreport.stats.risk import topic_risk
+        p = self.params
+        return topic_risk(self.matrix, p.all_baselines, sorted(set(p.alphas) | set(self.topic_alphas_used)),
+                          p.measure, sig_level=p.sig_level)
+
+    @cached_property
+    def selected_topics(self) -> pd.DataFrame:
+        """The exploratory topic analysis against the first baseline at the selected α."""
+        from riskreport.render.report import for_baseline
+        chosen = for_baseline(self.topics, self.params.baseline)
+        return chosen[chosen["alpha"].isin(self.topic_alphas_used)]
+
+    @cached_property
+    def pool(self):
+        """ZRisk, GeoRisk and T*Risk over the pool (`riskreport.stats.pools.PoolAnalysis`)."""
+        from riskreport.measures.evaluation import evaluate
+        from riskreport.measures.params import choose_systems
+        from riskreport.stats.pools import pool_analysis
+        p = self.params
+        pool = self.options["pool"]
+        matrix = evaluate(p.collection, p.measure, choose_systems(pool, p.known, "pool")[0]).matrix() if pool else None
+        return pool_analysis(self.matrix, p.baseline, p.alphas, p.measure, matrix, baselines=p.all_baselines)
+
+    @cached_property
+    def tukey(self) -> pd.DataFrame:
+        from riskreport.stats.inference import tukey_hsd
+        p = self.params
+        return tukey_hsd(self.matrix, p.baseline, p.alphas, p.sig_level)
+
+    @cached_property
+    def diagnostics(self) -> pd.DataFrame:
+        from riskreport.stats.inference import diagnostics_table
+        return diagnostics_table(self.matrix, self.params.baseline, self.params.alphas)
+
+    @cached_property
+    def mixed(self) -> pd.DataFrame:
+        from riskreport.stats.mixed import mixed_systems
+        p = self.params
+        return mixed_systems(self.matrix, p.baseline, p.alphas, p.measure, correction=self.correction)
+
+    @cached_property
+    def focus(self) -> str:
+        from riskreport.render.report import riskiest
+        return self.focus_system or riskiest(self.main_risk)
+
+    # ---- tables -------------------------------------------------------------------------------
+    @property
+    def table_names(self) -> list[str]:
+        """The tables of this report, in the report's order (`effectiveness_measures` only with `measures`)."""
+        if self.record is not None:                          # loaded: the tables the folder holds
+            return [n for n in TABLES if n in self._loaded]
+        return [n for n in TABLES if n != "effectiveness_measures" or self.measures]
+
+    def table(self, name: str) -> pd.DataFrame:
+        """One table as `riskreport run` writes it to tables/<name>.csv (a copy)."""
+        if name not in self.table_names:
+            from riskreport.errors import UnknownNameError
+            raise UnknownNameError("table", name, self.table_names)
+        if name not in self._loaded:
+            self._loaded[name] = self._compute(name)
+        return self._loaded[name].copy()
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """name → table, every table of the report (each computed once)."""
+        return {name: self.table(name) for name in self.table_names}
+
+    def _compute(self, name: str) -> pd.DataFrame:
+        from riskreport.stats import inference, mixed, risk
+        columns = {"effectiveness": ["system", "measure", "mean", "median", "sd", "n_topics"],
+                   "risk": risk.RISK_COLUMNS, "topics": risk.TOPIC_COLUMNS, "georisk": risk.GEORISK_COLUMNS,
+                   "tstar": risk.TSTAR_COLUMNS, "bootstrap": inference.BOOTSTRAP_COLUMNS,
+                   "tests": inference.TEST_COLUMNS, "mixed_systems": mixed.SYSTEM_EFFECT_COLUMNS}
+        source = {"verdicts": lambda: self.verdicts, "effectiveness": lambda: self.effectiveness,
+                  "effectiveness_measures": lambda: self.multi, "risk": lambda: self.risk,
+                  "topics": lambda: self.topics, "georisk": lambda: self.pool.geo, "tstar": lambda: self.pool.tstar,
+                  "bootstrap": lambda: self.boot, "tests": lambda: self.tests, "tukey": lambda: self.tukey,
+                  "mixed_systems": lambda: self.mixed}[name]()
+        return (source[columns[name]] if name in columns else source).reset_index(drop=True)
+
+    def to_latex(self, name: str) -> str:
+        """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex."""
+        from riskreport.render import latex, report
+        p, correction = self.params, self.correction
+        builders = {
+            "effectiveness": lambda: report.effectiveness_latex(self.effectiveness, p, correction),
+            "effectiveness_measures": lambda: report.multi_measure_latex(self.multi, p, correction),
+            "risk": lambda: report.risk_latex(self.main_risk, self.main_summary, p, correction),
+            "georisk": lambda: report.georisk_latex(self.pool, p),
+            "bootstrap": lambda: report.bootstrap_latex(report.for_baseline(self.boot, p.baseline),
+                                                        self.main_summary, p)}
+        names = [n for n in LATEX if n != "effectiveness_measures" or self.measures]
+        if name not in names:
+            from riskreport.errors import UnknownNameError
+            raise UnknownNameError("LaTeX table", name, names)
+        return latex.latex_table(**builders[name]())
+
+    # ---- figures ------------------------------------------------------------------------------
+    @property
+    def figure_names(self) -> list[str]:
+        """The figures of this report, in the report's order."""
+        return [slug for slug, _, wanted in self._figures() if wanted]
+
+    def figure(self, name: str):
+        """One of the report's figures as a matplotlib Figure (`figure_names`)."""
+        from riskreport.render.report import _figure_of
+        for slug, draw, wanted in self._figures():
+            if slug == name and wanted:
+                return _figure_of(draw())
+        from riskreport.errors import UnknownNameError
+        raise UnknownNameError("figure", name, self.figure_names)
+
+    def caption(self, name: str) -> str:
+        """The caption of a figure as the report prints it."""
+        return self._captions()[name]
+
+    def _figures(self) -> list[tuple[str, object, bool]]:
+        from riskreport.render import plots
+        from riskreport.stats.risk import deltas, smooth_value, to_convention
+        p, conv, shown = self.params, self.convention, self.figure_challengers
+
+        def topic_deltas():
+            return deltas(self.matrix, p.baseline).loc[shown].stack().rename("delta").reset_index()
+
+        def focus():
+            return self._focus_figure()
+
+        def intervals():
+            from riskreport.render.report import for_baseline
+            ci = for_baseline(self.boot, p.baseline)
+            ci = ci[(ci["method"] == "bca") & (ci["level"] == min(self.ci_levels)) & ci["system"].isin(shown)]
+            ci = ci.drop(columns="verdict").merge(self.main_summary[["system", "alpha", "verdict"]],
+                                                  on=["system", "alpha"])
+            return plots.ci_by_alpha(to_convention(ci, conv), p.baseline, p.measure, conv)
+
+        def geo_fine():
+            from riskreport.stats.pools import figure_pool
+            fine = figure_pool(self.pool, shown, p.baseline, np.linspace(0, max(p.alphas), 21), p.measure)
+            return plots.georisk_by_alpha(to_convention(fine, conv), p.measure, conv, palette=self.palette)
+
+        risk_shown = self.main_risk[self.main_risk["system"].isin(shown)]
+        return [
+            ("topic-deltas", lambda: plots.topic_deltas(topic_deltas(), p.baseline, p.measure), True),
+            ("delta-heatmap", lambda: plots.delta_heatmap(topic_deltas(), p.baseline, p.measure, shown), True),
+            ("delta-boxplots", lambda: plots.delta_boxplots(topic_deltas(), p.baseline, p.measure), True),
+            ("trisk-alpha", lambda: plots.trisk_by_alpha(to_convention(self.fine[self.fine["system"].isin(shown)], conv),
+                                                         self.critical, p.baseline, p.measure, conv,
+                                                         palette=self.palette), True),
+            ("urisk-alpha", lambda: plots.urisk_by_alpha(to_convention(risk_shown, conv), p.baseline, p.measure, conv,
+                                                         palette=self.palette), True),
+            ("value-functions", lambda: plots.value_functions(p.alphas, smooth_value), bool(self.smooth_overlay)),
+            ("topic-tj", lambda: plots.topic_tj(to_convention(self.selected_topics[self.selected_topics["system"]
+                                                                                   .isin(shown)], conv),
+                                                self.critical, p.baseline, p.measure, conv), True),
+            ("georisk-alpha", geo_fine, True),
+            ("ci-alpha", intervals, True),
+            ("bootstrap-focus", focus, True),
+            ("diagnostics", lambda: plots.diagnostics_by_alpha(
+                self.diagnostics[self.diagnostics["system"].isin(shown)], self.palette), True),
+            ("mixed-forest", lambda: plots.forest(to_convention(self.mixed[self.mixed["system"].isin(shown)], conv),
+                                                  p.baseline, p.measure), True),
+        ]
+
+    def _focus_figure(self):
+        import matplotlib.pyplot as plt
+
+        from riskreport.render import plots
+        from riskreport.render.report import for_baseline
+        from riskreport.stats.inference import bootstrap_distribution
+        p, focus, top, level = self.params, self.focus, max(self.params.alphas), min(self.ci_levels)
+        means = bootstrap_distribution(self.matrix, p.baseline, focus, top, samples=self.bootstrap_samples,
+                                       seed=self.seed)
+        chosen = for_baseline(self.boot, p.baseline)
+        chosen = chosen[(chosen["system"] == focus) & (chosen["alpha"] == top) & (chosen["level"] == level)]
+        risk = self.main_risk
+        theta = risk.loc[(risk["system"] == focus) & (risk["alpha"] == top), "urisk"].iloc[0]
+        fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), gridspec_kw={"width_ratios": [2, 1]})
+        plots.bootstrap_density(means, chosen, theta, f"{focus}: bootstrap URisk at α = {top:g} with the {level:g} "
+                                "intervals", ax=axes[0])
+        plots.bootstrap_qq(means, len(self.scores.topics), ax=axes[1])
+        plots.tight_layout(fig)
+        return fig
+
+    def _captions(self) -> dict[str, str]:
+        p, top = self.params, max(self.params.alphas)
+        return {
+            "topic-deltas": f"Per-topic differences Δ = challenger − {p.baseline} of {p.measure}, each panel sorted "
+                            "from the largest win (green, above 0) to the largest loss (orange, below 0).",
+            "delta-heatmap": f"Δ {p.measure} per challenger (rows, riskiest first) and topic (columns, largest summed "
+                             "loss first): orange cells are the topics that carry the risk, green cells the wins.",
+            "delta-boxplots": "Box plots of the same differences: the box spans the middle half of the topics, whiskers "
+                              "reach 1.5 × IQR, dots beyond them are outlying topics; left of 0 is a loss.",
+            "trisk-alpha": f"TRisk against α (41-point grid up to {top:g}); between the dashed ±t lines the difference "
+                           "from the baseline is not significant before adjustment (Dinçer et al. 2014, Fig. 1); the "
+                           "verdicts use the adjusted p-values.",
+            "urisk-alpha": "URisk against α: the steeper a line falls, the larger the challenger's losses.",
+            "value-functions": "The linear value functions l_α of the grid and the smooth s(Δ) of thesis Eq. 3.6.",
+            "topic-tj": "TJ_i per topic at the selected α; bars beyond the dashed ±t lines are topics whose TJ_i marks "
+                        "a loss (orange) or gain (green) that stands out (exploratory, unadjusted).",
+            "georisk-alpha": "GeoRisk against α over the baseline pool (Dinçer et al. 2016, Fig. 3); the baseline is "
+                             "the thick black line: a line that falls faster than the others belongs to a system whose "
+                             "losses are larger than the pool leads one to expect.",
+            "ci-alpha": f"BCa {min(self.ci_levels):g} intervals of URisk per α, coloured by the report's verdict "
+                        "(orange risk, green reward, grey inconclusive); an interval off 0 in grey is a method "
+                        "disagreement.",
+            "bootstrap-focus": f"Left: the bootstrap distribution of {self.focus}'s URisk at α = {top:g} with the five "
+                               "intervals beneath it (Benham's thesis, Fig. 3.9). Right: standardised bootstrap means "
+                               "against Student t quantiles; points off the line show skew.",
+            "diagnostics": "Skewness (below 0: a long loss tail), excess kurtosis and the Shapiro–Wilk p-value of the "
+                           "risk-adjusted differences against α.",
+            "mixed-forest": f"System effects of the mixed model against {p.baseline} with their CIs, one colour per α; "
+                            "left of 0 is worse than the baseline.",
+        }
+
+    # ---- display ------------------------------------------------------------------------------
+    def _headline(self) -> list[str]:
+        """One line per baseline: at the largest α, which challengers are a significant risk or reward."""
+        summary = self._shown_summary()
+        top = summary[summary["alpha"] == summary["alpha"].max()]
+        lines = []
+        for baseline, part in top.groupby("baseline", sort=False):
+            risky = part.loc[part["verdict"] == "risk", "system"].tolist()
+            better = part.loc[part["verdict"] == "reward", "system"].tolist()
+            lines.append(f"against {baseline} at α = {part['alpha'].iloc[0]:g}: {len(risky)} risk "
+                         f"({_names(risky)}), {len(better)} reward ({_names(better)}), "
+                         f"{len(part) - len(risky) - len(better)} inconclusive")
+        return lines
+
+    def _shown_summary(self) -> pd.DataFrame:
+        """The rule's verdicts, riskiest first: computed, or (a loaded report) read from its verdicts and risk tables."""
+        if self.record is None or not {"verdicts", "risk"} <= set(self._loaded):
+            return self.summary
+        from riskreport.stats.significance import risk_order, verdict_summary, with_urisk
+        summary = with_urisk(verdict_summary(self._loaded["verdicts"]), self._loaded["risk"])
+        order = {s: i for i, s in enumerate(risk_order(summary))}
+        first = {b: i for i, b in enumerate(dict.fromkeys(self._loaded["risk"]["baseline"]))}
+        return summary.sort_values(["baseline", "alpha", "system"], key=lambda c: c.map(order) if c.name == "system"
+                                   else c.map(first) if c.name == "baseline" else c).reset_index(drop=True)
+
+    def __repr__(self) -> str:
+        p = self.params
+        lines = [f"<Analysis: {p.collection.title} — {p.measure}, {len(p.systems)} systems, "
+                 f"baseline{'s' if len(p.all_baselines) > 1 else ''} {', '.join(p.all_baselines)}, "
+                 f"α {', '.join(f'{a:g}' for a in p.alphas)}, {self.correction}-adjusted at {p.sig_level:g}>"]
+        lines += [f"  {line}" for line in self._headline()]
+        lines.append(f"  tables: {', '.join(self.table_names)}")
+        lines.append("  .table(name), .figure(name), .to_latex(name), .save(folder)")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from riskreport.render.report import verdict_matrix
+        p = self.params
+        summary = self._shown_summary()
+        head = (f"<h3>Risk report: {html.escape(p.collection.title)}</h3><p>{html.escape(p.measure)}, "
+                f"{len(p.systems)} systems, baseline{'s' if len(p.all_baselines) > 1 else ''} "
+                f"<b>{html.escape(', '.join(p.all_baselines))}</b>, α {html.escape(', '.join(f'{a:g}' for a in p.alphas))}"
+                f"; verdicts: two-sided paired t-test of the risk-adjusted differences, p "
+                f"{html.escape(self.correction)}-adjusted, below {p.sig_level:g}.</p>")
+        headline = "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in self._headline()) + "</ul>"
+        rest = ("<p><b>Tables</b> (<code>.table(name)</code>, <code>.to_latex(name)</code>): "
+                + ", ".join(f"<code>{n}</code>" for n in self.table_names)
+                + ". <b>Figures</b> (<code>.figure(name)</code>): "
+                + ", ".join(f"<code>{n}</code>" for n in self.figure_names)
+                + ". <code>.save(folder)</code> writes the report's folder.</p>")
+        matrix = verdict_matrix(summary, self.convention, caption="Verdict per challenger and α").markup
+        return f"<div class='rr-analysis'>{head}{headline}{matrix}{rest}</div>"
+
+    # ---- save and load ------------------------------------------------------------------------
+    def save(self, folder: str | os.PathLike, *, force: bool = False) -> Path:
+        """Write the report's folder as `riskreport run --out folder` does (tables/*.csv and *.tex, figures/,
+        params.json), atomically: built in a temporary folder and moved into place when complete. The same
+        refusal rules: a new or empty folder, or a previous report; with `force` any folder, where only
+        riskreport's own files are replaced."""
+        from riskreport.io.files import collisions, list_files, plan_destination, umask
+        from riskreport.run import runner
+        started = time.time()
+        plan = runner.plan_report(TEMPLATE, parameters=_plain(self.parameters))
+        destination = plan_destination(folder, force=force)
+        work = Path(tempfile.mkdtemp(prefix=f".tmp-{destination.final.name}-", dir=destination.build_in))
+        try:
+            os.chmod(work, 0o777 & ~umask())
+            self._write(work)
+            runner._write_params(work, plan, started, status="ok", job=None,
+                                 files=list_files(work) + ["params.json"])
+            clash = collisions(work, destination)
+            if clash:
+                raise ParameterError(f"{destination.final}: saving would overwrite {', '.join(clash[:5])}, which "
+                                     "riskreport did not write; force never replaces files it did not write.")
+            runner._move_into_place(work, destination)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        return destination.final
+
+    def _write(self, work: Path) -> None:
+        from riskreport.render.figures import FigureWriter
+        from riskreport.render.report import write_csv
+        tables = work / "tables"
+        tables.mkdir()
+        for name in self.table_names:
+            write_csv(self.table(name), tables / f"{name}.csv")
+        for name in (n for n in LATEX if n in self.table_names):
+            (tables / f"{name}.tex").write_text(self.to_latex(name), encoding="utf-8")
+        import matplotlib.pyplot as plt
+        writer, captions = FigureWriter(background=False), self._captions()
+        for number, name in enumerate(self.figure_names, 1):
+            fig = self.figure(name)
+            writer.submit(fig, work / "figures" / f"{number}-{name}", f"Figure {number}: {name}", captions[name])
+            plt.close(fig)
+        writer.wait()
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> Analysis:
+        """A saved report (by `save` or `riskreport run`) with its parameters and tables as written."""
+        folder = Path(folder)
+        try:
+            record = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+            given = dict(record["parameters"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise InputFormatError(folder / "params.json", f"not a saved report ({type(error).__name__}: {error})",
+                                   expected="the params.json that riskreport run or Analysis.save writes") from None
+        from riskreport.measures.params import resolve_parameters
+        baseline = given.pop("baselines", None) or given.pop("baseline", None)
+        given.pop("baseline", None)
+        given.pop("context", None)
+        systems = given.pop("systems", None)
+        params = resolve_parameters(given.pop("collection"), measure=given.pop("measure"), baseline=baseline,
+                                    alphas=given.pop("alphas"), systems=systems, sig_level=given.get("sig_level", 0.05))
+        options = {**OPTION_DEFAULTS, **{k: v for k, v in given.items() if k in OPTION_DEFAULTS}}
+        tables = {path.stem: read_table(path) for path in sorted((folder / "tables").glob("*.csv"))
+                  if path.stem in TABLES}
+        return cls(params, options, tables=tables, record=record, systems=systems)
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A table as `write_csv` wrote it: text columns as text (a system named `NA` stays `NA`), numbers as numbers."""
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for column in table.columns:
+        if column in TEXT_COLUMNS:
+            continue
+        values = table[column]
+        if set(values) <= {"True", "False"} and len(values):
+            table[column] = values == "True"
+        else:
+            table[column] = pd.to_numeric(values.replace("", np.nan))
+    return table
+
+
+def _plain(parameters: dict) -> dict:
+    """Parameters as the runner checks them (lists, not tuples; no None for a list-typed value it can default)."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in parameters.items() if v is not None}
+
+
+def _names(systems: list[str], limit: int = 6) -> str:
+    return ", ".join(systems[:limit]) + (f", … {len(systems) - limit} more" if len(systems) > limit else "") or "none"

@@ -1,0 +1,120 @@
+"""`riskreport.analyse(...)`: one result object whose tables are the report's, saved and loaded (issue 24)."""
+from __future__ import annotations
+
+import filecmp
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import riskreport as rr
+from riskreport.errors import RiskReportError
+from riskreport.run.analysis import TABLES, read_table
+from riskreport.run.runner import run_report
+
+OPTIONS = {"alphas": [0, 5], "bootstrap_samples": 200}
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RISKREPORT_CACHE", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def built(cache, tmp_path_factory):
+    """The demo report through `riskreport run` and through the API, each saved to its folder."""
+    root = tmp_path_factory.mktemp("reports")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran = run_report("risk_report", collection="demo", alphas=OPTIONS["alphas"], out=root / "run",
+                         parameters={"bootstrap_samples": OPTIONS["bootstrap_samples"]})
+    analysis = rr.analyse("demo", **OPTIONS)
+    return ran, analysis, analysis.save(root / "api")
+
+
+def test_api_and_riskreport_run_write_the_same_tables(built):
+    ran, analysis, saved = built
+    written = sorted(p.name for p in (ran / "tables").iterdir())
+    assert written == sorted(p.name for p in (saved / "tables").iterdir())
+    assert {f"{name}.csv" for name in analysis.tables} == {n for n in written if n.endswith(".csv")}
+    for name in written:                                       # byte for byte: the same numbers by construction
+        assert filecmp.cmp(ran / "tables" / name, saved / "tables" / name, shallow=False), name
+    assert sorted(p.name for p in (ran / "figures").iterdir()) == sorted(p.name for p in (saved / "figures").iterdir())
+    record = json.loads((saved / "params.json").read_text())
+    assert record["status"] == "ok" and record["parameters"] == json.loads((ran / "params.json").read_text())["parameters"]
+    assert "params.json" in record["files"] and "tables/risk.csv" in record["files"]
+
+
+def test_save_then_load_round_trips_every_table_and_parameter(built):
+    _, analysis, saved = built
+    loaded = rr.Analysis.load(saved)
+    assert loaded.parameters == analysis.parameters
+    assert loaded.params.all_baselines == analysis.params.all_baselines and loaded.params.systems == analysis.params.systems
+    assert loaded.table_names == analysis.table_names
+    for name in analysis.table_names:
+        pd.testing.assert_frame_equal(loaded.table(name), analysis.table(name), check_dtype=False, rtol=1e-9)
+    assert repr(loaded) == repr(analysis)
+    reloaded = rr.Analysis.load(built[0])                    # a folder `riskreport run` wrote loads the same way
+    pd.testing.assert_frame_equal(reloaded.table("verdicts"), loaded.table("verdicts"))
+
+
+def test_jupyter_summary_shows_verdicts_matrix_and_the_rest(built):
+    _, analysis, _ = built
+    markup = analysis._repr_html_()
+    at5 = analysis.summary[analysis.summary["alpha"] == 5]
+    risky = at5.loc[at5["verdict"] == "risk", "system"].tolist()
+    assert risky and f"against bm25 at α = 5: {len(risky)} risk ({', '.join(risky)}" in markup
+    assert "id='verdict-matrix'" in markup and "riskreport demo collection" in markup
+    assert all(f"<code>{name}</code>" in markup for name in analysis.table_names)
+    assert "<code>trisk-alpha</code>" in markup and "holm-adjusted" in markup
+    assert "weak-tfidf" in repr(analysis) and "tables: verdicts, effectiveness" in repr(analysis)
+
+
+def test_tables_figures_latex_by_name(built):
+    _, analysis, _ = built
+    assert set(analysis.tables) == {n for n in TABLES if n != "effectiveness_measures"}
+    assert list(analysis.table("risk").columns) == rr.risk.RISK_COLUMNS
+    figure = analysis.figure("urisk-alpha")
+    assert hasattr(figure, "savefig") and figure.axes
+    assert "\\begin{table}" in analysis.to_latex("risk")
+    with pytest.raises(rr.UnknownNameError, match="Unknown table 'riks'. Did you mean 'risk'"):
+        analysis.table("riks")
+    with pytest.raises(rr.UnknownNameError, match="Unknown figure"):
+        analysis.figure("nope")
+
+
+def test_save_refuses_what_riskreport_run_refuses(built, tmp_path):
+    _, analysis, _ = built
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(RiskReportError, match="not empty|not a report|--force"):
+        analysis.save(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]         # nothing written
+    analysis.save(folder, force=True)
+    assert (folder / "notes.txt").read_text() == "mine" and (folder / "tables" / "risk.csv").is_file()
+
+
+def test_read_table_keeps_text_as_text(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("system,topic,alpha,score,significant\nNA,007,0,0.5,True\nb,8,1,,False\n")
+    table = read_table(path)
+    assert table["system"].tolist() == ["NA", "b"] and table["topic"].tolist() == ["007", "8"]
+    assert table["significant"].tolist() == [True, False] and np.isnan(table["score"].iloc[1])
+
+
+def test_analyse_takes_runs_in_other_shapes(cache):
+    collection = rr.load_collection("demo")
+    from riskreport.io.trec import read_run
+    frames = {s: read_run(collection.runs[s]).rename(columns={"query_id": "qid", "doc_id": "docno"})
+              for s in ("bm25", "risky-llm", "weak-ql")}
+    analysis = rr.analyse(runs=frames, qrels=collection.qrels, baseline="bm25", alphas=[0, 5], bootstrap_samples=200)
+    direct = rr.risk_table(rr.evaluate(collection, "nDCG@10", list(frames)).matrix(), "bm25", [0, 5], "nDCG@10")
+    pd.testing.assert_frame_equal(analysis.table("risk"), direct[rr.risk.RISK_COLUMNS])
+    with pytest.raises(rr.ParameterError, match="unknown option"):
+        rr.analyse("demo", bootstrap=10)
