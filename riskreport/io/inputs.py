@@ -398,7 +398,7 @@ def _query_scores(output, system: str) -> pd.DataFrame:
     return table.assign(system=system, measure=table["measure"].map(_measure_label))
 
 
-def _per_query_lines(path: Path) -> list[tuple[str, str, object]]:
+def _per_query_lines(path: Path) -> list[tuple[str, str, float]]:
     """Rows (topic, measure, value) of `trec_eval -q` (measure, topic, value) or ir_measures `-q` (topic, measure,
     value) output; summary rows (topic `all`) and non-numeric rows (runid) are skipped."""
     text = path.read_text(encoding="utf-8", errors="strict")
@@ -494,7 +494,7 @@ def _mapping(values, what: str) -> Mapping:
 
 def _renamed(frame: pd.DataFrame, wanted: tuple[str, ...], what: str, expected: str) -> pd.DataFrame:
     """The `wanted` columns of `frame` under their riskreport names, found under any of their aliases."""
-    out = {}
+    out: dict[str, str] = {}
     for name in wanted:
         column = next((c for c in ALIASES[name] if c in frame.columns and c not in out.values()), None)
         if column is None:

@@ -5,7 +5,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeGuard
+from typing import TypeGuard, cast
 
 from riskreport.errors import ParameterError, UnknownNameError
 from riskreport.io.collection import Collection, load_collection
@@ -71,7 +71,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     if not isinstance(baseline, str) and baseline is not None and not several:
         raise ParameterError("baseline: an empty list; give one baseline or several.")
     baseline = several[0] if several else baseline or collection.default_baseline or known[0]
-    for name in several or [baseline]:
+    for name in several or [cast(str, baseline)]:
         if name not in known:
             raise UnknownNameError("baseline", name, known,
                                    hint=f"(systems of collection {collection.name!r} with {measure} scores)")
@@ -80,6 +80,7 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     collection_topics(collection, measure)               # a clear error now, not in a template cell
     chosen, absent = (known, []) if systems is None else choose_systems(systems, known)
     extra = {"systems_file": str(systems), "absent": absent} if is_system_file(systems) else {}
+    baseline = cast(str, baseline)
     chosen = [b for b in several or [baseline] if b not in chosen] + list(chosen)
     if len(chosen) < 2:
         raise ParameterError(f"A risk report needs the baseline and at least one other system; got {chosen}.")

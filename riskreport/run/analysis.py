@@ -20,6 +20,7 @@ import shutil
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
@@ -203,7 +204,7 @@ class Analysis:
         """URisk and TRisk against the first baseline on a 41-point α grid (the TRisk-against-α figure)."""
         from riskreport.stats.risk import risk_table
         p = self.params
-        return risk_table(self.matrix, p.baseline, np.linspace(0, max(p.alphas), 41), p.measure,
+        return risk_table(self.matrix, p.baseline, np.linspace(0, max(p.alphas), 41).tolist(), p.measure,
                           sig_level=p.sig_level, correction=self.correction)
 
     @cached_property
@@ -329,7 +330,7 @@ class Analysis:
         """The caption of a figure as the report prints it."""
         return self._captions()[name]
 
-    def _figures(self) -> list[tuple[str, object, bool]]:
+    def _figures(self) -> list[tuple[str, Callable[[], object], bool]]:
         from riskreport.render import plots
         from riskreport.stats.risk import deltas, smooth_value, to_convention
         p, conv, shown = self.params, self.convention, self.figure_challengers

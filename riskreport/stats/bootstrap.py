@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -205,7 +206,7 @@ def bootstrap_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas:
         k = (len(matrix) - 1) * len(names)
         return pd.concat([bootstrap_table(matrix, b, alphas, measure, levels, samples, seed, correction, methods,
                                           workers, family=k) for b in names], ignore_index=True)
-    challengers, _, x = challenger_deltas(matrix, baseline, alphas)                       # (A, S, T)
+    challengers, _, x = challenger_deltas(matrix, cast(str, baseline), alphas)                       # (A, S, T)
     alphas = [float(a) for a in alphas]
     used = adjusted_levels(levels, correction, family or len(challengers))
     counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -155,7 +156,7 @@ def tests_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Seq
         table["p_adjusted"] = family_adjusted(table, "p_value", correction, ["test", "alpha"])
         table["correction"] = correction
         return table
-    challengers, delta, x = challenger_deltas(matrix, baseline, alphas)
+    challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)
     alphas = [float(a) for a in alphas]
     paired_t = trisk(x)                          # t = TRisk, undefined (NaN) where SE = 0 or one topic
     results = {"t": (paired_t["trisk"], paired_t["p_value"]),

@@ -31,7 +31,7 @@ def pool_analysis(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
     several = baselines is not None and len(baselines) > 1 and all(b in pool.index for b in baselines)
     references = ("mean", "median", "max", "baselines") if several else ("mean", "median", "max")
     return PoolAnalysis(pool, georisk_table(pool, alphas, measure), zrisk_single(matrix, baseline, alphas),
-                        tstar_table(pool, alphas, measure, references, list(baselines) if several else None),
+                        tstar_table(pool, alphas, measure, references, list(baselines or []) if several else None),
                         zero_expectation_cells(pool))
 
 

@@ -12,6 +12,7 @@ PhD thesis 2023 (minus family, smooth value function Eq. 3.6, risk-adjusted scor
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -172,7 +173,7 @@ def several(baseline) -> bool:
 
 def baselines_of(baseline: str | Sequence[str]) -> list[str]:
     """The baselines of a comparison: one name, or several (each once, in order)."""
-    names = list(dict.fromkeys(baseline)) if several(baseline) else [baseline]
+    names: list[str] = list(dict.fromkeys(baseline)) if several(baseline) else [cast(str, baseline)]
     if not names:
         raise UnknownNameError("baseline", "", [], hint="Give at least one baseline.")
     return names
@@ -212,7 +213,7 @@ def risk_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequ
         table["p_adjusted"] = family_adjusted(table, "p_value", correction, ["alpha"])
         table["verdict"] = rule_verdicts(table["urisk"], table["p_adjusted"], sig_level)
         return table
-    challengers, delta, x = challenger_deltas(matrix, baseline, alphas)          # (S, T), (A, S, T)
+    challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)   # (S, T), (A, S, T)
     base = matrix.loc[baseline].to_numpy(dtype=float)
     alphas = [float(a) for a in alphas]
     result = trisk(x)                                                            # each (A, S)
@@ -245,7 +246,7 @@ def topic_risk(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequ
     if several(baseline):
         return pd.concat([topic_risk(matrix, b, alphas, measure, sig_level) for b in baselines_of(baseline)],
                          ignore_index=True)
-    challengers, delta, x = challenger_deltas(matrix, baseline, alphas)          # (S, T), (A, S, T)
+    challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)   # (S, T), (A, S, T)
     alphas = [float(a) for a in alphas]
     c = x.shape[-1]
     spread = _spread(x)
