@@ -7,7 +7,6 @@ holds one `Page`: its figure numbers, where its tables go, and what the runner a
 from __future__ import annotations
 
 import html
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,19 +16,63 @@ from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, package_versions, remember_digests
 from riskreport.measures.params import ReportParameters
 from riskreport.render.figures import FigureWriter
+from riskreport.render.html import (
+    HTML,
+    _alpha_label,
+    _short_p,
+    _signed,
+    format_p,
+    note,
+    omitted,
+    significance_marks,
+    styled,
+)
+from riskreport.render.latex_tables import (
+    _legend,
+    _mark_frame,
+    bootstrap_latex,
+    effectiveness_latex,
+    georisk_latex,
+    multi_measure_latex,
+    multi_measure_styled,
+    risk_latex,
+    tex_label,
+)
+from riskreport.render.nondeterministic import (
+    VERDICT_STYLES,
+    instance_tests_summary,
+    mixed_summary,
+    nondeterministic_methods,
+    variance_components,
+)
+from riskreport.render.tables import (
+    FAST_HTML_CELLS,
+    PAGE_ROWS,
+    VERDICT_ANCHOR,
+    VERDICT_COLOURS,
+    _by_verdict,
+    _key,
+    _methods_count,
+    _plain_table_html,
+    back_link,
+    baselines_note,
+    ci_wide,
+    for_baseline,
+    interactive,
+    interval_verdicts,
+    risk_counts,
+    risk_wide,
+    side_by_side,
+    styler_html,
+    tests_wide,
+    verdict_matrix,
+)
 from riskreport.stats.rankings import riskiest_first
 
 CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests")
 
-
-class HTML:
-    """Minimal rich-display object (avoids importing IPython at module import)."""
-
-    def __init__(self, markup: str):
-        self.markup = markup
-
-    def _repr_html_(self) -> str:
-        return self.markup
+# The report's parts, importable from here as before (templates use report.<name>)
+__all__ = ["FAST_HTML_CELLS", "HTML", "PAGE_ROWS", "VERDICT_ANCHOR", "VERDICT_COLOURS", "VERDICT_STYLES", "_alpha_label", "_by_verdict", "_key", "_legend", "_mark_frame", "_methods_count", "_plain_table_html", "_short_p", "_signed", "back_link", "baselines_note", "bootstrap_latex", "ci_wide", "effectiveness_latex", "for_baseline", "format_p", "georisk_latex", "instance_tests_summary", "interactive", "interval_verdicts", "mixed_summary", "multi_measure_latex", "multi_measure_styled", "nondeterministic_methods", "note", "omitted", "risk_counts", "risk_latex", "risk_wide", "side_by_side", "significance_marks", "styled", "styler_html", "tests_wide", "tex_label", "variance_components", "verdict_matrix"]
 
 
 GUIDE = {
@@ -246,42 +289,6 @@ def figure_note(shown: list[str], total: int) -> HTML:
                 "tables and CSVs cover all of them.")
 
 
-def omitted(text: str) -> HTML:
-    """Why a section has nothing to show; the exported page then leaves that section (and its contents entry) out."""
-    return HTML(f"<p class='rr-omit-section'>{html.escape(text)}</p>")
-
-
-def note(text: str) -> HTML:
-    """A short paragraph (escaped)."""
-    return HTML(f"<p>{html.escape(text)}</p>")
-
-
-def styled(table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | None = None,
-           caption: str | None = None):
-    """A pandas Styler: escaped text, fixed precision, optional best-value highlight per column.
-
-    `highlight` maps a column to "max" or "min".
-    """
-    style = (table.style.format(precision=precision, escape="html", na_rep="–")
-             .format_index(escape="html", axis=1).hide(axis="index"))
-    grid_columns = [c for c in table.columns if c in ("alpha", "r")]
-    if grid_columns:
-        style = style.format("{:g}", subset=grid_columns)
-    p_columns = [c for c in table.columns if str(c).startswith("p_") and pd.api.types.is_numeric_dtype(table[c])]
-    if p_columns:
-        style = style.format(format_p, subset=p_columns, na_rep="–")
-    text = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
-    if text:
-        style = style.set_properties(subset=text, **{"text-align": "left"})
-    for column, how in (highlight or {}).items():
-        if column in table:
-            style = (style.highlight_max if how == "max" else style.highlight_min)(
-                subset=[column], props="font-weight: bold; background-color: #e8f4ea")
-    if caption:
-        style = style.set_caption(html.escape(caption))
-    return style
-
-
 def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two tables: the collection in numbers, and per system its source, missing topics and judged fraction."""
     from riskreport.io.trec import read_qrels
@@ -305,21 +312,6 @@ def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) 
         per_system[f"judged fraction ({judged['measure'].iloc[0]})"] = per_system["system"].map(
             judged.set_index("system")["judged"])
     return overview, per_system
-
-
-def format_p(p: float) -> str:
-    """p-values: 4 decimals, or `< 0.0001`."""
-    if p != p:
-        return "–"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def significance_marks(table: pd.DataFrame, sig_level: float, p_column: str = "p_adjusted",
-                       effect_column: str = "delta") -> pd.Series:
-    """▲ significantly better, ▼ significantly worse than the baseline, '' otherwise."""
-    significant = table[p_column] < sig_level
-    return pd.Series(["▲" if s and e > 0 else "▼" if s and e < 0 else "" for s, e in
-                      zip(significant, table[effect_column])], index=table.index)
 
 
 def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
@@ -380,366 +372,6 @@ def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_leve
     return HTML(f"<p>{html.escape(text)}</p>")
 
 
-# Verdicts, wide tables and interactive tables (issue 13)
-
-VERDICT_COLOURS = {"risk": "background-color: #fde0d2", "reward": "background-color: #d9f0e3",
-                   "undefined": "background-color: #eeeeee"}
-VERDICT_ANCHOR = "verdict-matrix"
-
-
-def interactive(table, page_size: int = 8, summary: str | None = None, open_: bool = False) -> HTML:
-    """A table (DataFrame or Styler) the page makes sortable, searchable and paged (script in the nbconvert
-    template, no network); inside a collapsed `<details>` titled `summary` when one is given."""
-    markup = styler_html(table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table))
-    body = f"<div class='rr-table' data-page='{int(page_size)}'>{markup}</div>"
-    if summary is not None:
-        body = (f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
-                f"{body}</details>")
-    return HTML(body)
-
-
-FAST_HTML_CELLS = 5_000     # Stylers with more cells than this are written by `styler_html`'s own loop
-
-
-def styler_html(style) -> str:
-    """`style.to_html()`, the same markup, written in one loop for a large table with a plain layout (hidden
-    index, one header row, no table styles, classes or tooltips): pandas' template costs ~0.1 ms a cell."""
-    data = style.data
-    try:
-        plain = (data.size > FAST_HTML_CELLS and all(style.hide_index_) and not any(style.hide_columns_)
-                 and data.columns.nlevels == 1 and not style.hidden_rows
-                 and not style.hidden_columns and not style.table_styles and not style.table_attributes
-                 and not style.cell_context and style.tooltips is None and not style.concatenated
-                 and isinstance(style.caption, (str, type(None))) and style.cell_ids)
-        if plain:
-            return _plain_table_html(style, data)
-    except (AttributeError, KeyError, TypeError):        # pandas' Styler internals moved: its own, slower, writer
-        pass
-    return style.to_html()
-
-
-def _plain_table_html(style, data: pd.DataFrame) -> str:
-    style._compute()
-    uid, rows, cols = style.uuid, data.shape[0], data.shape[1]
-    groups: dict[tuple, list[str]] = {}
-    for (r, c), props in sorted(style.ctx.items()):
-        if props:
-            groups.setdefault(tuple(props), []).append(f"row{r}_col{c}")
-    css = "".join(", ".join(f"#T_{uid}_{sel}" for sel in selectors) + " {\n"
-                  + "".join(f"  {prop}: {value};\n" for prop, value in props) + "}\n"
-                  for props, selectors in groups.items())
-    head = "".join(f'      <th id="T_{uid}_level0_col{c}" class="col_heading level0 col{c}" >'
-                   f"{style._display_funcs_columns[(0, c)](name)}</th>\n" for c, name in enumerate(data.columns))
-    columns = [data.iloc[:, c].tolist() for c in range(cols)]
-    funcs = style._display_funcs
-    body = []
-    for r in range(rows):
-        cells = "".join(f'      <td id="T_{uid}_row{r}_col{c}" class="data row{r} col{c}" >'
-                        f"{funcs[(r, c)](columns[c][r])}</td>\n" for c in range(cols))
-        body.append(f"    <tr>\n{cells}    </tr>\n")
-    caption = f"  <caption>{style.caption}</caption>\n" if style.caption else ""
-    return (f'<style type="text/css">\n{css}</style>\n<table id="T_{uid}">\n{caption}  <thead>\n    <tr>\n{head}'
-            f"    </tr>\n  </thead>\n  <tbody>\n{''.join(body)}  </tbody>\n</table>\n")
-
-
-def side_by_side(*parts: HTML) -> HTML:
-    """Figures (from `Page.figure`) next to each other, each scaled to its share of the page width."""
-    return HTML("<div class='rr-figures'>" + "".join(f"<div class='rr-figure'>{part.markup}</div>" for part in parts)
-                + "</div>")
-
-
-def back_link() -> HTML:
-    """A line linking back to the verdict matrix at the top of the page."""
-    return HTML(f"<p class='rr-note'><a href='#{VERDICT_ANCHOR}'>↑ verdicts per system and α</a> (the one "
-                "significance rule of this report)</p>")
-
-
-def _signed(values: pd.Series, convention: str) -> pd.Series:
-    return -values if convention == "minus" else values
-
-
-def _alpha_label(alpha: float, convention: str) -> str:
-    return f"r = {alpha + 1:g}" if convention == "minus" else f"α = {alpha:g}"
-
-
-PAGE_ROWS = 3_000   # above this, a table of every method's verdict shows only the rows that differ from the rule
-
-
-def interval_verdicts(verdicts: pd.DataFrame, summary: pd.DataFrame, limit: int = PAGE_ROWS) -> tuple[pd.DataFrame, str]:
-    """The interval methods' own verdicts for the page, and a caption that says which rows are shown.
-
-    `verdicts` is `significance.report_verdicts`' first table (`kind` test or interval), `summary` its
-    second (the rule's verdict per challenger and α). Up to `limit` rows: all of them. Beyond (a campaign:
-    110 systems × 21 α × 5 methods = 11,550 rows, 7 MB of page), only the rows whose verdict differs from
-    the rule's, with the rule's verdict beside them; every row stays in `tables/verdicts.csv`.
-    """
-    intervals = verdicts[verdicts["kind"] != "test"].drop(columns=["kind", "statistic", "p_adjusted"])
-    if len(intervals) <= limit:
-        return intervals, "Every interval method at the first level, with its own verdict"
-    key = _key(intervals, summary)
-    rule = summary[[*key, "verdict"]].rename(columns={"verdict": "rule_verdict"})
-    both = intervals.merge(rule, on=key, how="left")
-    same = both["verdict"].replace("undefined", "inconclusive") == both["rule_verdict"].replace("undefined",
-                                                                                                 "inconclusive")
-    differs = both[~same]
-    return differs, (f"Interval methods whose verdict differs from the report's: {len(differs):,} of "
-                     f"{len(intervals):,} rows (every row: tables/verdicts.csv)")
-
-
-def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
-    """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first;
-    with several baselines, one column group per baseline (its α beneath), each cell then shorter (▼/▲ mark).
-
-    `summary` is `significance.report_verdicts(...)[1]` (already in risk order).
-    """
-    order = list(dict.fromkeys(summary["system"]))
-    baselines = list(dict.fromkeys(summary["baseline"])) if "baseline" in summary else [None]
-    several = len(baselines) > 1
-    text = ({"risk": "▼", "reward": "▲", "inconclusive": "·", "undefined": "n/a"} if several else
-            {"risk": "▼ risk", "reward": "▲ reward", "inconclusive": "inconclusive", "undefined": "n/a (SE = 0)"})
-    cells = summary.assign(
-        cell=[f"{text[v]} {u:+.4f} ({a}/{m})" for v, u, a, m in
-              zip(summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"])],
-        label=[_alpha_label(a, convention) for a in summary["alpha"]])
-    labels = [_alpha_label(a, convention) for a in sorted(summary["alpha"].unique())]
-    columns = ["label"] if not several else ["baseline", "label"]
-    grid = pd.MultiIndex.from_product([baselines, labels]) if several else labels
-    wide = cells.pivot(index="system", columns=columns, values="cell").reindex(index=order, columns=grid)
-    colours = cells.pivot(index="system", columns=columns, values="verdict").reindex(index=order, columns=grid)
-    differing = summary[summary["disagree"] != ""].groupby("system", sort=False)
-    disagree = ({system: _methods_count(g["disagree"]) for system, g in differing} if several else
-                {system: "; ".join(f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"],
-                                                                                                       g["disagree"]))
-                 for system, g in differing})
-    notes = pd.Series(disagree, dtype=object).reindex(order).fillna("")
-    wide = wide.fillna("—" if several else "")
-    if several:
-        wide[("", "methods that disagree")] = notes.to_numpy()
-        wide.insert(0, ("", "system"), wide.index)
-        wide.columns = pd.MultiIndex.from_tuples(wide.columns, names=["baseline", None])
-        colours = colours.reindex(columns=wide.columns)
-    else:
-        wide["methods that disagree"] = notes
-        wide = wide.reset_index()
-        colours = colours.reset_index(drop=True).reindex(columns=wide.columns)
-    wide = wide.reset_index(drop=True)
-    colours = colours.reset_index(drop=True)
-    colours.columns = wide.columns
-    style = (wide.style.hide(axis="index").format(escape="html").format_index(escape="html", axis=1)
-             .set_properties(**{"text-align": "left"})
-             .apply(lambda frame: colours.reindex(columns=frame.columns)
-                    .map(lambda v: VERDICT_COLOURS.get(v, "") if isinstance(v, str) else ""), axis=None))
-    if several:                                            # one line per cell: 100 systems stay one screen each
-        style = style.set_properties(subset=list(wide.columns[1:-1]), **{"white-space": "nowrap"})
-    if caption:
-        style = style.set_caption(html.escape(caption))
-    kind = " rr-verdict-groups" if several else ""
-    return HTML(f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>" + interactive(style, page_size=12).markup
-                + "</div>")
-
-
-def for_baseline(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """The rows of a report table (risk, tests, bootstrap, topics, verdicts) against one `baseline`."""
-    return table[table["baseline"] == baseline].reset_index(drop=True) if "baseline" in table else table
-
-
-def baselines_note(baselines: list[str], n_systems: int) -> HTML:
-    """What a report with several baselines shows, and that its verdicts are corrected as one family."""
-    if len(baselines) < 2:
-        return HTML("")
-    family = len(baselines) * (n_systems - 1)
-    return note(f"This report compares every system with {len(baselines)} baselines ({', '.join(baselines)}): "
-                f"the verdict matrix has one column group per baseline. The p-values are adjusted across the whole "
-                f"family of {family} comparisons at each α (every baseline against every other system), so each "
-                f"verdict accounts for every comparison in this report. The risk table is shown per baseline; the "
-                f"other sections compare with the first baseline, {baselines[0]}, and every table in tables/*.csv "
-                "holds every baseline (column `baseline`).")
-
-
-def _key(table: pd.DataFrame, summary: pd.DataFrame) -> list[str]:
-    """The columns that identify a verdict in both tables: system and α, and the baseline when both have it."""
-    return ["system", "baseline", "alpha"] if "baseline" in table and "baseline" in summary else ["system", "alpha"]
-
-
-def _methods_count(disagreements: pd.Series) -> str:
-    """`randomisation ×5, sign ×2`: in how many of a system's cells (baseline × α) each method disagrees with
-    the rule (a matrix with several baselines; each cell's methods are in tables/verdicts.csv)."""
-    counts: dict[str, int] = {}
-    for text in disagreements:
-        for item in text.split("; "):
-            method = item.partition(": ")[0]
-            counts[method] = counts.get(method, 0) + 1
-    return ", ".join(f"{m} ×{n}" for m, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def _by_verdict(disagree: str) -> str:
-    """`sign: risk; bca: risk; wilcoxon: reward` -> `risk: sign bca; reward: wilcoxon`; more than two methods
-    with one verdict are counted (`risk: 5 methods`); every method's verdict is in tables/verdicts.csv."""
-    groups: dict[str, list[str]] = {}
-    for item in disagree.split("; "):
-        method, _, verdict = item.partition(": ")
-        groups.setdefault(verdict, []).append(method)
-    return ", ".join(f"{verdict}: {' '.join(methods) if len(methods) <= 2 else f'{len(methods)} methods'}"
-                     for verdict, methods in groups.items())
-
-
-def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "standard", caption: str | None = None):
-    """URisk and TRisk per system (rows, riskiest first) and α (columns), with the rule's adjusted p and mark.
-
-    TRisk to 2 decimals: five α fit a 1400 px page; the values that do not change with α are in `risk_counts`."""
-    order = list(dict.fromkeys(summary["system"]))
-    key = _key(risk, summary)
-    merged = risk.drop(columns=["verdict", "p_adjusted"], errors="ignore").merge(
-        summary[[*key, "p_adjusted", "verdict"]], on=key)
-    merged["urisk"] = _signed(merged["urisk"], convention)
-    merged["trisk"] = _signed(merged["trisk"], convention)
-    merged["mark"] = merged["verdict"].map({"risk": " ▼", "reward": " ▲"}).fillna("")
-    parts = []
-    for alpha, at in merged.groupby("alpha", sort=True):
-        label = _alpha_label(alpha, convention)
-        at = at.set_index("system").reindex(order)
-        parts.append(pd.DataFrame({f"URisk {label}": [f"{u:+.4f}{m}" for u, m in zip(at["urisk"], at["mark"])],
-                                   f"TRisk {label}": at["trisk"], f"p_adj {label}": at["p_adjusted"]}, index=order))
-    wide = pd.concat(parts, axis=1).rename_axis("system").reset_index()
-    verdict = merged.pivot(index="system", columns="alpha", values="verdict").reindex(order)
-    style = styled(wide, precision=4, caption=caption).format(
-        "{:+.2f}", subset=[c for c in wide.columns if c.startswith("TRisk")], na_rep="–")
-    for alpha in verdict.columns:
-        column = f"URisk {_alpha_label(alpha, convention)}"
-        colours = verdict[alpha].map(lambda v: VERDICT_COLOURS.get(v, "")).tolist()
-        style = style.apply(lambda _, c=colours: c, subset=[column])
-    return style
-
-
-def risk_counts(risk: pd.DataFrame, summary: pd.DataFrame, caption: str | None = None):
-    """What does not change with α, per system (rows, riskiest first): wins, losses, ties, FRisk, FReward,
-    FRisk/FReward and losses > 20% (the companion of `risk_wide`)."""
-    order = list(dict.fromkeys(summary["system"]))
-    once = risk.drop_duplicates("system").set_index("system").reindex(order)[
-        ["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]].rename(
-        columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"})
-    return styled(once.rename_axis("system").reset_index(), precision=4, caption=caption)
-
-
-def ci_wide(boot: pd.DataFrame, summary: pd.DataFrame, method: str = "bca", convention: str = "standard",
-            caption: str | None = None):
-    """The `method` interval of URisk at each level per system (rows, riskiest first) and α (columns), its own
-    verdict beside it, and ≠ where that verdict differs from the report's rule (no colour: colours are the rule's)."""
-    from riskreport.stats.risk import to_convention
-    order = list(dict.fromkeys(summary["system"]))
-    shown = to_convention(boot[boot["method"] == method], convention)
-    rule = summary.set_index(["system", "alpha"])["verdict"]
-    shown = shown.assign(rule=rule.reindex(pd.MultiIndex.from_frame(shown[["system", "alpha"]])).to_numpy())
-    same = (shown["verdict"] == shown["rule"]) | ((shown["verdict"] == "inconclusive") & (shown["rule"] == "undefined"))
-    shown["cell"] = [f"[{lo:+.4f}, {hi:+.4f}] {v}{'' if s else ' ≠'}" for lo, hi, v, s in
-                     zip(shown["ci_low"], shown["ci_high"], shown["verdict"], same)]
-    shown["label"] = [f"{_alpha_label(a, convention)}, {lv:g}" for a, lv in zip(shown["alpha"], shown["level"])]
-    labels = list(dict.fromkeys(shown.sort_values(["alpha", "level"])["label"]))
-    wide = shown.pivot(index="system", columns="label", values="cell").reindex(index=order, columns=labels)
-    return styled(wide.rename_axis("system").reset_index(), caption=caption)
-
-
-def _short_p(p: float) -> str:
-    """A p-value in a wide table: 3 decimals, or `<.001`."""
-    return "–" if p != p else "<.001" if p < 1e-3 else f"{p:.3f}"
-
-
-def tests_wide(tests: pd.DataFrame, summary: pd.DataFrame, sig_level: float, convention: str = "standard",
-               caption: str | None = None):
-    """Adjusted p-values per system (rows, riskiest first), α and test (columns; `rand.`: the randomisation test);
-    the t-test column is the rule (coloured by its verdict), the other tests' p-values below the level are bold."""
-    order = list(dict.fromkeys(summary["system"]))
-    short = {"randomisation": "rand."}          # column headers narrow enough for 5 α on a 1400 px page
-    tests = tests.assign(label=[f"{short.get(t, t)} {_alpha_label(a, convention)}" for t, a in
-                                zip(tests["test"], tests["alpha"])])
-    ranked = {t: i for i, t in enumerate(("t", "sign", "wilcoxon", "randomisation"))}
-    labels = list(dict.fromkeys(tests.sort_values(["alpha", "test"], key=lambda c: c.map(ranked) if c.name == "test"
-                                                  else c)["label"]))
-    wide = tests.pivot(index="system", columns="label", values="p_adjusted").reindex(index=order, columns=labels)
-    wide.columns = [f"p_{c}" for c in wide.columns]
-    table = wide.rename_axis("system").reset_index()
-    style = styled(table, caption=caption).format(_short_p, subset=list(table.columns[1:]), na_rep="–")  # 1400 px
-    verdict = summary.set_index(["system", "alpha"])["verdict"]
-    for alpha in sorted(tests["alpha"].unique()):
-        column = f"p_t {_alpha_label(alpha, convention)}"
-        colours = [VERDICT_COLOURS.get(verdict.get((s, alpha), ""), "") for s in table["system"]]
-        style = style.apply(lambda _, c=colours: c, subset=[column])
-    others = [c for c in table.columns if c.startswith("p_") and not c.startswith("p_t ")]
-    return style.map(lambda v: "font-weight: bold" if isinstance(v, float) and v < sig_level else "", subset=others)
-
-
-# Non-deterministic systems (templates/nondeterministic.ipynb; riskreport.stats.mixed)
-
-VERDICT_STYLES = {"equivalent": "background-color: #d9f0e3", "better": "background-color: #b7e1c4",
-                  "not_worse": "background-color: #eef6e8", "worse": "background-color: #fde0d2",
-                  "risk": "background-color: #fde0d2", "reward": "background-color: #d9f0e3"}
-
-
-def mixed_summary(mixed: pd.DataFrame, sig_level: float, caption: str | None = None):
-    """The mixed model's system effects for the page: effect, SE, both intervals, p, verdict, fitting method.
-
-    `mixed` is `riskreport.stats.mixed.mixed_table(...)` (standard convention: > 0 is better).
-    """
-    interval = lambda low, high: [f"[{a:+.4f}, {b:+.4f}]" for a, b in zip(low, high)]  # noqa: E731
-    table = pd.DataFrame({
-        "system": mixed["system"], "instances": mixed["n_instances"], "effect": mixed["effect"],
-        "se": mixed["se"], f"{100 * (1 - sig_level):g}% CI": interval(mixed["ci_low"], mixed["ci_high"]),
-        "p_value": mixed["p_value"],
-        f"{100 * (1 - 2 * sig_level):g}% CI (equivalence)": interval(mixed["tost_low"], mixed["tost_high"]),
-        "δ0": mixed["delta0"], "verdict": mixed["verdict"], "method": mixed["method"]})
-    return styled(table, caption=caption).format("{:g}", subset=["δ0"]).map(
-        lambda v: VERDICT_STYLES.get(v, ""), subset=["verdict"])
-
-
-def variance_components(mixed: pd.DataFrame, caption: str | None = None):
-    """Variance components of the mixed model per system, and each one's share of their sum."""
-    names = {"topic": "topic", "instance": "instance", "topic_system": "topic × system", "residual": "residual"}
-    table = pd.DataFrame({"system": mixed["system"]})
-    for key, name in names.items():
-        table[f"σ² {name}"] = mixed[f"var_{key}"]
-    for key, name in names.items():
-        table[f"share {name}"] = mixed[f"share_{key}"]
-    shares = [c for c in table.columns if c.startswith("share")]
-    return styled(table, precision=6, caption=caption).format("{:.1%}", subset=shares, na_rep="–")
-
-
-def instance_tests_summary(tests: pd.DataFrame, caption: str | None = None):
-    """Single-instance paired t-tests per system (from `riskreport.stats.instances.single_instance_tests`), shares as %."""
-    shares = [c for c in tests.columns if c.startswith("share_p")]
-    shown = tests.rename(columns={c: f"significant at {int(c[7:]) / 100:g}" for c in shares})
-    return styled(shown, caption=caption).format("{:.0%}", subset=[f"significant at {int(c[7:]) / 100:g}"
-                                                                    for c in shares])
-
-
-def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, sig_level: float) -> HTML:
-    """The methods paragraph of the non-deterministic template (Jayasinghe et al. 2014; docs/measures/nondeterministic.md)."""
-    df = sorted(set(int(d) for d in mixed["df"]))
-    methods = sorted(set(mixed["method"]))
-    delta0 = float(mixed["delta0"].iloc[0]) if len(mixed) else float("nan")
-    text = (
-        f"Each system is compared with the baseline {baseline} on {measure} under the linear mixed-effects model "
-        "of Jayasinghe et al. (SIGIR 2014): score = γ + system + instance + topic + topic × system + residual, "
-        "with the system a fixed effect and the others random, instances nested in their system and crossed "
-        "with topics. A deterministic system (a single run) has no instance effect: its instance variance is 0. "
-        "The variance components are estimated by restricted maximum likelihood (REML): exactly, through the "
-        "orthogonal strata of the design, when every instance of both systems has a score on every topic "
-        "('balanced REML', which agrees with statsmodels MixedLM to 1e-4), and with statsmodels MixedLM otherwise. "
-        f"Fitting method(s) used here: {', '.join(methods)}. The effect is the difference of the system means "
-        f"(> 0: better than the baseline); its p-value and intervals use Student's t with n_topics − 1 = "
-        f"{', '.join(map(str, df))} degrees of freedom. Equivalence is tested with two one-sided tests at level "
-        f"{sig_level:g} for the margin δ0 = {delta0:g}: 'equivalent' when the {100 * (1 - 2 * sig_level):g}% "
-        "interval lies inside (−δ0, δ0); otherwise 'better' or 'worse' when the "
-        f"{100 * (1 - sig_level):g}% interval lies entirely above or below 0; otherwise 'not worse' when the "
-        f"{100 * (1 - 2 * sig_level):g}% interval's lower end is above −δ0 (non-inferiority); otherwise "
-        "'inconclusive'. A lack of significance is never read as equivalence. The single-instance analyses compare "
-        "each instance with the baseline (its per-topic mean over instances when the baseline has several): "
-        "paired t-tests over topics, and URisk/TRisk at every α; the pooled system is the per-topic mean over an "
-        "system's instances.")
-    return HTML(f"<p>{html.escape(text)}</p>")
-
-
-# Choices the report made, LaTeX tables and the multi-measure table (issue 13)
-
 def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: bool) -> list[str]:
     """Lines for the how-to box saying which baseline and measure the report chose, and why, when none was given."""
     from riskreport.measures.evaluation import SCORE, canonical_measure, score_table_measures
@@ -762,109 +394,3 @@ def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: 
             why = "riskreport's default; choose another with --measure"
         notes.append(f"No measure was given: {params.measure} is {why}.")
     return notes
-
-
-def _mark_frame(table: pd.DataFrame, column: str, verdicts: pd.Series) -> pd.DataFrame:
-    return pd.DataFrame({column: verdicts.map({"risk": "▼", "reward": "▲"}).fillna("").to_numpy()}, index=table.index)
-
-
-def _legend(params: ReportParameters, correction: str) -> str:
-    adjusted = "unadjusted" if correction == "none" else f"{correction}-adjusted across the challengers"
-    return (f"▲/▼: significantly better/worse than {params.baseline} (two-sided paired t-test on the risk-adjusted "
-            f"differences, p < {params.sig_level:g}, {adjusted}).")
-
-
-def tex_label(params: ReportParameters, name: str) -> str:
-    """`tab:<collection>:<name>`: labels of two reports' tables do not clash in one paper."""
-    return f"tab:{re.sub(r'[^A-Za-z0-9.-]+', '-', params.collection.name)}:{name}"
-
-
-def effectiveness_latex(effectiveness: pd.DataFrame, params: ReportParameters, correction: str) -> dict:
-    """Arguments of `latex.latex_table` for the effectiveness table (marks: the rule at α = 0)."""
-    table = effectiveness.sort_values("mean", ascending=False)[["system", "mean", "median", "sd", "delta"]] \
-        .rename(columns={"delta": "Δ"}).reset_index(drop=True)
-    ordered = effectiveness.sort_values("mean", ascending=False).reset_index(drop=True)
-    verdict = pd.Series(["reward" if m == "▲" else "risk" if m == "▼" else "" for m in
-                         significance_marks(ordered, params.sig_level)])
-    return dict(table=table, caption=f"{params.measure} per system; Δ against {params.baseline}.",
-                label=tex_label(params, "effectiveness"), best={"mean": "max", "median": "max"},
-                marks=_mark_frame(table, "mean", verdict), legend=_legend(params, correction))
-
-
-def risk_latex(risk: pd.DataFrame, summary: pd.DataFrame, params: ReportParameters, correction: str) -> dict:
-    """Arguments of `latex.latex_table` for URisk and TRisk per α (rows riskiest first, marks from the rule)."""
-    order = list(dict.fromkeys(summary["system"]))
-    alphas = sorted(risk["alpha"].unique())
-    urisk = risk.pivot(index="system", columns="alpha", values="urisk").reindex(order)
-    trisk = risk.pivot(index="system", columns="alpha", values="trisk").reindex(order)
-    verdict = summary.pivot(index="system", columns="alpha", values="verdict").reindex(order)
-    table = pd.concat([urisk.rename(columns=lambda a: f"α={a:g}"),
-                       trisk.rename(columns=lambda a: f"α={a:g} ")], axis=1).rename_axis("system").reset_index()
-    marks = pd.DataFrame({f"α={a:g}": verdict[a].map({"risk": "▼", "reward": "▲"}).fillna("").to_numpy()
-                          for a in alphas}, index=table.index)
-    return dict(table=table, caption=f"URisk and TRisk of {params.measure} against {params.baseline} per α "
-                f"(higher is better).", label=tex_label(params, "risk"), best={f"α={a:g}": "max" for a in alphas},
-                marks=marks, legend=_legend(params, correction),
-                column_groups=[("", 1), ("URisk", len(alphas)), ("TRisk", len(alphas))])
-
-
-def georisk_latex(analysis, params: ReportParameters) -> dict:
-    """Arguments of `latex.latex_table` for GeoRisk per α over the pool (best first)."""
-    wide = analysis.geo.pivot(index="system", columns="alpha", values="georisk")
-    means = analysis.geo.drop_duplicates("system").set_index("system")["mean"]
-    top = wide.columns.max()
-    wide = wide.sort_values(top, ascending=False)
-    table = pd.concat([means.reindex(wide.index).rename("mean"), wide.rename(columns=lambda a: f"α={a:g}")],
-                      axis=1).rename_axis("system").reset_index()
-    return dict(table=table, caption=f"GeoRisk of {params.measure} over a pool of {len(analysis.matrix)} systems "
-                "(Dinçer et al. 2016; higher is better).", label=tex_label(params, "georisk"),
-                best={c: "max" for c in table.columns if c != "system"},
-                column_groups=[("", 2), ("GeoRisk", len(wide.columns))])
-
-
-def bootstrap_latex(boot: pd.DataFrame, summary: pd.DataFrame, params: ReportParameters, method: str = "bca") -> dict:
-    """Arguments of `latex.latex_table` for the `method` intervals at the first level per α; marks from the rule,
-    † where the interval's own verdict differs."""
-    order = list(dict.fromkeys(summary["system"]))
-    level = boot["level"].min()
-    part = boot[(boot["method"] == method) & (boot["level"] == level)]
-    part = part.merge(summary[["system", "alpha", "verdict"]].rename(columns={"verdict": "rule"}), on=["system", "alpha"])
-    part = part.assign(cell=[f"[{lo:.4f}, {hi:.4f}]" for lo, hi in zip(part["ci_low"], part["ci_high"])],
-                       mark=[{"risk": "▼", "reward": "▲"}.get(r, "") +
-                             ("" if v == r or (v == "inconclusive" and r == "undefined") else "†")
-                             for v, r in zip(part["verdict"], part["rule"])])
-    cells = part.pivot(index="system", columns="alpha", values="cell").reindex(order)
-    marks = part.pivot(index="system", columns="alpha", values="mark").reindex(order)
-    table = cells.rename(columns=lambda a: f"α={a:g}").rename_axis("system").reset_index()
-    mark_frame = marks.rename(columns=lambda a: f"α={a:g}").reset_index(drop=True).fillna("")
-    return dict(table=table, caption=f"{'BCa' if method == 'bca' else method} {level:g} intervals of URisk "
-                f"of {params.measure} against {params.baseline} per α.", label=tex_label(params, "bootstrap"), marks=mark_frame,
-                legend="▲/▼: the report's verdict (paired t-test, adjusted); †: the interval's own verdict differs.")
-
-
-def multi_measure_styled(multi: pd.DataFrame, sig_level: float, caption: str | None = None):
-    """Mean per system (rows) and measure (columns) with ▲/▼ against the baseline (the rule at α = 0)."""
-    marked = multi.assign(cell=[f"{m:.4f}{' ▲' if p < sig_level and d > 0 else ' ▼' if p < sig_level and d < 0 else ''}"
-                                for m, d, p in zip(multi["mean"], multi["delta"], multi["p_adjusted"])])
-    wide = marked.pivot(index="system", columns="measure", values="cell")
-    wide = wide.reindex(index=list(dict.fromkeys(multi["system"])), columns=list(dict.fromkeys(multi["measure"])))
-    return styled(wide.rename_axis("system").reset_index().rename_axis(None, axis=1), caption=caption)
-
-
-def multi_measure_latex(multi: pd.DataFrame, params: ReportParameters, correction: str) -> dict:
-    """Arguments of `latex.latex_table` for the multi-measure table: one column group (mean, Δ) per measure."""
-    measures = list(dict.fromkeys(multi["measure"]))
-    systems = list(dict.fromkeys(multi["system"]))
-    columns, marks = {}, {}
-    for i, measure in enumerate(measures):
-        part = multi[multi["measure"] == measure].set_index("system").reindex(systems)
-        space = " " * i                       # column names must differ; the group header names the measure
-        columns[f"mean{space}"] = part["mean"].to_numpy()
-        columns[f"Δ{space}"] = part["delta"].to_numpy()
-        marks[f"mean{space}"] = ["▲" if p < params.sig_level and d > 0 else "▼" if p < params.sig_level and d < 0
-                                 else "" for d, p in zip(part["delta"], part["p_adjusted"])]
-    table = pd.DataFrame({"system": systems, **columns})
-    return dict(table=table, caption=f"Mean effectiveness per measure; Δ against {params.baseline}.",
-                label=tex_label(params, "measures"), best={c: "max" for c in columns if c.startswith("mean")},
-                marks=pd.DataFrame(marks, index=table.index), legend=_legend(params, correction),
-                column_groups=[("", 1)] + [(m, 2) for m in measures])
