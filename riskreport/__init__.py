@@ -28,6 +28,7 @@ The same report as one object, every table computed once on first use, is `a = r
 summary of its verdicts. A whole HTML report is one call, `rr.run_report("risk_report", collection="demo")`
 (papermill and nbconvert; the folder it wrote is returned), and a jobs file one more, `rr.run_batch("jobs.toml")`.
 """
+
 import importlib as _importlib
 from importlib import metadata as _metadata
 from importlib import util as _util
@@ -44,31 +45,92 @@ from riskreport.errors import (
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
 _LAZY = {
-    "run_batch": "run.batch", "run_report": "run.runner", "analyse": "run.analysis", "Analysis": "run.analysis", "Collection": "io.collection",
-    "load_collection": "io.collection", "adjust_pvalues": "stats.corrections",
-    "effectiveness_table": "stats.effectiveness", "TopicScores": "measures.evaluation",
-    "evaluate": "measures.evaluation", "judged_fraction": "measures.evaluation", "InstanceScores": "stats.instances",
-    "evaluate_instances": "stats.instances", "MixedFit": "stats.mixed", "fit_pair": "stats.mixed",
-    "mixed_table": "stats.mixed", "ReportParameters": "measures.params", "check_report_options": "measures.params",
-    "resolve_parameters": "measures.params", "choose_systems": "measures.params",
-    "rank_agreement": "stats.rankings", "read_letor": "io.letor", "load_letor_folder": "io.letor",
+    "run_batch": "run.batch",
+    "run_report": "run.runner",
+    "analyse": "run.analysis",
+    "Analysis": "run.analysis",
+    "Collection": "io.collection",
+    "load_collection": "io.collection",
+    "adjust_pvalues": "stats.corrections",
+    "effectiveness_table": "stats.effectiveness",
+    "TopicScores": "measures.evaluation",
+    "evaluate": "measures.evaluation",
+    "judged_fraction": "measures.evaluation",
+    "InstanceScores": "stats.instances",
+    "evaluate_instances": "stats.instances",
+    "MixedFit": "stats.mixed",
+    "fit_pair": "stats.mixed",
+    "mixed_table": "stats.mixed",
+    "ReportParameters": "measures.params",
+    "check_report_options": "measures.params",
+    "resolve_parameters": "measures.params",
+    "choose_systems": "measures.params",
+    "rank_agreement": "stats.rankings",
+    "read_letor": "io.letor",
+    "load_letor_folder": "io.letor",
     "make_objective": "ltr.objectives",
-    **{name: "stats.risk" for name in ("deltas", "georisk", "georisk_table", "risk_adjusted", "risk_adjusted_scores",
-                                       "risk_table", "smooth_value", "to_convention", "topic_risk", "trisk",
-                                       "tstar_table", "urisk", "zrisk", "zrisk_single")},
+    **{
+        name: "stats.risk"
+        for name in (
+            "deltas",
+            "georisk",
+            "georisk_table",
+            "risk_adjusted",
+            "risk_adjusted_scores",
+            "risk_table",
+            "smooth_value",
+            "to_convention",
+            "topic_risk",
+            "trisk",
+            "tstar_table",
+            "urisk",
+            "zrisk",
+            "zrisk_single",
+        )
+    },
 }
 # Short module names for notebooks and templates (`from riskreport import report, plots`, `rr.inference`):
 # where each module lives in the layered package (io -> measures -> stats/bayes -> render -> run).
 MODULES = {
     **{m: f"io.{m}" for m in ("trec", "collection", "files", "provenance", "demo", "demo_model", "cache")},
-    **{m: f"measures.{m}" for m in ("evaluation", "measure_names", "topics", "run_files", "gdeval", "ranked", "rbp",
-                                    "judged", "params")},
-    **{m: f"stats.{m}" for m in ("risk", "inference", "bootstrap", "corrections", "significance", "mixed", "reml",
-                                 "rankings", "pools", "effectiveness", "instances")},
-    **{m: f"render.{m}" for m in ("report", "plots", "palette", "plot_layout", "instance_plots", "figures", "latex",
-                                  "export")},
-    **{m: f"run.{m}" for m in ("runner", "batch", "authoring", "problems", "parameter_cell", "inline_statistics",
-                               "scaffold", "lock", "index")},
+    **{
+        m: f"measures.{m}"
+        for m in ("evaluation", "measure_names", "topics", "run_files", "gdeval", "ranked", "rbp", "judged", "params")
+    },
+    **{
+        m: f"stats.{m}"
+        for m in (
+            "risk",
+            "inference",
+            "bootstrap",
+            "corrections",
+            "significance",
+            "mixed",
+            "reml",
+            "rankings",
+            "pools",
+            "effectiveness",
+            "instances",
+        )
+    },
+    **{
+        m: f"render.{m}"
+        for m in ("report", "plots", "palette", "plot_layout", "instance_plots", "figures", "latex", "export")
+    },
+    **{
+        m: f"run.{m}"
+        for m in (
+            "runner",
+            "batch",
+            "authoring",
+            "problems",
+            "parameter_cell",
+            "inline_statistics",
+            "scaffold",
+            "lock",
+            "index",
+        )
+    },
 }
 
 
@@ -82,7 +144,7 @@ def __getattr__(name: str):
         globals()[name] = module
         return module
     if not name.startswith("_") and _util.find_spec(f"{__name__}.{name}") is not None:
-        return _importlib.import_module(f".{name}", __name__)           # a sub-package: rr.bayes, rr.stats
+        return _importlib.import_module(f".{name}", __name__)  # a sub-package: rr.bayes, rr.stats
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -97,20 +159,60 @@ except _metadata.PackageNotFoundError:  # running from a source tree
 
 __all__ = [
     # entry points
-    "run_report", "run_batch", "analyse", "Analysis",
+    "run_report",
+    "run_batch",
+    "analyse",
+    "Analysis",
     # collections, parameters, scores
-    "Collection", "load_collection", "resolve_parameters", "ReportParameters", "check_report_options", "choose_systems",
+    "Collection",
+    "load_collection",
+    "resolve_parameters",
+    "ReportParameters",
+    "check_report_options",
+    "choose_systems",
     "evaluate",
-    "judged_fraction", "TopicScores", "evaluate_instances", "InstanceScores",
+    "judged_fraction",
+    "TopicScores",
+    "evaluate_instances",
+    "InstanceScores",
     # measures and statistics
-    "effectiveness_table", "adjust_pvalues", "deltas", "risk_adjusted", "urisk", "trisk", "risk_table", "topic_risk",
-    "tstar_table", "zrisk", "georisk", "georisk_table", "zrisk_single", "risk_adjusted_scores", "smooth_value",
-    "rank_agreement", "to_convention", "MixedFit", "fit_pair", "mixed_table",
+    "effectiveness_table",
+    "adjust_pvalues",
+    "deltas",
+    "risk_adjusted",
+    "urisk",
+    "trisk",
+    "risk_table",
+    "topic_risk",
+    "tstar_table",
+    "zrisk",
+    "georisk",
+    "georisk_table",
+    "zrisk_single",
+    "risk_adjusted_scores",
+    "smooth_value",
+    "rank_agreement",
+    "to_convention",
+    "MixedFit",
+    "fit_pair",
+    "mixed_table",
     # learning to rank
-    "read_letor", "load_letor_folder", "make_objective",
+    "read_letor",
+    "load_letor_folder",
+    "make_objective",
     # modules
-    "inference", "instances", "mixed", "pools", "rankings", "risk", "significance",
+    "inference",
+    "instances",
+    "mixed",
+    "pools",
+    "rankings",
+    "risk",
+    "significance",
     # errors
-    "RiskReportError", "InputFormatError", "UnknownNameError", "ParameterError", "ReportExecutionError",
+    "RiskReportError",
+    "InputFormatError",
+    "UnknownNameError",
+    "ParameterError",
+    "ReportExecutionError",
     "ReportTimeoutError",
 ]

@@ -3,6 +3,7 @@
 Messages say what went wrong, where (file and line when there is one), what was
 expected, and how to fix it, so the CLI can print them without a traceback.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -16,8 +17,7 @@ class RiskReportError(Exception):
 class InputFormatError(RiskReportError):
     """A collection file does not follow its format."""
 
-    def __init__(self, path: str | Path, problem: str, line: int | None = None,
-                 expected: str | None = None):
+    def __init__(self, path: str | Path, problem: str, line: int | None = None, expected: str | None = None):
         self.path, self.line, self.problem, self.expected = Path(path), line, problem, expected
         where = f"{path}, line {line}" if line is not None else str(path)
         message = f"{where}: {problem}"

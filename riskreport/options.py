@@ -1,10 +1,11 @@
 """Report options checked before anything runs: the α grid, the URisk sign convention, corrections, seeds,
 sample counts, levels. Pure (only `riskreport.errors`), so every layer can check the options it receives."""
+
 from __future__ import annotations
 
 from riskreport.errors import ParameterError, UnknownNameError
 
-CORRECTIONS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}   # name -> statsmodels'
+CORRECTIONS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "none": None}  # name -> statsmodels'
 
 
 def check_alphas(alphas) -> list[float]:
@@ -22,9 +23,8 @@ def check_alphas(alphas) -> list[float]:
     return sorted(set(values))
 
 
-
-MAX_BOOTSTRAP_SAMPLES = 1_000_000     # B x topics resample counts are held in memory
-CONVENTIONS = ("standard", "minus")   # how URisk is signed (stats.risk)
+MAX_BOOTSTRAP_SAMPLES = 1_000_000  # B x topics resample counts are held in memory
+CONVENTIONS = ("standard", "minus")  # how URisk is signed (stats.risk)
 
 
 def check_options(parameters: dict, params=None) -> dict:
@@ -40,6 +40,7 @@ def check_options(parameters: dict, params=None) -> dict:
     unchanged; a bad value raises `ParameterError` naming the parameter. Pure: no riskreport import
     beyond the errors, so the statistics check their options without the file readers.
     """
+
     def whole(name, low, high=None):
         value = parameters[name]
         if isinstance(value, bool) or not isinstance(value, int) or value < low or (high and value > high):
@@ -71,8 +72,11 @@ def check_options(parameters: dict, params=None) -> dict:
 
 
 def _check_levels(levels) -> None:
-    if not (isinstance(levels, (list, tuple)) and levels and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1 for v in levels)):
+    if not (
+        isinstance(levels, (list, tuple))
+        and levels
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1 for v in levels)
+    ):
         raise ParameterError(f"ci_levels must be a non-empty list of levels between 0 and 1, got {levels!r}.")
 
 
@@ -82,7 +86,7 @@ def _check_positive(name: str, value) -> None:
 
 
 def _check_topic_alphas(values) -> None:
-    if values is None:                       # None: the report's own α grid
+    if values is None:  # None: the report's own α grid
         return
     try:
         check_alphas(values)
@@ -100,8 +104,11 @@ def _check_sig_level(value, equivalence: bool = False) -> None:
 def _check_measure_list(measures, name: str = "other_measures") -> None:
     if measures is None:
         return
-    if isinstance(measures, str) or not isinstance(measures, (list, tuple)) or not all(
-            isinstance(m, str) for m in measures):
+    if (
+        isinstance(measures, str)
+        or not isinstance(measures, (list, tuple))
+        or not all(isinstance(m, str) for m in measures)
+    ):
         raise ParameterError(f"{name} must be a list of ir_measures strings, got {measures!r}.")
 
 
@@ -109,5 +116,9 @@ def _check_focus(system, params) -> None:
     if system is None or params is None:
         return
     if system not in params.challengers:
-        raise UnknownNameError("challenger", system, params.challengers,
-                               hint="(focus_system must be a challenger of this report, not the baseline)")
+        raise UnknownNameError(
+            "challenger",
+            system,
+            params.challengers,
+            hint="(focus_system must be a challenger of this report, not the baseline)",
+        )

@@ -1,11 +1,12 @@
 """Progress lines: how long work says what it is doing, one line of text at a time, on stderr."""
+
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable
 
-Progress = Callable[[str], None]   # what a long computation calls with each line of progress
+Progress = Callable[[str], None]  # what a long computation calls with each line of progress
 
 
 def stderr_printer(prefix: str) -> Progress:
@@ -14,9 +15,10 @@ def stderr_printer(prefix: str) -> Progress:
     Inside a Jupyter kernel the line goes to the kernel's own stderr (the terminal of `riskreport run`),
     not into the notebook, so that progress never lands in a report's HTML.
     """
+
     def say(message: str) -> None:
         line = f"{prefix}{message}\n"
-        terminal = getattr(sys.stderr, "_original_stdstream_copy", None)   # ipykernel's copy of fd 2
+        terminal = getattr(sys.stderr, "_original_stdstream_copy", None)  # ipykernel's copy of fd 2
         if isinstance(terminal, int):
             try:
                 os.write(terminal, line.encode())
@@ -25,4 +27,5 @@ def stderr_printer(prefix: str) -> Progress:
                 pass
         sys.stderr.write(line)
         sys.stderr.flush()
+
     return say

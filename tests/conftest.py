@@ -1,4 +1,5 @@
 """Shared fixtures: tiny hand-made collections, and the real data in ../shared when present."""
+
 from __future__ import annotations
 
 import gzip
@@ -56,7 +57,8 @@ def tiny_collection(tmp_path) -> Path:
     write_run(root / "runs" / "good.run.gz", good, tag="same")
     write_run(root / "runs" / "risky.txt", risky, tag="same")
     (root / "collection.toml").write_text(
-        'title = "Tiny test collection"\nmeasure = "P@2"\nbaseline = "base"\nalphas = [0, 1, 5]\n')
+        'title = "Tiny test collection"\nmeasure = "P@2"\nbaseline = "base"\nalphas = [0, 1, 5]\n'
+    )
     return root
 
 
@@ -74,29 +76,32 @@ def web2012() -> Path:
     return WEB2012
 
 
-MINI_SOURCE = '''\
+MINI_SOURCE = """\
 collection: str = "demo"  # collection
 baseline: Optional[str] = None  # baseline
 alphas: Optional[list[float]] = None  # α grid
 measure: Optional[str] = None  # measure
 fail: bool = False  # raise in a cell
 pause: float = 0.0  # seconds to sleep in a cell
-'''
+"""
 
 
 @pytest.fixture
 def mini_template(tmp_path) -> Path:
     """A small template: resolves the parameters, writes a table, can fail or pause."""
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                                 "language": "python"}})
+    notebook = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     notebook.cells = [
         nbformat.v4.new_markdown_cell("# Mini report"),
         nbformat.v4.new_code_cell("from typing import Optional\n" + MINI_SOURCE, metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("import time\nimport riskreport as rr\nfrom riskreport import report\n"
-                                  "p = rr.resolve_parameters(collection, measure=measure, baseline=baseline, "
-                                  "alphas=alphas)\nscores = rr.evaluate(p.collection, p.measure)\n"
-                                  "report.Page().save_table(scores.matrix().reset_index(), 'scores')\ntime.sleep(pause)\n"
-                                  "assert not fail, 'failing as asked'\np.baseline"),
+        nbformat.v4.new_code_cell(
+            "import time\nimport riskreport as rr\nfrom riskreport import report\n"
+            "p = rr.resolve_parameters(collection, measure=measure, baseline=baseline, "
+            "alphas=alphas)\nscores = rr.evaluate(p.collection, p.measure)\n"
+            "report.Page().save_table(scores.matrix().reset_index(), 'scores')\ntime.sleep(pause)\n"
+            "assert not fail, 'failing as asked'\np.baseline"
+        ),
     ]
     path = tmp_path / "templates" / "mini.ipynb"
     path.parent.mkdir()

@@ -1,4 +1,5 @@
 """`riskreport.analyse(...)`: one result object whose tables are the report's, saved and loaded (issue 24)."""
+
 from __future__ import annotations
 
 import filecmp
@@ -31,8 +32,13 @@ def built(cache, tmp_path_factory):
     root = tmp_path_factory.mktemp("reports")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ran = run_report("risk_report", collection="demo", alphas=OPTIONS["alphas"], out=root / "run",
-                         parameters={"bootstrap_samples": OPTIONS["bootstrap_samples"]})
+        ran = run_report(
+            "risk_report",
+            collection="demo",
+            alphas=OPTIONS["alphas"],
+            out=root / "run",
+            parameters={"bootstrap_samples": OPTIONS["bootstrap_samples"]},
+        )
     analysis = rr.analyse("demo", **OPTIONS)
     return ran, analysis, analysis.save(root / "api")
 
@@ -42,11 +48,13 @@ def test_api_and_riskreport_run_write_the_same_tables(built):
     written = sorted(p.name for p in (ran / "tables").iterdir())
     assert written == sorted(p.name for p in (saved / "tables").iterdir())
     assert {f"{name}.csv" for name in analysis.tables} == {n for n in written if n.endswith(".csv")}
-    for name in written:                                       # byte for byte: the same numbers by construction
+    for name in written:  # byte for byte: the same numbers by construction
         assert filecmp.cmp(ran / "tables" / name, saved / "tables" / name, shallow=False), name
     assert sorted(p.name for p in (ran / "figures").iterdir()) == sorted(p.name for p in (saved / "figures").iterdir())
     record = json.loads((saved / "params.json").read_text())
-    assert record["status"] == "ok" and record["parameters"] == json.loads((ran / "params.json").read_text())["parameters"]
+    assert (
+        record["status"] == "ok" and record["parameters"] == json.loads((ran / "params.json").read_text())["parameters"]
+    )
     assert "params.json" in record["files"] and "tables/risk.csv" in record["files"]
 
 
@@ -54,12 +62,15 @@ def test_save_then_load_round_trips_every_table_and_parameter(built):
     _, analysis, saved = built
     loaded = rr.Analysis.load(saved)
     assert loaded.parameters == analysis.parameters
-    assert loaded.params.all_baselines == analysis.params.all_baselines and loaded.params.systems == analysis.params.systems
+    assert (
+        loaded.params.all_baselines == analysis.params.all_baselines
+        and loaded.params.systems == analysis.params.systems
+    )
     assert loaded.table_names == analysis.table_names
     for name in analysis.table_names:
         pd.testing.assert_frame_equal(loaded.table(name), analysis.table(name), check_dtype=False, rtol=1e-9)
     assert repr(loaded) == repr(analysis)
-    reloaded = rr.Analysis.load(built[0])                    # a folder `riskreport run` wrote loads the same way
+    reloaded = rr.Analysis.load(built[0])  # a folder `riskreport run` wrote loads the same way
     pd.testing.assert_frame_equal(reloaded.table("verdicts"), loaded.table("verdicts"))
 
 
@@ -95,7 +106,7 @@ def test_save_refuses_what_riskreport_run_refuses(built, tmp_path):
     (folder / "notes.txt").write_text("mine")
     with pytest.raises(RiskReportError, match="not empty|not a report|--force"):
         analysis.save(folder)
-    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]         # nothing written
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]  # nothing written
     analysis.save(folder, force=True)
     assert (folder / "notes.txt").read_text() == "mine" and (folder / "tables" / "risk.csv").is_file()
 
@@ -111,8 +122,11 @@ def test_read_table_keeps_text_as_text(tmp_path):
 def test_analyse_takes_runs_in_other_shapes(cache):
     collection = rr.load_collection("demo")
     from riskreport.io.trec import read_run
-    frames = {s: read_run(collection.runs[s]).rename(columns={"query_id": "qid", "doc_id": "docno"})
-              for s in ("bm25", "risky-llm", "weak-ql")}
+
+    frames = {
+        s: read_run(collection.runs[s]).rename(columns={"query_id": "qid", "doc_id": "docno"})
+        for s in ("bm25", "risky-llm", "weak-ql")
+    }
     analysis = rr.analyse(runs=frames, qrels=collection.qrels, baseline="bm25", alphas=[0, 5], bootstrap_samples=200)
     direct = rr.risk_table(rr.evaluate(collection, "nDCG@10", list(frames)).matrix(), "bm25", [0, 5], "nDCG@10")
     pd.testing.assert_frame_equal(analysis.table("risk"), direct[rr.risk.RISK_COLUMNS])

@@ -1,4 +1,5 @@
 """The Python face: entry points exported, the module docstring runs, API misuse raises the project's errors."""
+
 import doctest
 
 import pandas as pd
@@ -17,7 +18,10 @@ def test_module_docstring_is_a_running_example(cache_dir):
 @pytest.mark.parametrize("module", ["riskreport.stats.risk", "riskreport.render.latex"])
 def test_module_examples_run(module):
     import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+
+    result = doctest.testmod(
+        importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
     assert result.attempted >= 1 and result.failed == 0
 
 
@@ -29,9 +33,16 @@ def test_entry_points_are_exported():
 MATRIX = pd.DataFrame([[0.5, 0.2, 0.9], [0.6, 0.1, 0.9]], index=["base", "new"], columns=["t1", "t2", "t3"])
 
 
-@pytest.mark.parametrize("call", [lambda m: rr.risk_table(m, "bsae", [0]), lambda m: rr.deltas(m, "nope"),
-                                  lambda m: rr.effectiveness_table(m, "nope"), lambda m: rr.zrisk_single(m, "x", [1]),
-                                  lambda m: inference.bootstrap_distribution(m, "base", "nwe", 1, samples=10)])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: rr.risk_table(m, "bsae", [0]),
+        lambda m: rr.deltas(m, "nope"),
+        lambda m: rr.effectiveness_table(m, "nope"),
+        lambda m: rr.zrisk_single(m, "x", [1]),
+        lambda m: inference.bootstrap_distribution(m, "base", "nwe", 1, samples=10),
+    ],
+)
 def test_a_wrong_system_name_is_an_unknown_name(call):
     with pytest.raises(UnknownNameError, match="Available"):
         call(MATRIX)

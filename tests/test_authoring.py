@@ -1,4 +1,5 @@
 """Template authoring: `riskreport templates check` finds each kind of defect; `new-template` scaffolds one that passes."""
+
 from __future__ import annotations
 
 import nbformat
@@ -12,8 +13,15 @@ from riskreport.run.parameter_cell import understood_type
 
 SHIPPED = sorted((PROJECT_ROOT / "templates").glob("*.ipynb"))
 GOOD_PARAMETERS = 'collection: str = "demo"  # collection name or path\nsig_level: float = 0.05  # significance level'
-def make_template(folder, parameters: str | None = GOOD_PARAMETERS, code: tuple[str, ...] = ("x = 1",),
-                  extra_parameters: str | None = None, name: str = "t"):
+
+
+def make_template(
+    folder,
+    parameters: str | None = GOOD_PARAMETERS,
+    code: tuple[str, ...] = ("x = 1",),
+    extra_parameters: str | None = None,
+    name: str = "t",
+):
     """Cell 1 markdown, cell 2 parameters (if any), then one code cell per `code`, then a second parameters cell."""
     cells = [nbformat.v4.new_markdown_cell("# A test template")]
     if parameters is not None:
@@ -21,9 +29,13 @@ def make_template(folder, parameters: str | None = GOOD_PARAMETERS, code: tuple[
     cells += [nbformat.v4.new_code_cell(source) for source in code]
     if extra_parameters is not None:
         cells.append(nbformat.v4.new_code_cell(extra_parameters, metadata={"tags": ["parameters"]}))
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"}})
+    notebook = nbformat.v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+    )
     path = folder / f"{name}.ipynb"
     nbformat.write(notebook, path)
     return path
@@ -39,27 +51,72 @@ def test_good_template_passes(tmp_path):
     assert "ok (2 parameters; static checks passed)" in result.report()
 
 
-@pytest.mark.parametrize("parameters, extra, cell, line, message, fix", [
-    (None, None, None, None, "no cell is tagged `parameters`", "add the tag `parameters`"),
-    (GOOD_PARAMETERS, "y: int = 1  # more", 4, None, "a second cell tagged `parameters` (the first is cell 2)",
-     "move its parameters into cell 2"),
-    (GOOD_PARAMETERS + "\nbare: int = 3", None, 2, 3, "parameter 'bare' has no help comment", "end the line with"),
-    (GOOD_PARAMETERS + "\nk: int = 10  # default = 10", None, 2, 3,
-     "papermill cannot read parameter 'k': the line has 2 '=' signs (one in its comment)", "reword the comment"),
-    (GOOD_PARAMETERS + "\npair: tuple = (1, 2)  # a pair", None, 2, 3,
-     "parameter 'pair' has type `tuple`, which riskreport cannot check", "use str, int, float"),
-    (GOOD_PARAMETERS + "\nname: str | None = None  # a name", None, 2, 3,
-     "papermill cannot read parameter 'name': its type annotation", "Optional[str], not str | None"),
-    (GOOD_PARAMETERS + "\nn = 3  # untyped", None, 2, 3, "parameter 'n' has no declared type", "annotate it"),
-    (GOOD_PARAMETERS + '\nlevel: float = "high"  # a level', None, 2, 3,
-     "the default of 'level' (`\"high\"`) is not a float", "change the default or the type"),
-    (GOOD_PARAMETERS + '\nsep: str = "a#b"  # separator', None, 2, 3,
-     "papermill reads the default of 'sep' as `\"a`", "keep `#` out of the value"),
-    ("print(1)\n" + GOOD_PARAMETERS, None, 2, 1, "should only assign parameters", "move this statement"),
-    (GOOD_PARAMETERS + "\nfrom typing import List", None, 2, 2,
-     "papermill reads the default of 'sig_level' as `0.05from typing import List`", "put imports above"),
-    ("sig_level: float = 0.05  # level", None, 2, None, "no `collection` parameter", "collection: str"),
-])
+@pytest.mark.parametrize(
+    "parameters, extra, cell, line, message, fix",
+    [
+        (None, None, None, None, "no cell is tagged `parameters`", "add the tag `parameters`"),
+        (
+            GOOD_PARAMETERS,
+            "y: int = 1  # more",
+            4,
+            None,
+            "a second cell tagged `parameters` (the first is cell 2)",
+            "move its parameters into cell 2",
+        ),
+        (GOOD_PARAMETERS + "\nbare: int = 3", None, 2, 3, "parameter 'bare' has no help comment", "end the line with"),
+        (
+            GOOD_PARAMETERS + "\nk: int = 10  # default = 10",
+            None,
+            2,
+            3,
+            "papermill cannot read parameter 'k': the line has 2 '=' signs (one in its comment)",
+            "reword the comment",
+        ),
+        (
+            GOOD_PARAMETERS + "\npair: tuple = (1, 2)  # a pair",
+            None,
+            2,
+            3,
+            "parameter 'pair' has type `tuple`, which riskreport cannot check",
+            "use str, int, float",
+        ),
+        (
+            GOOD_PARAMETERS + "\nname: str | None = None  # a name",
+            None,
+            2,
+            3,
+            "papermill cannot read parameter 'name': its type annotation",
+            "Optional[str], not str | None",
+        ),
+        (GOOD_PARAMETERS + "\nn = 3  # untyped", None, 2, 3, "parameter 'n' has no declared type", "annotate it"),
+        (
+            GOOD_PARAMETERS + '\nlevel: float = "high"  # a level',
+            None,
+            2,
+            3,
+            "the default of 'level' (`\"high\"`) is not a float",
+            "change the default or the type",
+        ),
+        (
+            GOOD_PARAMETERS + '\nsep: str = "a#b"  # separator',
+            None,
+            2,
+            3,
+            "papermill reads the default of 'sep' as `\"a`",
+            "keep `#` out of the value",
+        ),
+        ("print(1)\n" + GOOD_PARAMETERS, None, 2, 1, "should only assign parameters", "move this statement"),
+        (
+            GOOD_PARAMETERS + "\nfrom typing import List",
+            None,
+            2,
+            2,
+            "papermill reads the default of 'sig_level' as `0.05from typing import List`",
+            "put imports above",
+        ),
+        ("sig_level: float = 0.05  # level", None, 2, None, "no `collection` parameter", "collection: str"),
+    ],
+)
 def test_parameter_defects(tmp_path, parameters, extra, cell, line, message, fix):
     found = problems(make_template(tmp_path, parameters, extra_parameters=extra))
     assert len(found) == 1, found
@@ -74,19 +131,22 @@ def test_unreadable_and_missing_files(tmp_path):
     assert problems(tmp_path / "absent.ipynb")[0].message == "file not found"
 
 
-@pytest.mark.parametrize("source, line, what", [
-    ("t = scores.mean()", 1, "`.mean()`"),
-    ("import numpy as np\nm = np.std(x)", 2, "`np.std`"),
-    ("import scipy.stats as st", 1, "`import scipy.stats`"),
-    ("from statsmodels.stats import multitest", 1, "statsmodels computes statistics"),
-    ("from numpy import sqrt", 1, "`from numpy import sqrt`"),
-    ('g = df.groupby("s")["x"].agg("median")', 1, "aggregation by name 'median'"),
-    ('t = df.pivot_table(index="s", values="x", aggfunc="std")', 1, "aggregation by name 'std'"),
-    ('t = df.groupby("s").agg(m=("x", "var"))', 1, "aggregation by name 'var'"),
-    ("share = (d < 0).sum() / len(d)", 1, "inside a division"),
-    ('d = df["a"] - df["b"]', 1, "arithmetic on a table column"),
-    ('label = f"{x.quantile(0.9):.2f}"', 1, "`.quantile()`"),
-])
+@pytest.mark.parametrize(
+    "source, line, what",
+    [
+        ("t = scores.mean()", 1, "`.mean()`"),
+        ("import numpy as np\nm = np.std(x)", 2, "`np.std`"),
+        ("import scipy.stats as st", 1, "`import scipy.stats`"),
+        ("from statsmodels.stats import multitest", 1, "statsmodels computes statistics"),
+        ("from numpy import sqrt", 1, "`from numpy import sqrt`"),
+        ('g = df.groupby("s")["x"].agg("median")', 1, "aggregation by name 'median'"),
+        ('t = df.pivot_table(index="s", values="x", aggfunc="std")', 1, "aggregation by name 'std'"),
+        ('t = df.groupby("s").agg(m=("x", "var"))', 1, "aggregation by name 'var'"),
+        ("share = (d < 0).sum() / len(d)", 1, "inside a division"),
+        ('d = df["a"] - df["b"]', 1, "arithmetic on a table column"),
+        ('label = f"{x.quantile(0.9):.2f}"', 1, "`.quantile()`"),
+    ],
+)
 def test_inline_statistics_flagged(source, line, what):
     found = inline_statistics(source, cell=5)
     assert len(found) == 1 and (found[0].cell, found[0].line) == (5, line)
@@ -94,19 +154,21 @@ def test_inline_statistics_flagged(source, line, what):
 
 
 def test_presentation_code_allowed():
-    source = "\n".join([
-        "%matplotlib inline",
-        "import numpy as np",
-        "import riskreport as rr",
-        "from riskreport import report",
-        "fine = rr.risk_table(m, p.baseline, np.linspace(0, max(p.alphas), 101), p.measure)",
-        "n = int((diag['skewness'].abs() > 1).sum())",
-        'counts = t.groupby("alpha")["significant"].agg(["sum", "size"])',
-        'pairs = t["a"] + " − " + t["b"]',
-        "shown = table.round(3)",
-        "report.styled(rr.inference.bootstrap_table(m, 'b', [0, 1]))",
-        'best = t.apply(lambda row: row["mean"] > 0, axis=1)',
-    ])
+    source = "\n".join(
+        [
+            "%matplotlib inline",
+            "import numpy as np",
+            "import riskreport as rr",
+            "from riskreport import report",
+            "fine = rr.risk_table(m, p.baseline, np.linspace(0, max(p.alphas), 101), p.measure)",
+            "n = int((diag['skewness'].abs() > 1).sum())",
+            'counts = t.groupby("alpha")["significant"].agg(["sum", "size"])',
+            'pairs = t["a"] + " − " + t["b"]',
+            "shown = table.round(3)",
+            "report.styled(rr.inference.bootstrap_table(m, 'b', [0, 1]))",
+            'best = t.apply(lambda row: row["mean"] > 0, axis=1)',
+        ]
+    )
     assert inline_statistics(source) == []
 
 
@@ -116,10 +178,21 @@ def test_inline_statistics_reported_per_cell(tmp_path):
     assert [(p.cell, p.line) for p in found] == [(4, 2)] and found[0].code == "b = scores.std()"
 
 
-@pytest.mark.parametrize("declared, ok", [
-    ("str", True), ("Optional[list[float]]", True), ("list[str]", True), ("dict", True), ("dict[str, float]", True),
-    ("Optional[bool]", True), ("list", True), ("tuple", False), ("list[tuple]", False), ("Path", False),
-])
+@pytest.mark.parametrize(
+    "declared, ok",
+    [
+        ("str", True),
+        ("Optional[list[float]]", True),
+        ("list[str]", True),
+        ("dict", True),
+        ("dict[str, float]", True),
+        ("Optional[bool]", True),
+        ("list", True),
+        ("tuple", False),
+        ("list[tuple]", False),
+        ("Path", False),
+    ],
+)
 def test_understood_types(declared, ok):
     assert understood_type(declared) is ok
 
@@ -140,7 +213,9 @@ def test_new_template_passes_check_and_runs(tmp_path, tiny_collection, cache_dir
     path = tmp_path / "my_report.ipynb"
     assert capsys.readouterr().out.strip() == str(path)
     notebook = nbformat.read(path, as_version=4)
-    assert notebook.cells[0].metadata["tags"] == ["remove_cell"] and notebook.cells[1].metadata["tags"] == ["parameters"]
+    assert notebook.cells[0].metadata["tags"] == ["remove_cell"] and notebook.cells[1].metadata["tags"] == [
+        "parameters"
+    ]
     assert main(["templates", "check", str(path), "--collection", str(tiny_collection), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "my_report.ipynb: ok (8 parameters; static checks passed; executed on" in out

@@ -4,6 +4,7 @@ Each row either raises a `RiskReportError` whose message names the file (and lin
 expected, or is handled as the README documents. A few rows go through `riskreport run` and check
 exit code 1 with a one-paragraph message and no traceback.
 """
+
 from __future__ import annotations
 
 import bz2
@@ -52,27 +53,31 @@ def _scores_csv(root, text):
 
 # ---- one function per row of the matrix -------------------------------------------------------
 
+
 def empty_run(tmp_path, tiny):
     """Error: an empty run is a failed copy or submission, not a system that found nothing."""
     (tiny / "runs" / "empty.run").write_text("")
     _raises(lambda: _evaluate(tiny), tiny / "runs" / "empty.run", match="the file is empty")
     (tiny / "runs" / "empty.run").write_text("\n  \n")
     _raises(lambda: _evaluate(tiny), tiny / "runs" / "empty.run", match="no data lines")
-    assert _evaluate(tiny, ["base", "good"]).systems == ["base", "good"]     # the others still work
+    assert _evaluate(tiny, ["base", "good"]).systems == ["base", "good"]  # the others still work
 
 
 def run_with_only_unknown_topics(tmp_path, tiny):
     """Error naming the run: sharing no topic with the qrels, it would score 0 everywhere."""
     write_run(tiny / "runs" / "other.run", [("201", "d", 2), ("202", "d", 1)])
-    with pytest.raises(RiskReportError, match=r"other\.run: none of its 2 topic\(s\) \(201, 202\) is among the 4 "
-                                              r"topics of qrels\.txt with a relevant document \(1, 2, 3, 4\)"):
+    with pytest.raises(
+        RiskReportError,
+        match=r"other\.run: none of its 2 topic\(s\) \(201, 202\) is among the 4 "
+        r"topics of qrels\.txt with a relevant document \(1, 2, 3, 4\)",
+    ):
         _evaluate(tiny)
-    write_run(tiny / "runs" / "other.run", [("201", "d", 2), ("4", "4-r1", 1)])   # one known topic: scored
+    write_run(tiny / "runs" / "other.run", [("201", "d", 2), ("4", "4-r1", 1)])  # one known topic: scored
     with pytest.warns(rr.evaluation.CollectionWarning, match="absent from the qrels were dropped"):
         scores = _evaluate(tiny)
     assert scores.matrix().loc["other"].tolist() == [0.0, 0.0, 0.0, 0.5]
     (tiny / "runs" / "other.run").unlink()
-    _scores_csv(tiny, "system,topic,score\ntable,301,0.5\n")                   # the same for scores.csv
+    _scores_csv(tiny, "system,topic,score\ntable,301,0.5\n")  # the same for scores.csv
     with pytest.raises(RiskReportError, match=r"scores\.csv: none of the 1 topic\(s\) of system 'table' \(301\)"):
         _evaluate(tiny)
 
@@ -96,20 +101,22 @@ def non_numeric_score_or_relevance(tmp_path, tiny):
     _raises(lambda: read_qrels(qrels), qrels, 2, r"'relevant' is not an integer \(expected an integer relevance")
     qrels.write_text("1 0 d1 1\n1 0 d2 1.5\n")
     _raises(lambda: read_qrels(qrels), qrels, 2, "'1.5' is not an integer")
-    qrels.write_text("1 0 d1 99999999999999999999\n")                     # no OverflowError
+    qrels.write_text("1 0 d1 99999999999999999999\n")  # no OverflowError
     _raises(lambda: read_qrels(qrels), qrels, 1, "is not an integer")
     scores = _scores_csv(tmp_path / "s", "system,topic,score\na,1,0.5\na,2,high\n")
     _raises(lambda: read_scores(scores), scores, 3, "'high' is not a finite number")
-    (tiny / "runs" / "base.run").write_text(RUN.replace("2.5", "x"))          # met through a collection
+    (tiny / "runs" / "base.run").write_text(RUN.replace("2.5", "x"))  # met through a collection
     _raises(lambda: _evaluate(tiny), tiny / "runs" / "base.run", 1, "'x' is not a finite number")
 
 
 def wrong_column_count(tmp_path, tiny):
     """Error with file and line, wherever the line is (first line too: no column taken as an index)."""
     run = tmp_path / "a.run"
-    for text, line, found in [(RUN.replace("1 Q0 d2 2 1.5 t", "1 Q0 d2 2 1.5"), 2, r"5 column\(s\) instead of 6"),
-                              ("1 Q0 d1 1 2.5 t extra\n" + RUN, 1, "7 columns instead of 6"),
-                              (RUN + "2 Q0 d2 2 0.5 t x y\n", 4, "8 columns instead of 6")]:
+    for text, line, found in [
+        (RUN.replace("1 Q0 d2 2 1.5 t", "1 Q0 d2 2 1.5"), 2, r"5 column\(s\) instead of 6"),
+        ("1 Q0 d1 1 2.5 t extra\n" + RUN, 1, "7 columns instead of 6"),
+        (RUN + "2 Q0 d2 2 0.5 t x y\n", 4, "8 columns instead of 6"),
+    ]:
         run.write_text(text)
         _raises(lambda: read_run(run), run, line, found + r" \(expected 6 whitespace-separated columns")
     qrels = tmp_path / "qrels.txt"
@@ -130,7 +137,7 @@ def binary_or_non_utf8_file(tmp_path, tiny):
     run = tmp_path / "a.run"
     run.write_bytes(b"\x00\x01\x02garbage")
     _raises(lambda: read_run(run), run, 1, r"binary content \(NUL bytes\)")
-    run.write_bytes(RUN.encode() * 1000 + b"9 Q0 d\x009 1 1 t\n")              # far beyond the first 8 KB
+    run.write_bytes(RUN.encode() * 1000 + b"9 Q0 d\x009 1 1 t\n")  # far beyond the first 8 KB
     _raises(lambda: read_run(run), run, 3001, "binary content")
     run.write_bytes(RUN.encode("utf-16"))
     _raises(lambda: read_run(run), run, 1, "binary content")
@@ -175,7 +182,7 @@ def duplicate_docnos(tmp_path, tiny):
     _raises(lambda: read_qrels(qrels), qrels, 3, r"document d1 judged twice for topic 1 \(lines 1 and 3\)")
     scores = _scores_csv(tmp_path / "s", "system,topic,score\na,1,0.5\nb,1,0.5\na,1,0.25\n")
     _raises(lambda: read_scores(scores), scores, 4, r"system a has two scores for topic 1 \(lines 2 and 4\)")
-    write_run(tiny / "runs" / "good.run", [("1", "1-r1", 1)])                 # beside good.run.gz
+    write_run(tiny / "runs" / "good.run", [("1", "1-r1", 1)])  # beside good.run.gz
     with pytest.raises(InputFormatError, match="two run files name the system 'good': good.run and good.run.gz"):
         load_collection(tiny)
 
@@ -188,14 +195,14 @@ def nan_or_negative_scores_in_scores_csv(tmp_path, tiny):
     scores = _scores_csv(tmp_path / "s", "system,topic,score\na,1,0.5\nb,1,-0.125\n")
     error = _raises(lambda: read_scores(scores), scores, 3, "score -0.125 is negative")
     assert "every ir_measures measure" in str(error)
-    scores = _scores_csv(tmp_path / "s", "system,topic,score\na,1,0\nb,1,-0\n")          # zero is a score
+    scores = _scores_csv(tmp_path / "s", "system,topic,score\na,1,0\nb,1,-0\n")  # zero is a score
     assert read_scores(scores)["score"].tolist() == [0.0, 0.0]
 
 
 def baseline_missing_topics(tmp_path, tiny):
     """Handled (docs/measures/index.md, Scores): the baseline scores 0 on the topics its run lacks, listed in `missing`."""
     write_run(tiny / "runs" / "base.run", [(t, f"{t}-r1", 3) for t in ("1", "2", "4")])
-    with pytest.warns(rr.evaluation.CollectionWarning):                  # risky's topic 99 is dropped
+    with pytest.warns(rr.evaluation.CollectionWarning):  # risky's topic 99 is dropped
         scores = _evaluate(tiny)
     assert scores.matrix().loc["base", "3"] == 0.0
     assert ("base", "3") in set(map(tuple, scores.missing[["system", "topic"]].to_numpy()))
@@ -207,7 +214,7 @@ def one_topic_only(tmp_path, tiny):
     """Handled: loads and evaluates; TRisk, SE, p, intervals, tests undefined (NaN) with a reason, no crash
     and no RuntimeWarning; the mixed model of non-deterministic systems is refused (it needs 2 topics)."""
     write_qrels(tiny / "qrels.txt", [("1", "1-r1", 2), ("1", "1-r2", 1), ("2", "2-n1", 0)])
-    with pytest.warns(rr.evaluation.CollectionWarning):                  # topics 2-4 of the runs are dropped
+    with pytest.warns(rr.evaluation.CollectionWarning):  # topics 2-4 of the runs are dropped
         matrix = _evaluate(tiny).matrix()
     assert list(matrix.columns) == ["1"]
     with warnings.catch_warnings():
@@ -252,7 +259,7 @@ def two_systems_with_identical_scores(tmp_path, tiny):
     tukey = inference.tukey_hsd(matrix, "base", [0]).set_index(["system_a", "system_b"])
     assert tukey.loc[("base", "copy"), "diff"] == 0 and tukey.loc[("base", "copy"), "p_value"] == pytest.approx(1)
     shifted = matrix.loc[["base"]].copy()
-    shifted.loc["shift"] = matrix.loc["base"] + 0.1                        # Δ = 0.1 on every topic
+    shifted.loc["shift"] = matrix.loc["base"] + 0.1  # Δ = 0.1 on every topic
     assert math.isnan(inference.tests_table(shifted, "base", [0], samples=100)["statistic"].iloc[0])
     assert risk.risk_table(shifted, "base", [0])["verdict"].iloc[0] == "undefined"
     assert inference.diagnostics_table(shifted, "base", [0])["d_z"].isna().all()
@@ -291,7 +298,7 @@ def collection_with_a_single_system(tmp_path, tiny):
         (tiny / "runs" / name).unlink()
     with pytest.raises(ParameterError, match=r"needs the baseline and at least one other system; got \['base'\]"):
         resolve_parameters(tiny)
-    assert _evaluate(tiny).systems == ["base"]                           # evaluating it is fine
+    assert _evaluate(tiny).systems == ["base"]  # evaluating it is fine
 
 
 def empty_instances_folder(tmp_path, tiny):
@@ -304,9 +311,13 @@ def empty_instances_folder(tmp_path, tiny):
         resolve_instance_parameters(tiny)
     (tiny / "instances" / "nd").mkdir()
     (tiny / "instances" / "nd" / "notes.md").write_text("not a run")
-    assert resolve_parameters(tiny).systems == ["base", "good", "risky"]      # risk_report ignores instances/
-    _raises(lambda: resolve_instance_parameters(tiny), tiny / "instances" / "nd", None,
-            r"the folder holds no run files \(expected one run file per instance")
+    assert resolve_parameters(tiny).systems == ["base", "good", "risky"]  # risk_report ignores instances/
+    _raises(
+        lambda: resolve_instance_parameters(tiny),
+        tiny / "instances" / "nd",
+        None,
+        r"the folder holds no run files \(expected one run file per instance",
+    )
 
 
 MATRIX = {
@@ -335,6 +346,7 @@ def test_bad_input_matrix(row, tmp_path, tiny_collection, cache_dir):
 
 
 # ---- as the command line reports them ----------------------------------------------------------
+
 
 def _break_empty_run(root):
     (root / "runs" / "empty.run").write_text("")
@@ -366,9 +378,14 @@ def _break_bad_line(root):
     return [], r"runs/risky\.txt, line 2: 'x' is not a finite number"
 
 
-CLI_CASES = {"empty run": _break_empty_run, "run with only unknown topics": _break_unknown_topics,
-             "qrels with no relevant documents": _break_no_relevant, "single system": _break_single_system,
-             "negative alpha": _break_alpha, "non-numeric score": _break_bad_line}
+CLI_CASES = {
+    "empty run": _break_empty_run,
+    "run with only unknown topics": _break_unknown_topics,
+    "qrels with no relevant documents": _break_no_relevant,
+    "single system": _break_single_system,
+    "negative alpha": _break_alpha,
+    "non-numeric score": _break_bad_line,
+}
 
 
 @pytest.mark.parametrize("break_it", CLI_CASES.values(), ids=CLI_CASES.keys())
@@ -383,15 +400,19 @@ def test_cli_exit_1_with_file_and_line(break_it, tiny_collection, cache_dir, tmp
     assert not out.exists() and captured.out == ""
 
 
-@pytest.mark.parametrize("name, available, expected", [
-    ("BM25", ["bm25", "bm25-copy-a", "dense"], "bm25"),
-    ("ndcg@10", ["ERR@20", "nDCG@10", "Judged@10", "AP"], "nDCG@10"),
-    ("NDCG@20", ["ERR@20", "nDCG@10", "nDCG@20"], "nDCG@20"),
-    ("bm52", ["BM25", "dense"], "BM25"),
-    ("zzz", ["bm25"], None),
-])
+@pytest.mark.parametrize(
+    "name, available, expected",
+    [
+        ("BM25", ["bm25", "bm25-copy-a", "dense"], "bm25"),
+        ("ndcg@10", ["ERR@20", "nDCG@10", "Judged@10", "AP"], "nDCG@10"),
+        ("NDCG@20", ["ERR@20", "nDCG@10", "nDCG@20"], "nDCG@20"),
+        ("bm52", ["BM25", "dense"], "BM25"),
+        ("zzz", ["bm25"], None),
+    ],
+)
 def test_suggestions_ignore_case(name, available, expected):
     from riskreport.errors import UnknownNameError, suggestion
+
     assert suggestion(name, available) == expected
     message = str(UnknownNameError("baseline", name, available))
     assert (f"Did you mean {expected!r}?" in message) if expected else "Did you mean" not in message
@@ -400,6 +421,7 @@ def test_suggestions_ignore_case(name, available, expected):
 def test_measure_suggestion_ignores_case():
     from riskreport.errors import UnknownNameError
     from riskreport.measures.evaluation import canonical_measure
+
     with pytest.raises(UnknownNameError, match=r"Did you mean 'nDCG@10'\?"):
         canonical_measure("ndcg@10")
 
@@ -408,13 +430,14 @@ def test_fast_reader_gives_the_careful_readers_tables(tmp_path, monkeypatch):
     import pandas as pd
 
     from riskreport.io import trec
+
     run = tmp_path / "a.run"
     run.write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 2.5 t\n\n2 Q0 d1 1 -1e3 t\n")
     qrels = tmp_path / "q.txt"
     qrels.write_text("1 0 d1 2\n1 0 d2 -2\n2 0 d1 0\n")
     fast = trec.read_run(run), trec.read_qrels(qrels)
     assert trec._read_single_spaced(run, trec.RUN_COLUMNS, {"rank": "int64", "score": "float64"}) is not None
-    monkeypatch.setattr(trec, "_read_single_spaced", lambda *args: None)    # the careful reader only
+    monkeypatch.setattr(trec, "_read_single_spaced", lambda *args: None)  # the careful reader only
     careful = trec.read_run(run), trec.read_qrels(qrels)
     for ours, theirs in zip(fast, careful):
         pd.testing.assert_frame_equal(ours, theirs)

@@ -1,4 +1,5 @@
 """Several baselines in one report: tables per baseline, one family of comparisons, one verdict rule (issue 24)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,17 +34,19 @@ def test_risk_table_per_baseline_corrected_as_one_family(demo):
     p, matrix = demo
     risk = rr.risk_table(matrix, BASELINES, ALPHAS, p.measure)
     assert list(dict.fromkeys(risk["baseline"])) == BASELINES and len(risk) == 2 * 2 * (len(matrix) - 1)
-    for baseline in BASELINES:                     # each baseline's numbers are its single-baseline numbers
+    for baseline in BASELINES:  # each baseline's numbers are its single-baseline numbers
         alone = rr.risk_table(matrix, baseline, ALPHAS, p.measure, correction="none")
         part = risk[risk["baseline"] == baseline].reset_index(drop=True)
-        pd.testing.assert_frame_equal(part[["system", "alpha", "urisk", "trisk", "p_value"]],
-                                      alone[["system", "alpha", "urisk", "trisk", "p_value"]])
-    for alpha in ALPHAS:                           # Holm over both baselines' 20 comparisons at once
+        pd.testing.assert_frame_equal(
+            part[["system", "alpha", "urisk", "trisk", "p_value"]],
+            alone[["system", "alpha", "urisk", "trisk", "p_value"]],
+        )
+    for alpha in ALPHAS:  # Holm over both baselines' 20 comparisons at once
         at = risk[risk["alpha"] == alpha]
         assert at["p_adjusted"].to_numpy() == pytest.approx(adjust_pvalues(at["p_value"].to_numpy()), nan_ok=True)
     single = rr.risk_table(matrix, "bm25", ALPHAS, p.measure).set_index(["system", "alpha"])["p_adjusted"]
     family = risk[risk["baseline"] == "bm25"].set_index(["system", "alpha"])["p_adjusted"]
-    assert (family.dropna() >= single.reindex(family.index).dropna() - 1e-15).all()   # a larger family: stricter
+    assert (family.dropna() >= single.reindex(family.index).dropna() - 1e-15).all()  # a larger family: stricter
     assert (family.dropna() > single.reindex(family.index).dropna()).any()
 
 
@@ -60,8 +63,9 @@ def test_report_rule_agrees_with_risk_table_and_effectiveness(demo):
     assert (ours.sort_index() == rule.sort_index()).all()
     effectiveness = rr.effectiveness_table(matrix, "bm25", p.measure, baselines=BASELINES).set_index("system")
     at0 = summary[(summary["baseline"] == "bm25") & (summary["alpha"] == 0)].set_index("system")
-    assert effectiveness["p_adjusted"].reindex(at0.index).to_numpy() == pytest.approx(at0["p_adjusted"].to_numpy(),
-                                                                                       nan_ok=True)
+    assert effectiveness["p_adjusted"].reindex(at0.index).to_numpy() == pytest.approx(
+        at0["p_adjusted"].to_numpy(), nan_ok=True
+    )
 
 
 def test_tstar_against_the_mean_of_the_baselines(demo):
@@ -88,7 +92,7 @@ def test_verdict_matrix_has_a_column_group_per_baseline(demo):
     assert "rr-verdict-groups" in markup
     for baseline in BASELINES:
         assert f'colspan="2">{baseline}</th>' in markup
-    assert markup.count(">α = 5</th>") == 2 and " ×" in markup and "—" in markup    # a baseline vs itself: —
+    assert markup.count(">α = 5</th>") == 2 and " ×" in markup and "—" in markup  # a baseline vs itself: —
     single = report.verdict_matrix(report.for_baseline(summary, "bm25")).markup
     assert "rr-verdict-groups" not in single and "colspan" not in single
     note = report.baselines_note(BASELINES, len(p.systems)).markup

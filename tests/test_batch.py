@@ -3,6 +3,7 @@
 Most jobs use a minimal template (parameters cell, a table, optional failure or pause) so that
 the file stays fast; one job per batch uses the real risk_report template.
 """
+
 import json
 import os
 import shutil
@@ -63,8 +64,9 @@ def check_consistent(reports: Path) -> list:
     return index["reports"]
 
 
-def test_failing_job_is_isolated_and_rerun_skips_everything(tmp_path, tiny_collection, second_collection,
-                                                            mini_template, cache_dir):
+def test_failing_job_is_isolated_and_rerun_skips_everything(
+    tmp_path, tiny_collection, second_collection, mini_template, cache_dir
+):
     reports = tmp_path / "reports"
     jobs = tmp_path / "jobs.toml"
     common = '[defaults]\ncollection = "tiny"\ntemplate = "templates/mini.ipynb"\n\n'
@@ -74,8 +76,11 @@ def test_failing_job_is_isolated_and_rerun_skips_everything(tmp_path, tiny_colle
     assert statuses(first) == {"flaky": "ok"}
     good = (reports / "jobs" / "flaky" / "latest").resolve()
 
-    write_jobs(jobs, common + '[[job]]\nname = "real"\ntemplate = "risk_report"\nalphas = [0, 1]\n\n'
-               '[[job]]\nname = "other"\ncollection = "tiny2"\n\n' + flaky.format(fail="true"))
+    write_jobs(
+        jobs,
+        common + '[[job]]\nname = "real"\ntemplate = "risk_report"\nalphas = [0, 1]\n\n'
+        '[[job]]\nname = "other"\ncollection = "tiny2"\n\n' + flaky.format(fail="true"),
+    )
     second = batch(jobs, reports)
     assert statuses(second) == {"real": "ok", "other": "ok", "flaky": "failed"} and not second.ok
     failed = next(r for r in second.results if r.name == "flaky")
@@ -84,28 +89,36 @@ def test_failing_job_is_isolated_and_rerun_skips_everything(tmp_path, tiny_colle
     assert "failing as asked" in second.log.read_text()
     entries = check_consistent(reports)
     assert sorted((e["job"], e["status"]) for e in entries) == [
-        ("flaky", "failed"), ("flaky", "ok"), ("other", "ok"), ("real", "ok")]
+        ("flaky", "failed"),
+        ("flaky", "ok"),
+        ("other", "ok"),
+        ("real", "ok"),
+    ]
     assert "failing as asked" in next(e["error"] for e in entries if e["status"] == "failed")
     real = next(e for e in entries if e["job"] == "real")
     assert real["collection"] == "tiny" and real["template"] == "risk_report" and real["alphas"] == [0.0, 1.0]
 
-    write_jobs(jobs, jobs.read_text().replace("fail = true", "fail = false"))   # back to its last success
+    write_jobs(jobs, jobs.read_text().replace("fail = true", "fail = false"))  # back to its last success
     before = {job: visible(reports / "jobs" / job) for job in ("real", "other", "flaky")}
     third = batch(jobs, reports)
     assert statuses(third) == {"real": "skipped", "other": "skipped", "flaky": "skipped"} and third.ok
     assert {job: visible(reports / "jobs" / job) for job in before} == before
 
 
-def test_changed_run_file_reruns_exactly_its_jobs(tmp_path, tiny_collection, second_collection, mini_template,
-                                                  cache_dir):
+def test_changed_run_file_reruns_exactly_its_jobs(
+    tmp_path, tiny_collection, second_collection, mini_template, cache_dir
+):
     reports = tmp_path / "reports"
-    jobs = write_jobs(tmp_path / "jobs.toml", '[defaults]\ntemplate = "templates/mini.ipynb"\n\n'
-                      '[[job]]\nname = "a"\ncollection = "tiny"\n\n'
-                      '[[job]]\nname = "b"\ncollection = "./tiny2"\nkeep = 1\n\n'
-                      '[[job]]\nname = "c"\ncollection = "tiny2"\nmeasure = "P@1"\n')
+    jobs = write_jobs(
+        tmp_path / "jobs.toml",
+        '[defaults]\ntemplate = "templates/mini.ipynb"\n\n'
+        '[[job]]\nname = "a"\ncollection = "tiny"\n\n'
+        '[[job]]\nname = "b"\ncollection = "./tiny2"\nkeep = 1\n\n'
+        '[[job]]\nname = "c"\ncollection = "tiny2"\nmeasure = "P@1"\n',
+    )
     assert statuses(batch(jobs, reports)) == {"a": "ok", "b": "ok", "c": "ok"}
     run = second_collection / "runs" / "base.run"
-    os.utime(run)                                              # same content: still unchanged
+    os.utime(run)  # same content: still unchanged
     assert set(statuses(batch(jobs, reports)).values()) == {"skipped"}
     run.write_text(run.read_text().replace(" 3 same", " 5 same"))
     dry = run_batch(jobs, reports_dir=reports, dry_run=True)
@@ -113,7 +126,7 @@ def test_changed_run_file_reruns_exactly_its_jobs(tmp_path, tiny_collection, sec
     assert dry.results[1].message == "input files changed: base.run"
     again = batch(jobs, reports)
     assert statuses(again) == {"a": "skipped", "b": "ok", "c": "ok"}
-    assert len([p for p in visible(reports / "jobs" / "b") if p != "latest"]) == 1     # keep = 1
+    assert len([p for p in visible(reports / "jobs" / "b") if p != "latest"]) == 1  # keep = 1
     assert len([p for p in visible(reports / "jobs" / "c") if p != "latest"]) == 2
     check_consistent(reports)
 
@@ -134,7 +147,7 @@ def test_lock_contention(tmp_path, tiny_collection, cache_dir, capsys):
     holder.start()
     time.sleep(0.1)
     started = time.monotonic()
-    waited = run_batch(jobs, reports_dir=reports, wait=30)             # waits, then runs
+    waited = run_batch(jobs, reports_dir=reports, wait=30)  # waits, then runs
     holder.join()
     assert time.monotonic() - started >= 0.3
     assert statuses(waited) == {"nowhere": "error"} and "Unknown collection" in waited.results[0].message
@@ -147,16 +160,21 @@ def _hold(path, seconds):
 
 def test_sigkill_midway_leaves_consistent_reports(tmp_path, second_collection, mini_template, cache_dir):
     reports = tmp_path / "reports"
-    jobs = write_jobs(tmp_path / "jobs.toml", '[[job]]\nname = "slow"\ncollection = "tiny"\n'
-                      'template = "templates/mini.ipynb"\npause = 0.0\n')
+    jobs = write_jobs(
+        tmp_path / "jobs.toml",
+        '[[job]]\nname = "slow"\ncollection = "tiny"\ntemplate = "templates/mini.ipynb"\npause = 0.0\n',
+    )
     assert statuses(batch(jobs, reports)) == {"slow": "ok"}
     good = (reports / "jobs" / "slow" / "latest").resolve()
     write_jobs(jobs, jobs.read_text().replace("pause = 0.0", "pause = 60.0"))
-    process = subprocess.Popen([sys.executable, "-m", "riskreport", "batch", str(jobs), "--reports", str(reports),
-                                "--quiet"], start_new_session=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "riskreport", "batch", str(jobs), "--reports", str(reports), "--quiet"],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 90
-    while not list((reports / "jobs" / "slow").glob(".tmp-*/report.ipynb")):   # the kernel is executing
+    while not list((reports / "jobs" / "slow").glob(".tmp-*/report.ipynb")):  # the kernel is executing
         assert time.monotonic() < deadline and process.poll() is None
         time.sleep(0.2)
     time.sleep(1)
@@ -164,20 +182,23 @@ def test_sigkill_midway_leaves_consistent_reports(tmp_path, second_collection, m
     process.wait()
     folder = reports / "jobs" / "slow"
     assert visible(folder) == {good.name, "latest"} and (folder / "latest").resolve() == good
-    assert list(folder.glob(".tmp-*"))                           # the half-built report is hidden
+    assert list(folder.glob(".tmp-*"))  # the half-built report is hidden
     assert [e["path"] for e in check_consistent(reports)] == [f"jobs/slow/{good.name}"]
 
     write_jobs(jobs, jobs.read_text().replace("pause = 60.0", "pause = 0.0"))
-    after = batch(jobs, reports, wait=10)    # the lock dies with its holders (the kernel frees it within ms)
+    after = batch(jobs, reports, wait=10)  # the lock dies with its holders (the kernel frees it within ms)
     assert statuses(after) == {"slow": "skipped"} and not list(folder.glob(".tmp-*"))
 
 
 def test_dask_local_cluster(tmp_path, tiny_collection, mini_template, cache_dir):
     distributed = pytest.importorskip("distributed")
     reports = tmp_path / "reports"
-    jobs = write_jobs(tmp_path / "jobs.toml", '[defaults]\ntemplate = "templates/mini.ipynb"\n'
-                      f'collection = "{tiny_collection}"\n\n[[job]]\nname = "d1"\n\n'
-                      '[[job]]\nname = "d2"\nfail = true\n')
+    jobs = write_jobs(
+        tmp_path / "jobs.toml",
+        '[defaults]\ntemplate = "templates/mini.ipynb"\n'
+        f'collection = "{tiny_collection}"\n\n[[job]]\nname = "d1"\n\n'
+        '[[job]]\nname = "d2"\nfail = true\n',
+    )
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
         result = batch(jobs, reports, executor="dask", scheduler=cluster.scheduler_address)
     assert statuses(result) == {"d1": "ok", "d2": "failed"}
@@ -185,21 +206,27 @@ def test_dask_local_cluster(tmp_path, tiny_collection, mini_template, cache_dir)
     assert len(check_consistent(reports)) == 2
 
 
-@pytest.mark.parametrize("text, message", [
-    ('[[job]]\nname = "a"\nmeassure = "P@2"\n', "job 'a', key 'meassure': unknown key; did you mean 'measure'?"),
-    ('[[job]]\nname = "a"\nalphas = "high"\n', "job 'a', key 'alphas': Parameter 'alphas' of template 'risk_report'"),
-    ('[defaults]\nsig_level = "x"\n[[job]]\nname = "a"\n', "job 'a', key 'sig_level' (from [defaults]): Parameter"),
-    ('[[job]]\nname = "a"\n[[job]]\nname = "a"\n', "job name 'a' is used twice (jobs 1 and 2)"),
-    ('[[job]]\nmeasure = "P@2"\n', "job 1: key 'name' must be a name"),
-    ('[[job]]\nname = "../escape"\n', "job 1: key 'name' must be a name"),
-    ('[job]\nname = "a"\n', "write each job as [[job]]"),
-    ('[jobs]\nname = "a"\n', "unknown top-level key 'jobs'"),
-    ('[[job]]\nname = "a"\nkeep = 0\n', "key 'keep': expected a whole number ≥ 1"),
-    ('[[job]]\nname = "a"\ntemplate = "nope"\n', "key 'template': Unknown template 'nope'"),
-    ('[[job]]\nname = "a"\nshow_code = "yes"\n', "key 'show_code': expected true or false"),
-    ('[[job]\nname = "a"\n', "jobs.toml: not valid TOML"),
-    ('[defaults]\ncollection = "demo"\n', "no jobs"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('[[job]]\nname = "a"\nmeassure = "P@2"\n', "job 'a', key 'meassure': unknown key; did you mean 'measure'?"),
+        (
+            '[[job]]\nname = "a"\nalphas = "high"\n',
+            "job 'a', key 'alphas': Parameter 'alphas' of template 'risk_report'",
+        ),
+        ('[defaults]\nsig_level = "x"\n[[job]]\nname = "a"\n', "job 'a', key 'sig_level' (from [defaults]): Parameter"),
+        ('[[job]]\nname = "a"\n[[job]]\nname = "a"\n', "job name 'a' is used twice (jobs 1 and 2)"),
+        ('[[job]]\nmeasure = "P@2"\n', "job 1: key 'name' must be a name"),
+        ('[[job]]\nname = "../escape"\n', "job 1: key 'name' must be a name"),
+        ('[job]\nname = "a"\n', "write each job as [[job]]"),
+        ('[jobs]\nname = "a"\n', "unknown top-level key 'jobs'"),
+        ('[[job]]\nname = "a"\nkeep = 0\n', "key 'keep': expected a whole number ≥ 1"),
+        ('[[job]]\nname = "a"\ntemplate = "nope"\n', "key 'template': Unknown template 'nope'"),
+        ('[[job]]\nname = "a"\nshow_code = "yes"\n', "key 'show_code': expected true or false"),
+        ('[[job]\nname = "a"\n', "jobs.toml: not valid TOML"),
+        ('[defaults]\ncollection = "demo"\n', "no jobs"),
+    ],
+)
 def test_jobs_file_errors(tmp_path, text, message):
     path = write_jobs(tmp_path / "jobs.toml", text)
     with pytest.raises(JobFileError) as info:
@@ -216,14 +243,20 @@ def test_example_jobs_file_plans_and_cli_dry_run_writes_nothing(tmp_path, capsys
     assert "4 job(s): 4 run (dry run, nothing written)" in out and "no complete report yet" in out
     assert not (tmp_path / "reports").exists()
     with pytest.raises(SystemExit):
-        main(["batch", str(example), "--executor", "dask"])     # --scheduler is required
+        main(["batch", str(example), "--executor", "dask"])  # --scheduler is required
 
 
 def _fake_report(folder: Path, status: str, finished: str, **fields) -> Path:
     folder.mkdir(parents=True)
-    record = {"job": folder.parent.name, "template": "risk_report", "status": status, "finished_utc": finished,
-              "duration_s": 1.0, "collection": {"name": "c"}, "parameters": {"baseline": "b", "measure": "P@2",
-                                                                            "alphas": [0, 1]}}
+    record = {
+        "job": folder.parent.name,
+        "template": "risk_report",
+        "status": status,
+        "finished_utc": finished,
+        "duration_s": 1.0,
+        "collection": {"name": "c"},
+        "parameters": {"baseline": "b", "measure": "P@2", "alphas": [0, 1]},
+    }
     record.update(fields)
     (folder / "params.json").write_text(json.dumps(record))
     (folder / "report.html").write_text("<html></html>")
@@ -233,8 +266,14 @@ def _fake_report(folder: Path, status: str, finished: str, **fields) -> Path:
 def test_index_escapes_names_and_lists_only_complete_folders(tmp_path):
     reports = tmp_path / "reports"
     evil = "<script>alert(1)</script>"
-    _fake_report(reports / "jobs" / "x" / "20260101T000000Z", "ok", "2026-01-01T00:00:00+00:00",
-                 job=evil, collection={"name": evil}, parameters={"baseline": "<b>", "measure": "P@2&x", "alphas": [0]})
+    _fake_report(
+        reports / "jobs" / "x" / "20260101T000000Z",
+        "ok",
+        "2026-01-01T00:00:00+00:00",
+        job=evil,
+        collection={"name": evil},
+        parameters={"baseline": "<b>", "measure": "P@2&x", "alphas": [0]},
+    )
     _fake_report(reports / "jobs" / "x" / ".tmp-20260102T000000Z-abc", "ok", "2026-01-02T00:00:00+00:00")
     (reports / "jobs" / "x" / "latest").symlink_to("20260101T000000Z")
     page = write_index(reports).read_text()
@@ -248,7 +287,7 @@ def test_prune_keeps_newest_complete_and_failed_reports(tmp_path):
     folder = tmp_path / "jobs" / "j"
     for day, status in ((1, "ok"), (2, "ok"), (3, "failed"), (4, "ok"), (5, "failed"), (6, "failed")):
         _fake_report(folder / f"2026010{day}T000000Z", status, f"2026-01-0{day}T00:00:00+00:00")
-    (folder / "latest").symlink_to("20260102T000000Z")            # latest is never deleted
+    (folder / "latest").symlink_to("20260102T000000Z")  # latest is never deleted
     deleted = prune(folder, keep=1)
     assert sorted(p.name for p in deleted) == ["20260101T000000Z", "20260103T000000Z", "20260105T000000Z"]
     assert visible(folder) == {"20260102T000000Z", "20260104T000000Z", "20260106T000000Z", "latest"}

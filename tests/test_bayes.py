@@ -1,5 +1,6 @@
 """Bayesian risk (the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md): priors, likelihoods and replicates against scipy, small fits on generated
 data with known effects, the draws cache, and the thesis's TREC-COVID worked example when ../shared is present."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,12 +20,13 @@ FAST = dict(target_ess=600, max_draws=8000, chains=2, tune=400, seed=7, target_a
 
 # ---------------------------------------------------------------- priors, likelihoods, replicates (no sampling)
 
+
 def test_brms_default_priors_identity_link():
     y = np.array([0.1, 0.2, 0.3, 0.34, 0.5, 0.9])
     priors = bayes.brms_priors("gaussian", y)
-    assert priors["b"] == ("student_t", 3, 0.3, 2.5)           # round(median 0.32, 1); S = max(2.5, mad)
+    assert priors["b"] == ("student_t", 3, 0.3, 2.5)  # round(median 0.32, 1); S = max(2.5, mad)
     assert priors["sigma"] == priors["sd_sys"] == ("half_student_t", 3, 0, 2.5)
-    wide = np.array([-10.0, -4.0, 0.0, 3.0, 12.0])              # mad = 4 × 1.4826 = 5.9304 → 5.9
+    wide = np.array([-10.0, -4.0, 0.0, 3.0, 12.0])  # mad = 4 × 1.4826 = 5.9304 → 5.9
     assert bayes.brms_priors("skew_normal", wide)["b"] == ("student_t", 3, 0.0, 5.9)
     assert bayes.brms_priors("skew_normal", wide)["alpha"] == ("normal", 0, 4)
     assert "sd_sys" not in bayes.brms_priors("paired_gaussian", y)
@@ -48,8 +50,13 @@ def _draws(n=5, **extra):
 
 def _cells():
     y = np.array([0.0, 0.2, 0.5, 1.0, 0.7, 0.05])
-    return models.BayesData(y=y, system=np.array([0, 0, 0, 1, 1, 1]), topic=np.array([0, 1, 2, 0, 1, 2]),
-                            systems=("a", "b"), topics=("1", "2", "3"))
+    return models.BayesData(
+        y=y,
+        system=np.array([0, 0, 0, 1, 1, 1]),
+        topic=np.array([0, 1, 2, 0, 1, 2]),
+        systems=("a", "b"),
+        topics=("1", "2", "3"),
+    )
 
 
 def test_log_likelihood_matches_scipy():
@@ -60,17 +67,30 @@ def test_log_likelihood_matches_scipy():
     xi, omega, _ = models.skew_normal_location(eta, 0.3, 2.0)
     assert np.allclose(models.log_likelihood("skew_normal", data, d), stats.skewnorm.logpdf(data.y, 2.0, xi, omega))
     mu = 1 / (1 + np.exp(-eta))
-    expected = np.where(data.y == 0, np.log(0.1 * 0.6), np.where(data.y == 1, np.log(0.1 * 0.4),
-                        np.log(0.9) + stats.beta.logpdf(np.clip(data.y, 1e-9, 1 - 1e-9), mu * 8, (1 - mu) * 8)))
+    expected = np.where(
+        data.y == 0,
+        np.log(0.1 * 0.6),
+        np.where(
+            data.y == 1,
+            np.log(0.1 * 0.4),
+            np.log(0.9) + stats.beta.logpdf(np.clip(data.y, 1e-9, 1 - 1e-9), mu * 8, (1 - mu) * 8),
+        ),
+    )
     assert np.allclose(models.log_likelihood("zoib", data, d), expected)
 
 
 def test_skew_normal_parameterisation_has_brms_mean_and_sd():
     rng = np.random.default_rng(1)
-    data = models.BayesData(y=np.zeros(1), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",),
-                            topics=("1",))
-    d = {"b": np.full(400_000, 0.3), "r_sys": np.zeros((400_000, 1)), "r_top": np.zeros((400_000, 1)),
-         "sigma": np.full(400_000, 0.2), "alpha": np.full(400_000, -4.0)}
+    data = models.BayesData(
+        y=np.zeros(1), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",), topics=("1",)
+    )
+    d = {
+        "b": np.full(400_000, 0.3),
+        "r_sys": np.zeros((400_000, 1)),
+        "r_top": np.zeros((400_000, 1)),
+        "sigma": np.full(400_000, 0.2),
+        "alpha": np.full(400_000, -4.0),
+    }
     y = models.predict("skew_normal", data, d, rng)
     assert abs(y.mean() - 0.3) < 2e-3 and abs(y.std() - 0.2) < 2e-3 and stats.skew(y.ravel()) < -0.5
 
@@ -87,8 +107,16 @@ def test_bad_inputs_raise_parameter_errors():
     with pytest.raises(ParameterError, match="model must be one of"):
         bayes.fit("poisson", _cells())
     with pytest.raises(ParameterError, match="outside"):
-        bayes.fit("zoib", models.BayesData(y=np.array([0.5, 1.5]), system=np.array([0, 1]), topic=np.array([0, 0]),
-                                           systems=("a", "b"), topics=("1",)))
+        bayes.fit(
+            "zoib",
+            models.BayesData(
+                y=np.array([0.5, 1.5]),
+                system=np.array([0, 1]),
+                topic=np.array([0, 0]),
+                systems=("a", "b"),
+                topics=("1",),
+            ),
+        )
     with pytest.raises(ParameterError, match="target_ess"):
         bayes.fit("gaussian", _cells(), target_ess=0)
     with pytest.raises(ParameterError, match="No scores for system"):
@@ -97,7 +125,7 @@ def test_bad_inputs_raise_parameter_errors():
 
 # ---------------------------------------------------------------- small fits on generated data
 
-EFFECTS = np.array([-0.8, -0.4, -0.1, 0.0, 0.1, 0.4, 0.8, 1.2])     # logit scale; system "s3" is the baseline
+EFFECTS = np.array([-0.8, -0.4, -0.1, 0.0, 0.1, 0.4, 0.8, 1.2])  # logit scale; system "s3" is the baseline
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +154,7 @@ def test_zoib_recovers_known_effects(zoib_fit):
     assert inside.all()
     assert effects.loc["s7", "better_than"] >= 2 and effects.loc["s0", "worse_than"] >= 2
     d = zoib_fit.diagnostics
-    assert d["rhat_ok"] and d["ess_ok"], d["problems"]     # divergences are reported, not asserted: 8 systems only
+    assert d["rhat_ok"] and d["ess_ok"], d["problems"]  # divergences are reported, not asserted: 8 systems only
     assert d["min_ess_bulk"] >= 600 and d["min_ess_tail"] >= 600 and d["max_rhat"] < 1.01
     assert {"waic", "loo", "p_waic", "p_loo"} <= set(zoib_fit.criteria)
 
@@ -137,14 +165,14 @@ def test_ppdrisk_flags_the_clearly_worse_systems(zoib_fit):
     assert at0.loc["s0", "verdict"] == "risk" and at0.loc["s7", "verdict"] == "reward"
     assert (table["ppd_urisk_low"] <= table["ppd_urisk_median"]).all()
     at1 = table[table["alpha"] == 1].set_index("system")
-    assert (at1["ppd_urisk_median"] <= at0["ppd_urisk_median"] + 1e-12).all()     # losses weigh more
+    assert (at1["ppd_urisk_median"] <= at0["ppd_urisk_median"] + 1e-12).all()  # losses weigh more
     assert list(table.columns) == bayes.PPDRISK_COLUMNS
 
 
 def test_ppdrisk_memory_is_bounded_by_the_chunk(zoib_fit):
     values, names = bayes.ppdrisk_draws(zoib_fit, "s3", [0.0], chunk=100)
     again, _ = bayes.ppdrisk_draws(zoib_fit, "s3", [0.0], chunk=100)
-    assert values.shape == (1, zoib_fit.n_draws, 7) and np.array_equal(values, again)   # seeded
+    assert values.shape == (1, zoib_fit.n_draws, 7) and np.array_equal(values, again)  # seeded
 
 
 def test_cached_fit_is_read_back_and_checked(zoib_fit, generated, tmp_path_factory):
@@ -154,9 +182,9 @@ def test_cached_fit_is_read_back_and_checked(zoib_fit, generated, tmp_path_facto
     assert again.criteria == pytest.approx(zoib_fit.criteria)
     entry = bayes.FitCache(cache_dir).path(again.key)
     blob = bytearray(entry.read_bytes())
-    blob[len(blob) // 2] ^= 0xFF                                  # damage the stored draws
+    blob[len(blob) // 2] ^= 0xFF  # damage the stored draws
     entry.write_bytes(bytes(blob))
-    assert bayes.FitCache(cache_dir).get(again.key) is None       # a damaged entry is a miss, never a fit
+    assert bayes.FitCache(cache_dir).get(again.key) is None  # a damaged entry is a miss, never a fit
 
 
 def test_gaussian_fit_is_seeded_and_brisk_rules_are_labelled(generated):
@@ -164,18 +192,21 @@ def test_gaussian_fit_is_seeded_and_brisk_rules_are_labelled(generated):
     first = bayes.fit("gaussian", bayes.scores_data(scaled), use_cache=False, **FAST)
     second = bayes.fit("gaussian", bayes.scores_data(scaled), use_cache=False, **FAST)
     assert np.array_equal(first.draws["r_sys"], second.draws["r_sys"])
-    table, fits = bayes.brisk_table(scaled, "s3", [0.0, 2.0], family="gaussian", measure="sim", use_cache=False,
-                                    **FAST)
+    table, fits = bayes.brisk_table(scaled, "s3", [0.0, 2.0], family="gaussian", measure="sim", use_cache=False, **FAST)
     assert list(table.columns) == bayes.BRISK_COLUMNS and len(fits) == 2
     at0 = table[table["alpha"] == 0].set_index("system")
     assert at0.loc["s0", "verdict_difference"] == "risk" and at0.loc["s7", "verdict_difference"] == "reward"
     worse = table.set_index(["system", "alpha"])["effect_mean"]
-    assert worse[("s0", 2.0)] < worse[("s0", 0.0)]               # Eq. 4.5 adjustment lowers a losing system
+    assert worse[("s0", 2.0)] < worse[("s0", 0.0)]  # Eq. 4.5 adjustment lowers a losing system
 
 
 def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
-    capped = bayes.fit("gaussian", bayes.scores_data(generated * 0.5), use_cache=False,
-                       **{**FAST, "target_ess": 50_000, "max_draws": 3000})
+    capped = bayes.fit(
+        "gaussian",
+        bayes.scores_data(generated * 0.5),
+        use_cache=False,
+        **{**FAST, "target_ess": 50_000, "max_draws": 3000},
+    )
     assert not capped.diagnostics["ess_ok"] and capped.n_draws <= 3000
     assert "ESS < 50,000" in capped.diagnostics["problems"]
 
@@ -214,16 +245,31 @@ def test_worked_example_waic_and_ppdrisk(covid, model, waic):
 
 def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
     from riskreport.bayes import analysis
+
     scaled = generated.clip(0, 1)
     options = {k: v for k, v in FAST.items() if k in ("target_ess", "max_draws", "chains", "seed")}
     cells = scaled.stack().rename("score").rename_axis(["system", "topic"]).reset_index()
-    gains = pd.concat([cells.assign(rank=1, score=(0.2 * cells["score"]).where(cells["score"] > 0.3, 0.0)),
-                       cells.assign(rank=2, score=(0.1 * cells["score"]).where(cells["score"] > 0.5, 0.0))])
-    result = analysis.bayesian_risk(scaled, "s3", [0.0, 1.0], measure="sim", models=["gaussian", "zoib"],
-                                    family="gaussian", level=0.95, cache_dir=tmp_path_factory.getbasetemp() / "cache0",
-                                    rank_gains=gains, progress=None, **options)
+    gains = pd.concat(
+        [
+            cells.assign(rank=1, score=(0.2 * cells["score"]).where(cells["score"] > 0.3, 0.0)),
+            cells.assign(rank=2, score=(0.1 * cells["score"]).where(cells["score"] > 0.5, 0.0)),
+        ]
+    )
+    result = analysis.bayesian_risk(
+        scaled,
+        "s3",
+        [0.0, 1.0],
+        measure="sim",
+        models=["gaussian", "zoib"],
+        family="gaussian",
+        level=0.95,
+        cache_dir=tmp_path_factory.getbasetemp() / "cache0",
+        rank_gains=gains,
+        progress=None,
+        **options,
+    )
     assert list(result.models["model"]) == ["gaussian", "zoib"] and len(result.brisk_fits) == 2
-    assert result.brisk_fits[0] is result.fits["gaussian"]          # α = 0 changes no score: the Gaussian fit serves
+    assert result.brisk_fits[0] is result.fits["gaussian"]  # α = 0 changes no score: the Gaussian fit serves
     assert set(result.ppdrisk["alpha"]) == {0.0, 1.0} and result.ppd_draws.shape[0] == 2
     assert len(result.diagnostics) == 5 and set(result.overlay["source"]) == {"observed", "predicted"}
     compared = result.comparison.set_index(["criterion", "model"])
@@ -231,17 +277,32 @@ def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
     for criterion in ("PSIS-LOO", "WAIC"):
         best = compared.loc[criterion].sort_values("rank").iloc[0]
         assert best["elpd_diff"] == 0 and (compared.loc[criterion, "dse"] >= 0).all()
-        gap = result.fits["zoib"].pointwise[f"elpd_{criterion.lower().replace('psis-', '')}_i"] - \
-            result.fits["gaussian"].pointwise[f"elpd_{criterion.lower().replace('psis-', '')}_i"]
-        assert abs(compared.loc[criterion].loc["zoib", "elpd"] - compared.loc[criterion].loc["gaussian", "elpd"]
-                   - gap.sum()) < 1e-6                              # the difference of the pointwise sums
-        assert compared.loc[criterion].loc["gaussian" if gap.sum() > 0 else "zoib", "dse"] == \
-            pytest.approx(np.sqrt(len(gap) * gap.var()))              # SE of the difference (ArviZ: n·var)
+        gap = (
+            result.fits["zoib"].pointwise[f"elpd_{criterion.lower().replace('psis-', '')}_i"]
+            - result.fits["gaussian"].pointwise[f"elpd_{criterion.lower().replace('psis-', '')}_i"]
+        )
+        assert (
+            abs(
+                compared.loc[criterion].loc["zoib", "elpd"]
+                - compared.loc[criterion].loc["gaussian", "elpd"]
+                - gap.sum()
+            )
+            < 1e-6
+        )  # the difference of the pointwise sums
+        assert compared.loc[criterion].loc["gaussian" if gap.sum() > 0 else "zoib", "dse"] == pytest.approx(
+            np.sqrt(len(gap) * gap.var())
+        )  # SE of the difference (ArviZ: n·var)
     assert set(result.systems["model"]) == {"gaussian", "zoib", "zoib_rank"}
-    assert result.rank["parameter"].iloc[0].startswith("β") and (result.rank["low"] < result.rank["high"]).iloc[:3].all()
+    assert (
+        result.rank["parameter"].iloc[0].startswith("β") and (result.rank["low"] < result.rank["high"]).iloc[:3].all()
+    )
     shown = analysis.dominance_display(result.dominance)
-    assert shown["dominates"].sum() == len(result.dominance) and set(shown.columns) == {"model", "system", "dominates",
-                                                                                         "systems dominated"}
+    assert shown["dominates"].sum() == len(result.dominance) and set(shown.columns) == {
+        "model",
+        "system",
+        "dominates",
+        "systems dominated",
+    }
     text = analysis.methods_text(result, 40)
     assert "student_t(3, 0, 2.5)" in text and "nutpie" in text and "10,000" not in text
     minus = analysis.brisk_display(result.brisk, "minus")
@@ -254,8 +315,9 @@ def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
 
 
 def test_paired_model_intercept_is_urisk(generated):
-    table, fits = bayes.paired_table(generated.iloc[[0, 3]], "s3", [0.0], family="gaussian", use_cache=False,
-                                     **{**FAST, "target_ess": 2000})
+    table, fits = bayes.paired_table(
+        generated.iloc[[0, 3]], "s3", [0.0], family="gaussian", use_cache=False, **{**FAST, "target_ess": 2000}
+    )
     delta = generated.loc["s0"] - generated.loc["s3"]
     row = table.iloc[0]
     assert row["verdict"] == "risk" and row["urisk_low"] < delta.mean() < row["urisk_high"]
@@ -268,8 +330,8 @@ def test_rbp_rank_gains_from_a_run_and_qrels():
     gains = bayes.rbp_rank_gains({"s": run}, qrels, ["1", "2", "3"], p=0.8, depth=4)
     assert len(gains) == 12 and list(gains.columns) == ["system", "topic", "rank", "score"]
     # topic 1: a (grade 2 of 2), b (unjudged), then the tie c/d by docno descending: d (spam, 0), c (grade 1 of 2)
-    assert gains["score"].tolist()[:4] == pytest.approx([0.2, 0.0, 0.0, 0.2 * 0.8 ** 3 * 0.5])
-    assert gains["score"].tolist()[4:] == [0.0] * 8             # unjudged, and a topic the run lacks
+    assert gains["score"].tolist()[:4] == pytest.approx([0.2, 0.0, 0.0, 0.2 * 0.8**3 * 0.5])
+    assert gains["score"].tolist()[4:] == [0.0] * 8  # unjudged, and a topic the run lacks
 
 
 def test_zoib_rank_fit_recovers_the_rank_slope():
@@ -285,18 +347,20 @@ def test_zoib_rank_fit_recovers_the_rank_slope():
     result = bayes.fit("zoib_rank", bayes.scores_data(table), use_cache=False, criteria=True, **FAST)
     beta = result.flat("beta")
     assert np.quantile(beta, 0.025) < -0.3 < np.quantile(beta, 0.975) and abs(result.flat("zi").mean() - 0.3) < 0.06
-    assert result.diagnostics["max_rhat"] < 1.05 and np.isfinite(result.criteria["waic"])   # 3 systems: sd_sys is vague
+    assert result.diagnostics["max_rhat"] < 1.05 and np.isfinite(result.criteria["waic"])  # 3 systems: sd_sys is vague
     with pytest.raises(ParameterError, match="rank"):
         bayes.fit("zoib_rank", bayes.scores_data(table.drop(columns="rank")), use_cache=False, **FAST)
 
 
 # ---------------------------------------------------------------- the model's pool given as a file (no sampling)
 
+
 def test_pool_file_formats(tmp_path):
     from riskreport.io.trec import read_system_list
+
     plain = tmp_path / "pool.txt"
     plain.write_text("# the pool\nbase\n\n good \nbase\n")
-    assert read_system_list(plain) == ["base", "good"]                  # comments, blanks, spaces; twice counts once
+    assert read_system_list(plain) == ["base", "good"]  # comments, blanks, spaces; twice counts once
     flagged = tmp_path / "pooled.csv"
     flagged.write_text("system,pooled\nbase,1\nrisky,0\ngood,1\nother-track,1\n")
     assert read_system_list(flagged) == ["base", "good", "other-track"]
@@ -305,15 +369,22 @@ def test_pool_file_formats(tmp_path):
     assert rr.choose_systems(["good", "base"], ["base", "good"]) == (["good", "base"], [])
 
 
-@pytest.mark.parametrize("text, message", [
-    ("system,pooled\nbase,1\ngood,yes\n", r"pooled.csv, line 3: pooled is 'yes' \(expected 0 or 1"),
-    ("system,pooled\nbase,1,x\n", r"pooled.csv, line 2: 3 field\(s\) instead of 2"),
-    ("run,pooled\nbase,1\n", r"pooled.csv, line 1: 'run,pooled' has a comma but the first line is not a CSV header"),
-    ("system,pooled\nbase,0\n", r"pooled.csv: no row has pooled = 1"),
-    ("# nothing\n\n", r"pooled.csv: the file lists no system"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("system,pooled\nbase,1\ngood,yes\n", r"pooled.csv, line 3: pooled is 'yes' \(expected 0 or 1"),
+        ("system,pooled\nbase,1,x\n", r"pooled.csv, line 2: 3 field\(s\) instead of 2"),
+        (
+            "run,pooled\nbase,1\n",
+            r"pooled.csv, line 1: 'run,pooled' has a comma but the first line is not a CSV header",
+        ),
+        ("system,pooled\nbase,0\n", r"pooled.csv: no row has pooled = 1"),
+        ("# nothing\n\n", r"pooled.csv: the file lists no system"),
+    ],
+)
 def test_pool_file_errors_name_the_file_and_line(tmp_path, text, message):
     from riskreport.io.trec import read_system_list
+
     path = tmp_path / "pooled.csv"
     path.write_text(text)
     with pytest.raises(rr.InputFormatError, match=message):
@@ -322,17 +393,21 @@ def test_pool_file_errors_name_the_file_and_line(tmp_path, text, message):
 
 def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
     from riskreport.run.runner import plan_report
+
     pool = tmp_path / "pooled.csv"
     pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,0\nelsewhere,1\n")
     monkeypatch.chdir(tmp_path)
     plan = plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "pooled.csv"})
-    assert plan.effective["pool"] == str(pool.resolve())                # the kernel runs elsewhere: absolute
-    assert str(pool.resolve()) in plan.record["collection"]["files_sha256"]   # an input: its hash in the fingerprint
+    assert plan.effective["pool"] == str(pool.resolve())  # the kernel runs elsewhere: absolute
+    assert str(pool.resolve()) in plan.record["collection"]["files_sha256"]  # an input: its hash in the fingerprint
     p = rr.resolve_parameters(str(tiny_collection), systems=plan.effective["pool"])
     assert p.systems == ["base", "good"] and p.extra["absent"] == ["elsewhere"]
     before = plan.fingerprint
     pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,1\n")
-    assert plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "pooled.csv"}).fingerprint != before
+    assert (
+        plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "pooled.csv"}).fingerprint
+        != before
+    )
     with pytest.raises(rr.InputFormatError, match="missing.csv: no such file"):
         plan_report("bayesian_risk", collection=str(tiny_collection), parameters={"pool": "missing.csv"})
     (tmp_path / "foreign.txt").write_text("x\ny\n")
@@ -342,21 +417,25 @@ def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- per-rank gains for BHM-ZOiB-Rank (no sampling)
 
+
 def test_rank_gains_table_and_its_errors(tmp_path):
     from riskreport.bayes.analysis import rank_gains_for
     from riskreport.io.trec import read_rank_gains
+
     path = tmp_path / "gains.csv"
     path.write_text("system,topic,rank,score\na,1,1,0.2\na,1,2,0\nb,1,1,0.16\nc,1,1,0.1\na,2,1,0\nb,2,1,0.2\n")
     matrix = pd.DataFrame([[0.3, 0.1], [0.2, 0.4]], index=["a", "b"], columns=["1", "2"])
     gains = rank_gains_for(str(path), None, "RBP(p=0.8)", matrix)
     assert list(gains.columns) == ["system", "topic", "rank", "score"] and set(gains["system"]) == {"a", "b"}
-    assert len(gains) == 5 and gains["rank"].dtype.kind == "i"                       # c is not in the pool
+    assert len(gains) == 5 and gains["rank"].dtype.kind == "i"  # c is not in the pool
     with pytest.raises(ParameterError, match=r"gains.csv: no per-rank gains for 1 system\(s\) of the pool: z"):
         rank_gains_for(str(path), None, "RBP(p=0.8)", matrix.rename(index={"b": "z"}))
-    for text, message in (("system,topic,score\na,1,0.2\n", r"line 1: missing column\(s\) rank"),
-                          ("system,topic,rank,score\na,1,0,0.2\n", r"line 2: rank 0"),
-                          ("system,topic,rank,score\na,1,1,1.0\n", r"line 2: gain 1 is outside \[0, 1\)"),
-                          ("system,topic,rank,score\na,1,1,0.1\na,1,1,0.2\n", r"line 3: system a has two gains at rank 1")):
+    for text, message in (
+        ("system,topic,score\na,1,0.2\n", r"line 1: missing column\(s\) rank"),
+        ("system,topic,rank,score\na,1,0,0.2\n", r"line 2: rank 0"),
+        ("system,topic,rank,score\na,1,1,1.0\n", r"line 2: gain 1 is outside \[0, 1\)"),
+        ("system,topic,rank,score\na,1,1,0.1\na,1,1,0.2\n", r"line 3: system a has two gains at rank 1"),
+    ):
         path.write_text(text)
         with pytest.raises(rr.InputFormatError, match=message):
             read_rank_gains(path)
@@ -364,28 +443,35 @@ def test_rank_gains_table_and_its_errors(tmp_path):
 
 def test_rbp_rank_gains_from_the_collection(tiny_collection):
     from riskreport.bayes.analysis import rank_gains_for
+
     p = rr.resolve_parameters(str(tiny_collection))
     matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()
     gains = rank_gains_for("rbp", p.collection, "RBP(p=0.5)", matrix, depth=3)
     assert len(gains) == len(matrix) * matrix.shape[1] * 3
     first = gains[(gains["system"] == "base") & (gains["topic"] == "1")]["score"].tolist()
-    assert first == pytest.approx([0.5 * 1.0, 0.0, 0.0])                       # 1-r1 (grade 2 of 2), then non-relevant
+    assert first == pytest.approx([0.5 * 1.0, 0.0, 0.0])  # 1-r1 (grade 2 of 2), then non-relevant
 
 
 def test_intercept_correlation_predicts_when_a_diagonal_mass_matrix_mixes_badly():
     rng = np.random.default_rng(3)
+
     def grid(systems, topics, sd_sys, noise):
-        y = rng.normal(0, sd_sys, (systems, 1)) + rng.normal(0, 0.15, (1, topics)) + rng.normal(0, noise, (systems, topics))
+        y = (
+            rng.normal(0, sd_sys, (systems, 1))
+            + rng.normal(0, 0.15, (1, topics))
+            + rng.normal(0, noise, (systems, topics))
+        )
         return bayes.scores_data(pd.DataFrame(y))
-    few_distinct = models.intercept_correlation(grid(11, 50, 0.15, 0.15))      # the demo's shape: b and r_sys entangled
-    many_noisy = models.intercept_correlation(grid(42, 30, 0.1, 0.3))           # TREC-COVID's shape
+
+    few_distinct = models.intercept_correlation(grid(11, 50, 0.15, 0.15))  # the demo's shape: b and r_sys entangled
+    many_noisy = models.intercept_correlation(grid(42, 30, 0.1, 0.3))  # TREC-COVID's shape
     assert few_distinct > 0.75 > many_noisy > 0
     assert models.intercept_correlation(bayes.paired_data(np.ones(5), "s", range(5))) == 0.0
 
 
 # ---------------------------------------------------------------- the compiled model on disk, the report's progress
 
-COMPILED_CHILD = r'''
+COMPILED_CHILD = r"""
 import json, sys
 import numpy as np, pandas as pd
 from riskreport import bayes
@@ -395,7 +481,7 @@ result = bayes.fit("zoib", bayes.scores_data(table), cache_dir=sys.argv[2], prog
                    **json.loads(sys.argv[3]))
 np.save(sys.argv[4], result.draws["r_sys"])
 print(json.dumps(messages))
-'''
+"""
 
 
 def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_path):
@@ -412,27 +498,31 @@ def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_pat
     options = json.dumps({k: v for k, v in FAST.items() if k != "progress"})
 
     def child(name):
-        out = subprocess.run([sys.executable, str(script), str(table), str(cache), options, str(tmp_path / name)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, str(script), str(table), str(cache), options, str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return " | ".join(json.loads(out.stdout.strip().splitlines()[-1])), np.load(tmp_path / name)
 
     first, draws = child("first.npy")
     assert "compiling the model" in first
     stored = list((cache / "compiled").glob("*/*.npz"))
     assert len(stored) == 1
-    for entry in cache.glob("*/*.npz"):     # the draws: gone, so the next process samples again
+    for entry in cache.glob("*/*.npz"):  # the draws: gone, so the next process samples again
         entry.unlink()
     second, again = child("second.npy")
     assert "compiled model loaded from the cache" in second and "compiling" not in second
-    assert np.array_equal(draws, again)     # the same machine code: the same draws, bit for bit
+    assert np.array_equal(draws, again)  # the same machine code: the same draws, bit for bit
     store = Cache("compiled", cache / "compiled")
     key = stored[0].stem
     assert store.get_arrays(key) is not None and compiled.private(stored[0], cache / "compiled")
-    stored[0].chmod(0o666)                                     # machine code others could have written: not run
+    stored[0].chmod(0o666)  # machine code others could have written: not run
     assert not compiled.private(stored[0], cache / "compiled")
     assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
     stored[0].chmod(0o644)
-    stored[0].write_bytes(stored[0].read_bytes()[:-100])      # a damaged entry is a miss, never loaded
+    stored[0].write_bytes(stored[0].read_bytes()[:-100])  # a damaged entry is a miss, never loaded
     with pytest.warns(CacheWarning, match="damaged"):
         assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
 
@@ -440,7 +530,7 @@ def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_pat
 def test_fit_progress_counts_fits_and_estimates_the_time_left(zoib_fit):
     lines = []
     progress = bayes.fit_progress.FitProgress(3, lines.append, cached=1)
-    progress("BHM-ZOiB: sampling 2 chains")                         # a fit's own lines are not shown
+    progress("BHM-ZOiB: sampling 2 chains")  # a fit's own lines are not shown
     progress.fit_done(zoib_fit)
     progress("BHM-ZOiB: max_draws = 8,000 reached before the ESS target")
     progress.fit_done(zoib_fit)

@@ -4,6 +4,7 @@ Asserts the section headings from the rendered DOM and that the page requests no
 network. `.ci/run` installs Chromium with the system package manager; the test skips only when
 no browser is available.
 """
+
 import html
 import json
 import re
@@ -18,8 +19,16 @@ from riskreport.render.export import external_references
 from riskreport.run.runner import run_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class Headings(HTMLParser):
@@ -54,8 +63,13 @@ def browser():
 def test_report_renders_offline(browser, tiny_collection, tmp_path, cache_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        folder = run_report("risk_report", collection=str(tiny_collection), alphas=[0, 1], out=tmp_path / "report",
-                            parameters={"bootstrap_samples": 500})
+        folder = run_report(
+            "risk_report",
+            collection=str(tiny_collection),
+            alphas=[0, 1],
+            out=tmp_path / "report",
+            parameters={"bootstrap_samples": 500},
+        )
     page = folder / "report.html"
     assert external_references(page.read_text()) == []
     dom, requests = render(browser, page, tmp_path / "page")
@@ -63,8 +77,14 @@ def test_report_renders_offline(browser, tiny_collection, tmp_path, cache_dir):
     parser.feed(dom)
     h2 = [text for tag, text in parser.found if tag == "h2"]
     assert ("h1", "Risk report: Tiny test collection") in parser.found
-    for heading in ("1. Collection", "2. Effectiveness", "4. Risk against the baseline: URisk and TRisk",
-                    "8. Is the risk real? Bootstrap confidence intervals of URisk", "Methods", "Provenance"):
+    for heading in (
+        "1. Collection",
+        "2. Effectiveness",
+        "4. Risk against the baseline: URisk and TRisk",
+        "8. Is the risk real? Bootstrap confidence intervals of URisk",
+        "Methods",
+        "Provenance",
+    ):
         assert heading in h2
     assert "Contents" in dom and "How to read this report" in dom
     # the embedded table script ran: every interactive table has its search box, sortable headers and row count
@@ -77,7 +97,7 @@ def test_report_renders_offline(browser, tiny_collection, tmp_path, cache_dir):
     probe.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
     dom, requests = render(browser, probe, tmp_path / "probe")
     result = json.loads(html.unescape(re.search(r'<pre id="rr-probe">(.*?)</pre>', dom, re.S).group(1)))
-    assert result["means"] == sorted(result["means"]) and len(result["means"]) > 1       # ascending after one click
+    assert result["means"] == sorted(result["means"]) and len(result["means"]) > 1  # ascending after one click
     assert 0 < len(result["found"]) < result["rows"] and all(result["query"] in row for row in result["found"])
     assert requests == []
     # control: the same check sees a page that does fetch from the network
@@ -111,13 +131,31 @@ def render(browser: str, page, work) -> tuple[str, list[str]]:
     """The DOM after rendering, and the http(s) URLs the page itself requested (from Chromium's net log)."""
     work.mkdir()
     netlog = work / "net.json"
-    dom = subprocess.run([browser, *FLAGS, f"--user-data-dir={work / 'profile'}", f"--log-net-log={netlog}",
-                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True).stdout
+    dom = subprocess.run(
+        [
+            browser,
+            *FLAGS,
+            f"--user-data-dir={work / 'profile'}",
+            f"--log-net-log={netlog}",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     log = json.loads(netlog.read_text())
     start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
-    return dom, sorted({e["params"]["url"] for e in log["events"] if e["type"] == start
-                        and "file://" in e["params"].get("network_isolation_key", "")
-                        and e["params"]["url"].startswith(("http:", "https:"))})
+    return dom, sorted(
+        {
+            e["params"]["url"]
+            for e in log["events"]
+            if e["type"] == start
+            and "file://" in e["params"].get("network_isolation_key", "")
+            and e["params"]["url"].startswith(("http:", "https:"))
+        }
+    )
 
 
 def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(browser, tmp_path):
@@ -126,23 +164,45 @@ def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(brows
     import pandas as pd
 
     from riskreport.render import report
+
     rng = np.random.default_rng(3)
     systems, baselines, alphas = [f"system-{i:03d}" for i in range(100)], ["bm25", "monoT5", "dense"], [0.0, 1.0, 5.0]
     rows = [(s, b, a) for b in baselines for a in alphas for s in systems if s != b]
     summary = pd.DataFrame(rows, columns=["system", "baseline", "alpha"]).assign(
-        urisk=rng.normal(0, 0.3, len(rows)), trisk=np.nan, p_adjusted=rng.random(len(rows)),
-        verdict=rng.choice(["risk", "reward", "inconclusive"], len(rows)), agree=7, methods=9,
-        disagree="sign: risk; wilcoxon: risk; randomisation: reward; bca: risk; percentile: risk")
+        urisk=rng.normal(0, 0.3, len(rows)),
+        trisk=np.nan,
+        p_adjusted=rng.random(len(rows)),
+        verdict=rng.choice(["risk", "reward", "inconclusive"], len(rows)),
+        agree=7,
+        methods=9,
+        disagree="sign: risk; wilcoxon: risk; randomisation: reward; bca: risk; percentile: risk",
+    )
     markup = report.verdict_matrix(summary, caption="Verdict matrix").markup
-    script = ("<script>window.addEventListener('load', () => { const m = document.getElementById('verdict-matrix');"
-              "const r = m.getBoundingClientRect(); document.body.setAttribute('data-size', "
-              "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>")
+    script = (
+        "<script>window.addEventListener('load', () => { const m = document.getElementById('verdict-matrix');"
+        "const r = m.getBoundingClientRect(); document.body.setAttribute('data-size', "
+        "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
+    )
     page = tmp_path / "matrix.html"
-    page.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}{script}</body></html>",
-                    encoding="utf-8")
-    dom = subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,3000",
-                          "--virtual-time-budget=2000", "--dump-dom", page.as_uri()], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
+    page.write_text(
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}{script}</body></html>",
+        encoding="utf-8",
+    )
+    dom = subprocess.run(
+        [
+            browser,
+            *FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,3000",
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
     print(f"verdict matrix 100 x 3 x 3: {width} x {height} px, page {scroll} px wide")
     assert height < 8000 and scroll <= 1400, (width, height, scroll)

@@ -1,4 +1,5 @@
 """The one disk cache (riskreport.io.cache): what it gives back, and what it refuses to give back."""
+
 from __future__ import annotations
 
 import json
@@ -18,15 +19,16 @@ def test_keys_follow_every_part_and_values_round_trip(tmp_path):
     key = cache_key("scores", run="r1", versions={"ir_measures": "0.3.1"})
     assert key != cache_key("scores", run="r1", versions={"ir_measures": "0.4"})
     assert key != cache_key("bayes", run="r1", versions={"ir_measures": "0.3.1"})
-    assert cache.get(key) is None                              # a miss, silently
+    assert cache.get(key) is None  # a miss, silently
     cache.put(key, {"topics": ["1", "2"], "values": [0.5, 1.0]})
     assert cache.get(key) == {"topics": ["1", "2"], "values": [0.5, 1.0]}
     arrays = {"draws": np.arange(6.0).reshape(2, 3), "ids": np.array([1, 2], dtype=np.int32)}
     cache.put_arrays(key, arrays, {"n": 2})
     stored, meta = cache.get_arrays(key)
-    assert meta == {"n": 2} and all(np.array_equal(stored[k], v) and stored[k].dtype == v.dtype
-                                    for k, v in arrays.items())
-    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".")]     # no temporary file left
+    assert meta == {"n": 2} and all(
+        np.array_equal(stored[k], v) and stored[k].dtype == v.dtype for k, v in arrays.items()
+    )
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".")]  # no temporary file left
 
 
 @pytest.mark.parametrize("damage", ["truncated", "edited", "foreign", "other kind"])
@@ -42,13 +44,13 @@ def test_damaged_or_foreign_json_entries_are_misses_with_a_warning(tmp_path, dam
         entry = json.loads(path.read_text())
         entry["value"]["values"] = [9.0]
         path.write_text(json.dumps(entry))
-    elif damage == "foreign":                      # another key's whole, valid entry in this key's place
+    elif damage == "foreign":  # another key's whole, valid entry in this key's place
         path.write_bytes(cache.path(other).read_bytes())
-    else:                                          # the same key's entry, written by another use of the cache
+    else:  # the same key's entry, written by another use of the cache
         Cache("bayes", tmp_path).put(key, {"values": [1.0]})
     with pytest.warns(CacheWarning, match=str(path)):
         assert cache.get(key) is None
-    cache.put(key, {"values": [1.0]})             # recomputed and rewritten whole
+    cache.put(key, {"values": [1.0]})  # recomputed and rewritten whole
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert cache.get(key) == {"values": [1.0]}
@@ -97,8 +99,9 @@ def test_a_read_only_cache_folder_is_read_and_never_fatal(tmp_path):
     try:
         if not _read_only(folders, True):
             pytest.skip("this file system cannot make a folder read-only for root (chattr +i)")
-        done = subprocess.run([sys.executable, "-c", READ_ONLY, str(folder)], capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", READ_ONLY, str(folder)], capture_output=True, text=True, timeout=120
+        )
     finally:
         _read_only(folders, False)
     assert done.returncode == 0, done.stderr

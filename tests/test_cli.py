@@ -1,4 +1,5 @@
 """The command line: help, listings, and one-paragraph errors that list what is available."""
+
 import subprocess
 import sys
 
@@ -15,15 +16,18 @@ def test_help_lists_commands(capsys):
         assert command in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "no_such_template"], "Unknown template 'no_such_template'. Available templates: "),
-    (["run", "--collection", "no-such-collection"], "Unknown collection 'no-such-collection'"),
-    (["run", "--baseline", "nobody"], "Unknown baseline 'nobody'"),
-    (["run", "--measure", "nDGC@10"], "Unknown measure 'nDGC@10'"),
-    (["run", "-p", "nonsense", "1"], "Unknown parameter 'nonsense'. Available parameters: collection, baseline"),
-    (["run", "-p", "sig_level", "high"], "Parameter 'sig_level' of template 'risk_report' expects float"),
-    (["run", "-p", "systems", "__import__('os').system('true')"], "expects Optional[list[str]]"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "no_such_template"], "Unknown template 'no_such_template'. Available templates: "),
+        (["run", "--collection", "no-such-collection"], "Unknown collection 'no-such-collection'"),
+        (["run", "--baseline", "nobody"], "Unknown baseline 'nobody'"),
+        (["run", "--measure", "nDGC@10"], "Unknown measure 'nDGC@10'"),
+        (["run", "-p", "nonsense", "1"], "Unknown parameter 'nonsense'. Available parameters: collection, baseline"),
+        (["run", "-p", "sig_level", "high"], "Parameter 'sig_level' of template 'risk_report' expects float"),
+        (["run", "-p", "systems", "__import__('os').system('true')"], "expects Optional[list[str]]"),
+    ],
+)
 def test_run_errors(tiny_collection, monkeypatch, capsys, args, message):
     monkeypatch.setenv("RISKREPORT_DATA", str(tiny_collection.parent))
     if "--collection" not in args:

@@ -1,4 +1,5 @@
 """Collection discovery: file layout, system ids, defaults, names vs paths."""
+
 import pytest
 from conftest import write_qrels, write_run
 
@@ -10,13 +11,14 @@ from riskreport.measures.params import resolve_parameters
 def test_layout_and_defaults(tiny_collection):
     col = load_collection(tiny_collection)
     assert col.qrels.name == "qrels.txt"
-    assert sorted(col.runs) == ["base", "good", "risky"]   # named by file, though all share one tag
+    assert sorted(col.runs) == ["base", "good", "risky"]  # named by file, though all share one tag
     assert (col.default_measure, col.default_baseline, col.default_alphas) == ("P@2", "base", [0, 1, 5])
     assert col.title == "Tiny test collection"
 
 
-@pytest.mark.parametrize("name, expected", [("indriCASP.run.gz", "indriCASP"), ("a.b.run", "a.b"),
-                                            ("sys.txt.bz2", "sys"), ("x.run", "x")])
+@pytest.mark.parametrize(
+    "name, expected", [("indriCASP.run.gz", "indriCASP"), ("a.b.run", "a.b"), ("sys.txt.bz2", "sys"), ("x.run", "x")]
+)
 def test_system_id_is_file_name(tmp_path, name, expected):
     assert system_id(tmp_path / name) == expected
 
@@ -45,7 +47,7 @@ def test_config_errors(tiny_collection):
     (tiny_collection / "collection.toml").write_text('baseine = "base"\n')
     with pytest.raises(InputFormatError, match="unknown key.*baseine"):
         load_collection(tiny_collection)
-    (tiny_collection / "collection.toml").write_text('alphas = [0, -1]\n')
+    (tiny_collection / "collection.toml").write_text("alphas = [0, -1]\n")
     with pytest.raises(InputFormatError, match="non-negative"):
         load_collection(tiny_collection)
 
@@ -91,6 +93,7 @@ def test_run_files_without_qrels_are_named_when_the_collection_is_loaded(tmp_pat
 
 def test_a_score_table_collection_without_topics_is_an_input_error(tmp_path):
     from riskreport.measures.topics import collection_topic_set
+
     (tmp_path / "scores.csv").write_text("system,topic,score\nb,1,0.5\n")
     col = load_collection(tmp_path)
     assert collection_topic_set(col, ["2", "1", "2"]) == (["1", "2"], {"1", "2"})

@@ -1,4 +1,5 @@
 """The synthetic demo collection: deterministic, well-formed, and its systems play their roles."""
+
 from __future__ import annotations
 
 import gzip
@@ -57,7 +58,8 @@ def test_layout(demo):
     assert sorted(p.name.removesuffix(".run.gz") for p in (demo / "runs").glob("*.run.gz")) == deterministic
     for name in sampled:
         assert sorted(p.name for p in (demo / "instances" / name).iterdir()) == sorted(
-            f"{n}.run.gz" for n in range(1, N_INSTANCES + 1))
+            f"{n}.run.gz" for n in range(1, N_INSTANCES + 1)
+        )
     assert 'baseline = "bm25"' in (demo / "collection.toml").read_text()
     assert "synthetic" in (demo / "README.md").read_text().lower()
 

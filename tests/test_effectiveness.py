@@ -1,4 +1,5 @@
 """Effectiveness table: paired t-test against the baseline, Holm correction."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,7 +22,7 @@ def test_spec_paired_t():
 def test_holm_matches_statsmodels_and_baseline_has_no_test():
     rng = np.random.default_rng(3)
     matrix = pd.DataFrame(rng.random((5, 20)), index=list("abcde"))
-    matrix.loc["e"] = matrix.loc["a"]                       # identical to the baseline: no test
+    matrix.loc["e"] = matrix.loc["a"]  # identical to the baseline: no test
     table = effectiveness_table(matrix, "a").set_index("system")
     assert np.isnan(table.loc["a", "p_value"]) and np.isnan(table.loc["e", "t"])
     raw = [stats.ttest_rel(matrix.loc[s], matrix.loc["a"]).pvalue for s in "bcd"]
@@ -43,10 +44,11 @@ def test_adjust_pvalues_methods():
 @pytest.mark.parametrize("method", ["holm", "bonferroni", "bh"])
 def test_adjust_pvalues_equals_statsmodels_row_by_row(method):
     from riskreport.stats.corrections import CORRECTIONS
+
     rng = np.random.default_rng(3)
     p = rng.random((40, 17)) ** 3
-    p[::3, 2] = p[::3, 5]                                             # ties
-    p[::4, [1, 7]] = np.nan                                           # NaN: not a comparison
+    p[::3, 2] = p[::3, 5]  # ties
+    p[::4, [1, 7]] = np.nan  # NaN: not a comparison
     ours = adjust_pvalues(p, method)
     for row, adjusted in zip(p, ours):
         finite = np.isfinite(row)

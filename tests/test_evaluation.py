@@ -1,4 +1,5 @@
 """Evaluation: topic set, missing and extra topics, gdeval conventions, cache, parallelism."""
+
 import os
 import warnings
 
@@ -14,11 +15,11 @@ def test_topic_set_missing_and_extra(tiny_collection, cache_dir):
     col = load_collection(tiny_collection)
     with pytest.warns(CollectionWarning, match="absent from the qrels were dropped"):
         scores = evaluate(col, "P@2")
-    assert scores.topics == ["1", "2", "3", "4"]            # topic 5 has no relevant document
+    assert scores.topics == ["1", "2", "3", "4"]  # topic 5 has no relevant document
     matrix = scores.matrix()
     assert matrix.loc["base"].tolist() == [0.5] * 4
     assert matrix.loc["good"].tolist() == [1.0, 1.0, 0.5, 1.0]
-    assert matrix.loc["risky"].tolist() == [1.0, 1.0, 0.0, 0.0]   # topic 3 missing: scored 0
+    assert matrix.loc["risky"].tolist() == [1.0, 1.0, 0.0, 0.0]  # topic 3 missing: scored 0
     assert scores.missing.values.tolist() == [["risky", "3"]]
     assert scores.extra.values.tolist() == [["risky", "99"]]
 
@@ -26,10 +27,17 @@ def test_topic_set_missing_and_extra(tiny_collection, cache_dir):
 def _gdeval_fixture(tmp_path, tied: bool):
     write_qrels(tmp_path / "qrels.txt", [("1", "d1", 2), ("1", "d2", 1), ("1", "d3", 0), ("1", "d4", -2)])
     scores = (1.0, 1.0) if tied else (2.0, 1.0)
-    return evaluate_runs(tmp_path / "qrels.txt",
-                         {"s": write_run(tmp_path / "runs" / "s.run", [("1", "d2", scores[0]), ("1", "d1", scores[1]),
-                                                                       ("1", "d4", 0.5), ("1", "d3", 0.1)])},
-                         ["ERR@20", "nDCG(dcg='exp-log2')@20"], use_cache=False)
+    return evaluate_runs(
+        tmp_path / "qrels.txt",
+        {
+            "s": write_run(
+                tmp_path / "runs" / "s.run",
+                [("1", "d2", scores[0]), ("1", "d1", scores[1]), ("1", "d4", 0.5), ("1", "d3", 0.1)],
+            )
+        },
+        ["ERR@20", "nDCG(dcg='exp-log2')@20"],
+        use_cache=False,
+    )
 
 
 @pytest.mark.parametrize("tied", [False, True])
@@ -81,7 +89,7 @@ def test_malformed_run_in_collection_names_file(tiny_collection, cache_dir):
 
 def test_judged_fraction(tiny_collection, cache_dir):
     judged = judged_fraction(load_collection(tiny_collection), "P@2").set_index("system")["judged"]
-    assert judged["base"] == pytest.approx(1.0)      # Judged@2: r1 and n1 are judged
+    assert judged["base"] == pytest.approx(1.0)  # Judged@2: r1 and n1 are judged
     assert judged["risky"] == pytest.approx((1 + 1 + 0.5) / 3)
 
 
@@ -110,6 +118,7 @@ def test_bare_score_table_is_labelled_score_and_says_why(tmp_path, cache_dir):
     and the report says which baseline and measure it chose, and why."""
     from riskreport.measures.params import resolve_parameters
     from riskreport.render import report
+
     table = tmp_path / "round1.csv"
     table.write_text("system,topic,score\nzeta,1,0.5\nzeta,2,0.1\nAlpha,1,0.25\nAlpha,2,0.3\n")
     p = resolve_parameters(table)
@@ -124,9 +133,10 @@ def test_bare_score_table_is_labelled_score_and_says_why(tmp_path, cache_dir):
 def test_score_table_measures_default_and_errors(tmp_path, cache_dir):
     from riskreport.errors import ParameterError, UnknownNameError
     from riskreport.measures.params import resolve_parameters
+
     one = tmp_path / "one.csv"
     one.write_text("system,topic,score,measure\na,1,0.5,my_metric\nb,1,0.25,my_metric\n")
-    assert resolve_parameters(one).measure == "my_metric"            # any label, not only ir_measures strings
+    assert resolve_parameters(one).measure == "my_metric"  # any label, not only ir_measures strings
     assert evaluate(load_collection(one), "my_metric").matrix().loc["b"].tolist() == [0.25]
     two = tmp_path / "two.csv"
     two.write_text("system,topic,score,measure\na,1,0.5,AP\nb,1,0.25,AP\na,1,0.4,RBP\nb,1,0.2,RBP\n")
@@ -142,7 +152,8 @@ def test_score_table_measures_default_and_errors(tmp_path, cache_dir):
 
 def test_measure_labels_keep_parameters_equal_to_a_default():
     from riskreport.measures.evaluation import canonical_measure
-    assert canonical_measure("RBP(p=0.8)") == "RBP(p=0.8)"       # ir_measures prints it as `RBP`
+
+    assert canonical_measure("RBP(p=0.8)") == "RBP(p=0.8)"  # ir_measures prints it as `RBP`
     assert canonical_measure(canonical_measure("RBP(rel=2,p=0.8)")) == "RBP(rel=2,p=0.8)"
     assert canonical_measure(" nDCG(dcg='exp-log2')@20 ") == "nDCG(dcg='exp-log2')@20"
     assert canonical_measure("RBP") == "RBP"

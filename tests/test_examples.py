@@ -1,4 +1,5 @@
 """The example notebook runs top to bottom with the API only (needs ../shared/data/trec-web-2012)."""
+
 from __future__ import annotations
 
 import nbformat
@@ -10,17 +11,23 @@ EXAMPLE = PROJECT_ROOT / "examples" / "api_web2012.ipynb"
 
 def test_example_notebook_runs(web2012, tmp_path, cache_dir):
     from nbclient import NotebookClient
+
     notebook = nbformat.read(EXAMPLE, as_version=4)
     home = _kernelspec(tmp_path / "jupyter")
-    client = NotebookClient(notebook, timeout=900, kernel_name=KERNEL_NAME, kernel_manager_class=_kernel_manager(home),
-                            resources={"metadata": {"path": str(EXAMPLE.parent)}})
+    client = NotebookClient(
+        notebook,
+        timeout=900,
+        kernel_name=KERNEL_NAME,
+        kernel_manager_class=_kernel_manager(home),
+        resources={"metadata": {"path": str(EXAMPLE.parent)}},
+    )
     client.execute()
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
-    summary = code[1].outputs[-1]["data"]["text/html"]            # `a` as the last line: the Jupyter summary
+    summary = code[1].outputs[-1]["data"]["text/html"]  # `a` as the last line: the Jupyter summary
     assert "against indriCASP at α = 10" in summary and "against indri-ql-cata" in summary
     assert "rr-verdict-groups" in summary
-    assert "image/png" in code[4].outputs[-1]["data"]              # a.figure(...) shows as a figure
+    assert "image/png" in code[4].outputs[-1]["data"]  # a.figure(...) shows as a figure
     assert "risk.csv" in code[-1].outputs[-1]["data"]["text/plain"]
 
 

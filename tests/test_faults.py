@@ -5,6 +5,7 @@ Every case runs the real command line or the real function on real files: a read
 made read-only for real (chmod, or `chattr +i` when the tests run as root), a full disk is a real
 `ulimit -f`, a killed batch a real SIGKILL.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,16 @@ def cli(*args, cwd=None, env=None, limit_file_kb: int | None = None, timeout=300
     def limit():
         if limit_file_kb is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_kb * 1024, limit_file_kb * 1024))
-    return subprocess.run(CLI + [str(a) for a in args], cwd=cwd, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=timeout, preexec_fn=limit)
+
+    return subprocess.run(
+        CLI + [str(a) for a in args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit,
+    )
 
 
 def no_traceback(done: subprocess.CompletedProcess) -> None:
@@ -74,6 +83,7 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 # ---- 1. --out never deletes what riskreport did not write --------------------------------------
 
+
 def test_out_into_a_users_folder_is_refused_and_loses_nothing(tmp_path, cache_dir):
     docs = tmp_path / "mydocs"
     (docs / "sub").mkdir(parents=True)
@@ -92,8 +102,9 @@ def test_out_into_a_users_folder_is_refused_and_loses_nothing(tmp_path, cache_di
     assert done.returncode == 1 and (project / "setup.py").read_text() == "setup()" and (project / "src").is_dir()
 
 
-def test_out_force_and_previous_reports_replace_only_riskreports_files(tmp_path, mini_template, tiny_collection,
-                                                                       cache_dir):
+def test_out_force_and_previous_reports_replace_only_riskreports_files(
+    tmp_path, mini_template, tiny_collection, cache_dir
+):
     docs = tmp_path / "mydocs"
     docs.mkdir()
     (docs / "notes.txt").write_text("mine")
@@ -102,7 +113,8 @@ def test_out_force_and_previous_reports_replace_only_riskreports_files(tmp_path,
     assert done.returncode == 0, done.stderr
     record = json.loads((docs / "params.json").read_text())
     assert "notes.txt" not in record["files"] and {"report.html", "params.json", "tables/scores.csv"} <= set(
-        record["files"])
+        record["files"]
+    )
     # Again, now a previous report holding a file of the user's: no --force needed, the user's file stays.
     (docs / "tables" / "my-extra.csv").write_text("x")
     (docs / "report.html").write_text("old")
@@ -126,8 +138,9 @@ def test_plan_destination_rules(tmp_path):
     assert plan_destination(tmp_path / "empty").mode == "swap"
     report = tmp_path / "report"
     (report / "tables").mkdir(parents=True)
-    (report / "params.json").write_text(json.dumps({"template": "t", "status": "ok",
-                                                    "files": ["params.json", "tables/a.csv"]}))
+    (report / "params.json").write_text(
+        json.dumps({"template": "t", "status": "ok", "files": ["params.json", "tables/a.csv"]})
+    )
     (report / "tables" / "a.csv").write_text("a")
     assert plan_destination(report).mode == "swap"
     (report / "mine.txt").write_text("m")
@@ -139,6 +152,7 @@ def test_plan_destination_rules(tmp_path):
 
 
 # ---- 2. unwritable destinations: one line, before the kernel starts ------------------------------
+
 
 def test_unwritable_destinations_fail_at_once_with_one_line(tmp_path, cache_dir):
     with read_only(tmp_path / "locked") as locked_folder:
@@ -161,6 +175,7 @@ def test_unwritable_destinations_fail_at_once_with_one_line(tmp_path, cache_dir)
 
 # ---- 3. a full disk --------------------------------------------------------------------------
 
+
 def test_full_disk_leaves_no_debris_and_keeps_the_previous_report(tmp_path, mini_template, tiny_collection, cache_dir):
     reports = tmp_path / "reports"
     args = ("run", mini_template, "--collection", tiny_collection, "--reports", reports, "-q")
@@ -168,15 +183,16 @@ def test_full_disk_leaves_no_debris_and_keeps_the_previous_report(tmp_path, mini
     folder = reports / "tiny" / "mini"
     good = (folder / "latest").resolve()
     before = tree(good)
-    done = cli(*args, cwd=tmp_path, limit_file_kb=4)     # the executed notebook is larger than 4 KiB
+    done = cli(*args, cwd=tmp_path, limit_file_kb=4)  # the executed notebook is larger than 4 KiB
     assert done.returncode == 1, done.stderr
     assert re.search(r"file too large .* while writing .*report\.ipynb", done.stderr), done.stderr
     no_traceback(done)
-    assert sorted(p.name for p in folder.iterdir()) == sorted([good.name, "latest"])   # no .tmp-*, no failed-*
+    assert sorted(p.name for p in folder.iterdir()) == sorted([good.name, "latest"])  # no .tmp-*, no failed-*
     assert (folder / "latest").resolve() == good and tree(good) == before
 
 
 # ---- 4. the evaluation cache never serves numbers its inputs do not give -------------------------
+
 
 def _entries(cache: Path) -> list[Path]:
     return sorted(cache.rglob("*.json"))
@@ -195,16 +211,16 @@ def test_damaged_cache_entries_are_recomputed(tiny_collection, tmp_path, damage)
         target.write_text(text[: len(text) // 2])
     elif damage == "garbage":
         target.write_bytes(b"\x00\xff{not json")
-    elif damage == "edit":     # valid JSON, altered values
+    elif damage == "edit":  # valid JSON, altered values
         entry = json.loads(text)
         entry["value"]["values"] = [1.0] * len(entry["value"]["values"])
         target.write_text(json.dumps(entry))
-    else:                      # another run's (valid) entry under this key
+    else:  # another run's (valid) entry under this key
         target.write_text(entries[1].read_text())
     with pytest.warns(UserWarning, match=re.escape(str(target))):
         again = evaluate(collection, "P@2", cache_dir=cache).matrix()
     assert again.equals(truth)
-    assert json.loads(target.read_text()) == json.loads(text)     # rewritten whole
+    assert json.loads(target.read_text()) == json.loads(text)  # rewritten whole
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert evaluate(collection, "P@2", cache_dir=cache).matrix().equals(truth)
@@ -219,11 +235,14 @@ def _hammer(cache: str, qrels: str, runs: dict, rounds: int) -> None:
 
 def test_concurrent_writers_leave_a_valid_cache(tiny_collection, tmp_path):
     import multiprocessing
+
     cache = tmp_path / "cache"
     collection = load_collection(str(tiny_collection))
     runs = {s: str(p) for s, p in collection.runs.items()}
-    workers = [multiprocessing.get_context("spawn").Process(target=_hammer, args=(str(cache), str(collection.qrels),
-                                                                                   runs, 30)) for _ in range(3)]
+    workers = [
+        multiprocessing.get_context("spawn").Process(target=_hammer, args=(str(cache), str(collection.qrels), runs, 30))
+        for _ in range(3)
+    ]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -234,51 +253,59 @@ def test_concurrent_writers_leave_a_valid_cache(tiny_collection, tmp_path):
         warnings.simplefilter("always")
         assert ScoreCache(cache).get_all("q", "r", ["P@2"])["P@2"] == (["1", "2"], [0.5, 1.0])
         evaluate_runs(collection.qrels, collection.runs, ["P@2"], cache_dir=cache, jobs=1)
-    assert not [w for w in caught if "damaged" in str(w.message)]     # no entry fails its check
+    assert not [w for w in caught if "damaged" in str(w.message)]  # no entry fails its check
 
 
 # ---- 5. a killed batch leaves no orphans and no lock ------------------------------------------
+
 
 @pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc")
 def test_kill_9_of_a_batch_ends_its_workers_and_frees_the_lock(tmp_path, mini_template, tiny_collection, cache_dir):
     reports = tmp_path / "reports"
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[defaults]\ntemplate = "{mini_template}"\ncollection = "{tiny_collection}"\npause = 60.0\n\n'
-                    '[[job]]\nname = "one"\n\n[[job]]\nname = "two"\n')
-    process = subprocess.Popen(CLI + ["batch", str(jobs), "--reports", str(reports), "--jobs", "2", "-q"],
-                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    jobs.write_text(
+        f'[defaults]\ntemplate = "{mini_template}"\ncollection = "{tiny_collection}"\npause = 60.0\n\n'
+        '[[job]]\nname = "one"\n\n[[job]]\nname = "two"\n'
+    )
+    process = subprocess.Popen(
+        CLI + ["batch", str(jobs), "--reports", str(reports), "--jobs", "2", "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
-    while len(list(reports.glob("jobs/*/.tmp-*/report.ipynb"))) < 2:    # both kernels are executing
+    while len(list(reports.glob("jobs/*/.tmp-*/report.ipynb"))) < 2:  # both kernels are executing
         assert time.monotonic() < deadline and process.poll() is None
         time.sleep(0.2)
     assert processes_in(reports)
-    process.send_signal(signal.SIGKILL)     # the batch process alone, as `kill -9 <pid>`
+    process.send_signal(signal.SIGKILL)  # the batch process alone, as `kill -9 <pid>`
     process.wait()
     deadline = time.monotonic() + 15
     while processes_in(reports) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert processes_in(reports) == []
     time.sleep(1)
-    assert not list(reports.glob("jobs/*/2*"))           # nothing was written after the batch died
+    assert not list(reports.glob("jobs/*/2*"))  # nothing was written after the batch died
     jobs.write_text(jobs.read_text().replace("pause = 60.0", "pause = 0.0"))
-    done = cli("batch", jobs, "--reports", reports, "-q", cwd=tmp_path)    # at once: no --wait
+    done = cli("batch", jobs, "--reports", reports, "-q", cwd=tmp_path)  # at once: no --wait
     assert done.returncode == 0, done.stderr + done.stdout
     assert not list(reports.glob("jobs/*/.tmp-*"))
 
 
 def test_a_forked_child_does_not_hold_the_lock(tmp_path):
     from riskreport.run.lock import locked
+
     lock = tmp_path / ".lock"
     read, write = os.pipe()
     with locked(lock, wait=0):
         child = os.fork()
-        if child == 0:     # the child outlives its parent's hold of the lock
+        if child == 0:  # the child outlives its parent's hold of the lock
             os.write(write, b"forked")
             time.sleep(1.5)
             os._exit(0)
         assert os.read(read, 6) == b"forked"
     try:
-        with locked(lock, wait=0):     # the parent released it; the live child does not keep it
+        with locked(lock, wait=0):  # the parent released it; the live child does not keep it
             assert os.waitpid(child, os.WNOHANG) == (0, 0)
     finally:
         os.waitpid(child, 0)
@@ -288,12 +315,15 @@ def test_a_forked_child_does_not_hold_the_lock(tmp_path):
 
 # ---- 6. a job that fails before its template starts is in the index -----------------------------
 
+
 def test_index_shows_jobs_that_failed_before_their_template(tmp_path, mini_template, tiny_collection, cache_dir):
     collection = Path(shutil.copytree(tiny_collection, tmp_path / "moving"))
     reports = tmp_path / "reports"
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[[job]]\nname = "gone"\ntemplate = "{mini_template}"\ncollection = "{collection}"\n\n'
-                    f'[[job]]\nname = "fine"\ntemplate = "{mini_template}"\ncollection = "{tiny_collection}"\n')
+    jobs.write_text(
+        f'[[job]]\nname = "gone"\ntemplate = "{mini_template}"\ncollection = "{collection}"\n\n'
+        f'[[job]]\nname = "fine"\ntemplate = "{mini_template}"\ncollection = "{tiny_collection}"\n'
+    )
     assert cli("batch", jobs, "--reports", reports, "-q", cwd=tmp_path).returncode == 0
     good = (reports / "jobs" / "gone" / "latest").resolve()
     shutil.rmtree(collection)
@@ -310,6 +340,7 @@ def test_index_shows_jobs_that_failed_before_their_template(tmp_path, mini_templ
 
 
 # ---- 7. a templates/ folder in the working directory does not replace the installed ones ------
+
 
 def test_working_directory_templates_do_not_shadow_installed_ones(tmp_path, monkeypatch):
     evil = tmp_path / "templates"
@@ -330,12 +361,14 @@ def test_working_directory_templates_do_not_shadow_installed_ones(tmp_path, monk
 
 # ---- 8. the batch help says templates are code ------------------------------------------------
 
+
 def test_batch_help_says_templates_are_code():
     done = cli("batch", "--help")
     assert "Templates are code" in " ".join(done.stdout.split())
 
 
 # ---- also seen: broken pipes and kernel debris ---------------------------------------------
+
 
 def test_closed_pipe_ends_quietly():
     done = subprocess.run(" ".join(CLI) + " inspect demo | head -1", shell=True, capture_output=True, text=True)
@@ -346,9 +379,22 @@ def test_a_run_leaves_nothing_in_the_temp_folder(tmp_path, mini_template, tiny_c
     temp = tmp_path / "tmp"
     temp.mkdir()
     runtime = tmp_path / "runtime"
-    done = cli("run", mini_template, "--collection", tiny_collection, "--out", tmp_path / "out", "-q",
-               cwd=tmp_path, env={"TMPDIR": str(temp), "JUPYTER_RUNTIME_DIR": str(runtime)})
+    done = cli(
+        "run",
+        mini_template,
+        "--collection",
+        tiny_collection,
+        "--out",
+        tmp_path / "out",
+        "-q",
+        cwd=tmp_path,
+        env={"TMPDIR": str(temp), "JUPYTER_RUNTIME_DIR": str(runtime)},
+    )
     assert done.returncode == 0, done.stderr
     assert list(temp.iterdir()) == [] and not list(runtime.glob("*"))
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["params.json", "report.html", "report.ipynb",
-                                                                    "tables"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "params.json",
+        "report.html",
+        "report.ipynb",
+        "tables",
+    ]

@@ -1,4 +1,5 @@
 """Fuzzing the readers: any file content either loads or raises the project's own error, never another one."""
+
 from __future__ import annotations
 
 import bz2
@@ -14,9 +15,45 @@ from riskreport.io.trec import read_qrels, read_run, read_scores
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-TOKENS = st.sampled_from(["1", "2", "10", "Q0", "0", "-2", "d1", "d2", "doc-9", "3.5", "-0.5", "1e400", "nan", "inf",
-                          "NaN", "+1", "1.0", "99999999999999999999", "x", "", '"', "'", "#", "é", "\ufeff", "\x0c",
-                          "\x00", "\xa0", "tag", "system", "topic", "score", "measure", "instance", ","])
+TOKENS = st.sampled_from(
+    [
+        "1",
+        "2",
+        "10",
+        "Q0",
+        "0",
+        "-2",
+        "d1",
+        "d2",
+        "doc-9",
+        "3.5",
+        "-0.5",
+        "1e400",
+        "nan",
+        "inf",
+        "NaN",
+        "+1",
+        "1.0",
+        "99999999999999999999",
+        "x",
+        "",
+        '"',
+        "'",
+        "#",
+        "é",
+        "\ufeff",
+        "\x0c",
+        "\x00",
+        "\xa0",
+        "tag",
+        "system",
+        "topic",
+        "score",
+        "measure",
+        "instance",
+        ",",
+    ]
+)
 SPACES = st.sampled_from([" ", "  ", "\t", " \t "])
 ENDINGS = st.sampled_from(["\n", "\r\n", "\r", ""])
 
@@ -34,23 +71,37 @@ def whitespace_lines(draw, columns: int) -> str:
 
 @st.composite
 def csv_text(draw) -> str:
-    header = draw(st.sampled_from(["system,topic,score", "system,topic,score,measure", "system,topic,score,instance",
-                                   "topic,system,score", "system,topic", "system,topic,score,score", "", "a;b;c"]))
+    header = draw(
+        st.sampled_from(
+            [
+                "system,topic,score",
+                "system,topic,score,measure",
+                "system,topic,score,instance",
+                "topic,system,score",
+                "system,topic",
+                "system,topic,score,score",
+                "",
+                "a;b;c",
+            ]
+        )
+    )
     rows = [",".join(draw(st.lists(TOKENS, min_size=2, max_size=5))) for _ in range(draw(st.integers(0, 6)))]
     return "\n".join([header] + rows) + draw(ENDINGS)
 
 
 def _contents(text_strategy):
     """Bytes: the text as UTF-8 or Latin-1, or arbitrary bytes."""
-    return st.one_of(text_strategy.map(lambda t: t.encode("utf-8")),
-                     text_strategy.map(lambda t: t.encode("latin-1", errors="replace")),
-                     st.binary(max_size=300))
+    return st.one_of(
+        text_strategy.map(lambda t: t.encode("utf-8")),
+        text_strategy.map(lambda t: t.encode("latin-1", errors="replace")),
+        st.binary(max_size=300),
+    )
 
 
 def _load_or_own_error(reader, path, data: bytes, compress=None, cut: int = 0):
     if compress is not None:
         data = compress(data)
-        data = data[:len(data) - cut] if cut else data
+        data = data[: len(data) - cut] if cut else data
     path.write_bytes(data)
     try:
         table = reader(path)
@@ -94,8 +145,9 @@ def test_read_scores(folder, data):
 
 
 @FUZZ
-@given(data=_contents(whitespace_lines(6)), compress=st.sampled_from([gzip.compress, bz2.compress]),
-       cut=st.integers(0, 40))
+@given(
+    data=_contents(whitespace_lines(6)), compress=st.sampled_from([gzip.compress, bz2.compress]), cut=st.integers(0, 40)
+)
 def test_read_compressed_run(folder, data, compress, cut):
     suffix = ".gz" if compress is gzip.compress else ".bz2"
     _load_or_own_error(read_run, folder / f"a.run{suffix}", data, compress, cut)

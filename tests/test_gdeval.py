@@ -1,4 +1,5 @@
 """Native gdeval measures: equal to ir_measures' gdeval.pl provider to the 5 decimals it prints."""
+
 from __future__ import annotations
 
 import random
@@ -13,8 +14,9 @@ from riskreport.io.trec import read_qrels, read_run
 from riskreport.measures.evaluation import evaluate, measure_pipeline
 from riskreport.measures.gdeval import NATIVE, dcg, err
 
-MEASURES = [ir_measures.parse_measure(m) for m in ("ERR@20", "nDCG(dcg='exp-log2')@20", "ERR@5",
-                                                    "nDCG(dcg='exp-log2')@10")]
+MEASURES = [
+    ir_measures.parse_measure(m) for m in ("ERR@20", "nDCG(dcg='exp-log2')@20", "ERR@5", "nDCG(dcg='exp-log2')@10")
+]
 needs_perl = pytest.mark.skipif(shutil.which("perl") is None, reason="perl (gdeval.pl) is not installed")
 
 
@@ -54,15 +56,17 @@ def test_equal_to_gdeval_on_generated_runs_with_ties_spam_and_missing_topics(see
     rng = random.Random(seed)
     topics = [str(t) for t in range(1, 9)]
     docs = [f"doc-{i:03d}" for i in range(60)]
-    qrels = pd.DataFrame([(t, d, rng.choice([-2, 0, 0, 1, 2, 3, 4])) for t in topics for d in rng.sample(docs, 30)],
-                         columns=["query_id", "doc_id", "relevance"])
+    qrels = pd.DataFrame(
+        [(t, d, rng.choice([-2, 0, 0, 1, 2, 3, 4])) for t in topics for d in rng.sample(docs, 30)],
+        columns=["query_id", "doc_id", "relevance"],
+    )
     qrels = pd.concat([qrels, pd.DataFrame([("9", "doc-000", 0), ("9", "doc-001", -2)], columns=qrels.columns)])
     runs = []
     for _ in range(4):
         run = {}
-        for topic in rng.sample(topics + ["9", "77"], 7):                      # some topics missing, extras
+        for topic in rng.sample(topics + ["9", "77"], 7):  # some topics missing, extras
             chosen = rng.sample(docs, rng.randint(1, 40))
-            run[topic] = {d: float(rng.choice([1, 2, 2, 3, 0.5, -1.25])) for d in chosen}   # many ties
+            run[topic] = {d: float(rng.choice([1, 2, 2, 3, 0.5, -1.25])) for d in chosen}  # many ties
         runs.append(run)
     assert assert_as_gdeval_prints(qrels, runs) > 0
 
@@ -70,8 +74,12 @@ def test_equal_to_gdeval_on_generated_runs_with_ties_spam_and_missing_topics(see
 def test_formulas_on_a_hand_example():
     gains = np.array([[3, 0, 4, 1]], dtype=float)
     r = (2 ** gains[0] - 1) / 16
-    expected_err = r[0] + (1 - r[0]) * r[1] / 2 + (1 - r[0]) * (1 - r[1]) * r[2] / 3 + \
-        (1 - r[0]) * (1 - r[1]) * (1 - r[2]) * r[3] / 4
+    expected_err = (
+        r[0]
+        + (1 - r[0]) * r[1] / 2
+        + (1 - r[0]) * (1 - r[1]) * r[2] / 3
+        + (1 - r[0]) * (1 - r[1]) * (1 - r[2]) * r[3] / 4
+    )
     assert err(gains)[0] == pytest.approx(expected_err, rel=1e-15)
     assert dcg(gains)[0] == pytest.approx(7 / np.log(2) + 15 / np.log(4) + 1 / np.log(5), rel=1e-15)
 
@@ -79,7 +87,7 @@ def test_formulas_on_a_hand_example():
 def test_ties_break_by_docno_descending():
     qrels = pd.DataFrame([("1", "a", 4), ("1", "b", 1)], columns=["query_id", "doc_id", "relevance"])
     native = NATIVE.evaluator([ir_measures.parse_measure("ERR@1")], qrels)
-    [metric] = native.iter_calc({"1": {"a": 1.0, "b": 1.0}})            # b ranks first: docno descending
+    [metric] = native.iter_calc({"1": {"a": 1.0, "b": 1.0}})  # b ranks first: docno descending
     assert metric.value == pytest.approx(1 / 16)
 
 
@@ -91,6 +99,7 @@ def test_grades_above_4_are_refused():
 
 def test_riskreport_evaluates_gdeval_measures_natively_unless_asked(monkeypatch, tiny_collection, cache_dir):
     from riskreport.io.collection import load_collection
+
     pipeline = measure_pipeline()
     assert pipeline.providers[0] is NATIVE
     collection = load_collection(str(tiny_collection))
@@ -98,5 +107,5 @@ def test_riskreport_evaluates_gdeval_measures_natively_unless_asked(monkeypatch,
     monkeypatch.setenv("RISKREPORT_GDEVAL", "perl")
     assert NATIVE not in measure_pipeline().providers
     if shutil.which("perl"):
-        perl = evaluate(collection, "ERR@20").matrix()               # its own cache entries: no mix-up
+        perl = evaluate(collection, "ERR@20").matrix()  # its own cache entries: no mix-up
         assert (native.round(5) == perl).all().all() and not native.equals(perl) or native.equals(perl)

@@ -1,4 +1,5 @@
 """Inference: bootstrap CIs against scipy, paired tests on docs/measures (worked examples), corrections, coverage, RBO, mixed model."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -42,11 +43,11 @@ def test_bca_coverage_simulation():
     """BCa 90% intervals of the mean of skewed (exponential) samples of 30 cover the truth ~90% of the time."""
     rng = np.random.default_rng(42)
     trials, n = 300, 30
-    x = rng.exponential(1.0, size=(trials, n)) - 1.0                       # true mean 0, skewed
+    x = rng.exponential(1.0, size=(trials, n)) - 1.0  # true mean 0, skewed
     counts = inf.resample_counts(n, 2_000, np.random.default_rng(7))
     ci = inf.confidence_intervals(x, [0.9], counts, methods=("bca",))["bca"][:, 0]
     coverage = ((ci[:, 0] <= 0) & (ci[:, 1] >= 0)).mean()
-    assert 0.84 <= coverage <= 0.95                                          # binomial sd ≈ 0.017
+    assert 0.84 <= coverage <= 0.95  # binomial sd ≈ 0.017
 
 
 def test_identical_system_gives_degenerate_inconclusive_intervals():
@@ -65,7 +66,7 @@ def test_spec_sign_wilcoxon_t():
     assert table.loc[("t", 0.0), "statistic"] == pytest.approx(-2.584718, abs=5e-7)
     assert table.loc[("t", 0.0), "p_value"] == pytest.approx(0.0216103, abs=5e-8)
     assert table.loc[("t", 4.0), "p_value"] == pytest.approx(0.00287271, abs=5e-9)
-    rounded = np.round(DELTA, 10)       # docs/measures/inference.md: round before ranking, or float noise breaks ties
+    rounded = np.round(DELTA, 10)  # docs/measures/inference.md: round before ranking, or float noise breaks ties
     assert table.loc[("wilcoxon", 0.0), "p_value"] == pytest.approx(stats.wilcoxon(rounded[rounded != 0]).pvalue)
 
 
@@ -77,16 +78,17 @@ def test_randomisation_test_is_exact_for_small_c():
     assert is_exact and len(flips) == 4096 and len({tuple(f) for f in flips}) == 4096
 
 
-@pytest.mark.parametrize("topics, samples", [(12, 10_000), (40, 3_000)])    # exact enumeration, then sampled flips
+@pytest.mark.parametrize("topics, samples", [(12, 10_000), (40, 3_000)])  # exact enumeration, then sampled flips
 def test_risk_randomisation_over_the_alpha_grid_equals_the_test_at_each_alpha(topics, samples):
     rng = np.random.default_rng(topics)
-    delta = np.round(rng.normal(0, 0.2, (7, topics)), 2)      # rounded: ties in |Δ| and zeros, as real scores give
-    delta[3] = 0.0                                              # a system identical to the baseline
-    delta[4] = np.abs(delta[4])                                 # one that never loses
+    delta = np.round(rng.normal(0, 0.2, (7, topics)), 2)  # rounded: ties in |Δ| and zeros, as real scores give
+    delta[3] = 0.0  # a system identical to the baseline
+    delta[4] = np.abs(delta[4])  # one that never loses
     alphas = [0, 1, 2.5, 10]
     x = risk_adjusted(delta, alphas)
-    assert np.array_equal(inf.risk_randomisation_test(delta, alphas, samples, seed=5),
-                          inf.randomisation_test(x, samples, seed=5))
+    assert np.array_equal(
+        inf.risk_randomisation_test(delta, alphas, samples, seed=5), inf.randomisation_test(x, samples, seed=5)
+    )
 
 
 @pytest.mark.parametrize("correction, method", [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")])
@@ -99,8 +101,14 @@ def test_corrections_match_statsmodels(correction, method):
 
 
 def test_bonferroni_widens_ci_levels():
-    table = inf.bootstrap_table(pd.DataFrame(np.random.default_rng(1).random((5, 20))), 0, [0], levels=[0.95],
-                                samples=1_000, correction="bonferroni")
+    table = inf.bootstrap_table(
+        pd.DataFrame(np.random.default_rng(1).random((5, 20))),
+        0,
+        [0],
+        levels=[0.95],
+        samples=1_000,
+        correction="bonferroni",
+    )
     assert table["adjusted_level"].unique().tolist() == pytest.approx([1 - 0.05 / 4])
     assert corrections.adjusted_levels([0.95], "holm", 4).tolist() == [0.95]
 
@@ -127,7 +135,7 @@ def test_tukey_hsd_matches_two_way_anova():
     table = inf.tukey_hsd(matrix, "a", [0])
     x = matrix.to_numpy()
     resid = x - x.mean(1, keepdims=True) - x.mean(0, keepdims=True) + x.mean()
-    mse = (resid ** 2).sum() / (3 * 29)
+    mse = (resid**2).sum() / (3 * 29)
     row = table[(table["system_a"] == "c") & (table["system_b"] == "d")].iloc[0]
     q = abs(row["diff"]) / np.sqrt(mse / 30)
     assert row["p_value"] == pytest.approx(stats.studentized_range.sf(q, 4, 87), abs=2e-4)
@@ -140,17 +148,18 @@ def test_tukey_studentized_range_values_are_remembered_on_disk(cache_dir, monkey
     inf._studentized_range_grid.cache_clear()
     inf._studentized_range_critical.cache_clear()
     first = inf.tukey_hsd(matrix, "a", [0, 2])
-    assert len(list((cache_dir / "scipy").rglob("*.json"))) == 2         # the sf grid and the critical value
+    assert len(list((cache_dir / "scipy").rglob("*.json"))) == 2  # the sf grid and the critical value
     inf._studentized_range_grid.cache_clear()
     inf._studentized_range_critical.cache_clear()
 
     def integrating(*args, **kwargs):
         raise AssertionError("integrated again")
+
     with monkeypatch.context() as patch:
         patch.setattr(inf.stats.studentized_range, "sf", integrating)
         patch.setattr(inf.stats.studentized_range, "ppf", integrating)
         pd.testing.assert_frame_equal(inf.tukey_hsd(matrix, "a", [0, 2]), first)
-    for entry in (cache_dir / "scipy").rglob("*.json"):                   # a damaged entry is computed again
+    for entry in (cache_dir / "scipy").rglob("*.json"):  # a damaged entry is computed again
         entry.write_text("{not json")
     inf._studentized_range_grid.cache_clear()
     pd.testing.assert_frame_equal(inf.tukey_hsd(matrix, "a", [0, 2]), first)
@@ -170,8 +179,9 @@ def test_rbo_bounds():
 def test_mixed_closed_form_equals_statsmodels():
     rng = np.random.default_rng(9)
     topic = rng.normal(0, 0.2, 40)
-    matrix = pd.DataFrame(np.clip(0.4 + topic + rng.normal(0, 0.1, (5, 40)) + np.arange(5)[:, None] * 0.03, 0, 1),
-                          index=list("abcde"))
+    matrix = pd.DataFrame(
+        np.clip(0.4 + topic + rng.normal(0, 0.1, (5, 40)) + np.arange(5)[:, None] * 0.03, 0, 1), index=list("abcde")
+    )
     fast = mixed.mixed_systems(matrix, "a", [0, 1])
     slow = mixed.mixed_systems(matrix, "a", [0, 1], method="statsmodels")
     np.testing.assert_allclose(fast["effect"], slow["effect"], atol=1e-8)
@@ -180,7 +190,7 @@ def test_mixed_closed_form_equals_statsmodels():
 
 
 def test_threads_are_the_callers_choice_and_do_not_change_intervals():
-    x = np.random.default_rng(3).normal(size=(2500, 12))           # 3 chunks of 1,000 rows at 1,000 resamples
+    x = np.random.default_rng(3).normal(size=(2500, 12))  # 3 chunks of 1,000 rows at 1,000 resamples
     counts = inf.resample_counts(12, 1000, np.random.default_rng(1))
     one, three = (inf.confidence_intervals(x, [0.9, 0.99], counts, workers=w) for w in (1, 3))
     assert all(np.array_equal(one[m], three[m], equal_nan=True) for m in one)
@@ -189,9 +199,9 @@ def test_threads_are_the_callers_choice_and_do_not_change_intervals():
 @pytest.mark.parametrize("c", [5, 14, 51, 120])
 def test_wilcoxon_equals_scipy_row_by_row(c):
     rng = np.random.default_rng(c)
-    x = np.round(rng.normal(0.05, 0.3, (2, 30, c)), 2)                # ties and zeros
+    x = np.round(rng.normal(0.05, 0.3, (2, 30, c)), 2)  # ties and zeros
     x[0, :4] = 0
-    x[1] = rng.normal(size=(30, c))                                    # no ties
+    x[1] = rng.normal(size=(30, c))  # no ties
     w_plus, p = inf.wilcoxon_test(x)
     for idx in np.ndindex(x.shape[:-1]):
         nonzero = x[idx][x[idx] != 0]

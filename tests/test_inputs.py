@@ -1,4 +1,5 @@
 """Inputs from the field's tools reach the same risk table as the TREC files of the demo collection (issue 24)."""
+
 from __future__ import annotations
 
 import shutil
@@ -52,7 +53,7 @@ def _pyterrier_frame(path) -> pd.DataFrame:
     return pd.DataFrame({"qid": run["query_id"], "docno": run["doc_id"], "score": run["score"]})
 
 
-class Run:            # ranx's Run as far as riskreport uses it (ranx is not a dependency)
+class Run:  # ranx's Run as far as riskreport uses it (ranx is not a dependency)
     def __init__(self, run: dict, name: str | None = None):
         self._run, self.name = run, name
 
@@ -94,7 +95,7 @@ def test_pyterrier_frames_by_score_and_by_rank(demo, expected):
         order = frame.sort_values(["qid", "score", "docno"], ascending=[True, False, False])
         ranked[system] = order.assign(rank=order.groupby("qid").cumcount() + 1).drop(columns="score")
     _same(_risk(inputs.collection_from(runs=ranked, qrels=qrels)), expected)
-    together = pd.concat([f.assign(name=s) for s, f in frames.items()])           # PyTerrier Experiment style
+    together = pd.concat([f.assign(name=s) for s, f in frames.items()])  # PyTerrier Experiment style
     _same(_risk(inputs.collection_from(runs=together, qrels=qrels)), expected)
 
 
@@ -133,7 +134,7 @@ def test_pytrec_eval_and_trec_eval_output(demo, expected, tmp_path):
         inputs.collection_from(scores=results, qrels=collection.qrels)
     folder = tmp_path / "trec_eval"
     folder.mkdir()
-    for system, per_query in results.items():      # `trec_eval -q -m ndcg_cut.10 -m P.10` at full precision
+    for system, per_query in results.items():  # `trec_eval -q -m ndcg_cut.10 -m P.10` at full precision
         lines = [f"{m:<22}\t{q}\t{v:.17g}" for q, values in per_query.items() for m, v in values.items()]
         lines += ["runid                 \tall\t" + system, "ndcg_cut_10           \tall\t0.5"]
         (folder / f"{system}.txt").write_text("\n".join(lines) + "\n")
@@ -146,10 +147,12 @@ def test_pytrec_eval_and_trec_eval_output(demo, expected, tmp_path):
 def test_ir_measures_output(demo, expected, tmp_path):
     collection, runs = demo
     qrels = list(ir_measures.read_trec_qrels(str(collection.qrels)))
-    results = {s: list(ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, ir_measures.read_trec_run(str(p))))
-               for s, p in runs.items()}
+    results = {
+        s: list(ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, ir_measures.read_trec_run(str(p))))
+        for s, p in runs.items()
+    }
     _same(_risk(inputs.collection_from(scores=results, qrels=collection.qrels)), expected)
-    text = {}                                           # `ir_measures qrels run nDCG@10 -q`: topic, measure, value
+    text = {}  # `ir_measures qrels run nDCG@10 -q`: topic, measure, value
     for system, metrics in results.items():
         text[system] = tmp_path / f"{system}.tsv"
         text[system].write_text("".join(f"{m.query_id}\t{m.measure}\t{m.value!r}\n" for m in metrics))
@@ -163,6 +166,7 @@ def local_irds(demo, tmp_path, monkeypatch):
     from ir_datasets.datasets.base import Dataset
     from ir_datasets.formats import TrecQrels
     from ir_datasets.util import LocalDownload
+
     monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds"))
     qrels = tmp_path / "irds" / "riskreport-demo" / "qrels.txt"
     qrels.parent.mkdir(parents=True)
@@ -177,12 +181,12 @@ def local_irds(demo, tmp_path, monkeypatch):
 def test_ir_datasets_qrels_offline(demo, expected, local_irds, tmp_path):
     name, missing = local_irds
     _same(_risk(inputs.collection_from(runs=demo[1], qrels=f"irds:{name}")), expected)
-    _same(_risk(inputs.collection_from(runs=demo[1], qrels=name)), expected)      # a bare id that is no file
+    _same(_risk(inputs.collection_from(runs=demo[1], qrels=name)), expected)  # a bare id that is no file
     with pytest.raises(RiskReportError, match="not available offline"):
         inputs.collection_from(runs=demo[1], qrels=f"irds:{missing}")
     with pytest.raises(ParameterError, match="neither a file nor a dataset ir_datasets knows"):
         inputs.collection_from(runs=demo[1], qrels="irds:no-such-dataset/at-all")
-    folder = inputs.with_qrels("demo", f"irds:{name}")          # what --qrels and a job's qrels key use
+    folder = inputs.with_qrels("demo", f"irds:{name}")  # what --qrels and a job's qrels key use
     assert rr.load_collection(folder).default_baseline == "bm25"
     _same(_risk(rr.load_collection(folder)), expected)
 
@@ -192,8 +196,9 @@ def test_errors_name_the_input(demo):
     with pytest.raises(InputFormatError, match=r"runs\['a'\]: no score or rank column"):
         inputs.collection_from(runs={"a": pd.DataFrame({"qid": ["1"], "docno": ["d"]})}, qrels=collection.qrels)
     with pytest.raises(InputFormatError, match="document d ranked twice for topic 1"):
-        inputs.collection_from(runs={"a": pd.DataFrame({"qid": ["1", "1"], "docno": ["d", "d"], "score": [1, 2]})},
-                               qrels=collection.qrels)
+        inputs.collection_from(
+            runs={"a": pd.DataFrame({"qid": ["1", "1"], "docno": ["d", "d"], "score": [1, 2]})}, qrels=collection.qrels
+        )
     with pytest.raises(ParameterError, match="runs need qrels"):
         inputs.collection_from(runs={"a": pd.DataFrame({"qid": ["1"], "docno": ["d"], "score": [1.0]})})
     with pytest.raises(InputFormatError, match="no doc_id column"):
@@ -204,6 +209,7 @@ def test_errors_name_the_input(demo):
 
 def test_ir_datasets_qrels_from_the_cli_and_a_jobs_file(demo, expected, local_irds, tmp_path, monkeypatch, capsys):
     from riskreport.run import batch, cli, runner
+
     name, missing = local_irds
     planned = {}
     monkeypatch.setattr(runner, "run_report", lambda template, **kw: planned.update(kw) or tmp_path)
@@ -212,8 +218,10 @@ def test_ir_datasets_qrels_from_the_cli_and_a_jobs_file(demo, expected, local_ir
     assert cli.main(["run", "--qrels", f"irds:{missing}", "--quiet"]) == 1
     assert "not available offline" in capsys.readouterr().err
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[defaults]\ncollection = "demo"\n\n[[job]]\nname = "irds"\nqrels = "irds:{name}"\n\n'
-                    f'[[job]]\nname = "file"\nqrels = "demo-qrels.txt"\n')
+    jobs.write_text(
+        f'[defaults]\ncollection = "demo"\n\n[[job]]\nname = "irds"\nqrels = "irds:{name}"\n\n'
+        f'[[job]]\nname = "file"\nqrels = "demo-qrels.txt"\n'
+    )
     shutil.copy(demo[0].qrels, tmp_path / "demo-qrels.txt")
     loaded = {job.name: job for job in batch.load_jobs(jobs)}
     for job in loaded.values():

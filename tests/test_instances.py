@@ -1,4 +1,5 @@
 """Instances of non-deterministic systems: loading, inconsistent inputs, and the nondeterministic template end to end."""
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,7 @@ def test_instances_from_runs_missing_topics_and_single_run(instance_collection, 
     assert scores.instances("base") == [SINGLE_RUN] and scores.deterministic("single")
     assert scores.topics == list(TOPICS)
     np.testing.assert_allclose(scores.matrix("nd").to_numpy(), [[1, 1, 1, 1], [0.5] * 4, [1, 1, 1, 0]])
-    assert scores.missing.values.tolist() == [["nd", "3", "4"]]              # scored 0, listed
+    assert scores.missing.values.tolist() == [["nd", "3", "4"]]  # scored 0, listed
     assert any("instances/single/ holds a single run" in n for n in scores.notes)
     assert any("1 instance–topic cell(s) absent" in n for n in scores.notes)
     summary = scores.summary().set_index("system")
@@ -53,7 +54,7 @@ def test_inconsistent_instance_folders(instance_collection, cache_dir):
     with pytest.raises(InputFormatError, match="holds no run files"):
         evaluate_instances(instance_collection, "P@2", ["base", "empty"])
     write_run(instance_collection / "instances" / "nd" / "1.run.gz", [("1", "1-r1", 1)])
-    with pytest.raises(InputFormatError, match="1.run and 1.run.gz"):           # duplicate instance names
+    with pytest.raises(InputFormatError, match="1.run and 1.run.gz"):  # duplicate instance names
         load_collection(instance_collection)
 
 
@@ -73,7 +74,7 @@ def test_instances_from_scores_csv(tmp_path, cache_dir):
 
 def test_resolve_instance_parameters(instance_collection, tiny_collection):
     p = resolve_instance_parameters(str(instance_collection))
-    assert p.baseline == "base" and p.systems == ["base", "nd", "single"]   # instances/ folders, not runs/
+    assert p.baseline == "base" and p.systems == ["base", "nd", "single"]  # instances/ folders, not runs/
     assert resolve_instance_parameters(str(instance_collection), systems=["nd"]).systems == ["base", "nd"]
     with pytest.raises(ParameterError, match="no non-deterministic system"):
         resolve_instance_parameters(str(tiny_collection))
@@ -100,26 +101,54 @@ def demo_report(tmp_path_factory):
 def test_demo_report_sections_and_tables(demo_report):
     assert sorted(p.name for p in (demo_report / "tables").iterdir()) == ["instances.csv", "mixed.csv"]
     html = (demo_report / "report.html").read_text()
-    for heading in ("Non-deterministic systems: riskreport demo collection", "1. Systems and instances",
-                    "2. Per-topic spread of effectiveness across instances", "3. Single-instance significance",
-                    "4. The mixed-effects model", "5. Equivalence: effects against the margin ±δ0",
-                    "6. Per-instance risk across α", "7. Methods", "balanced REML"):
+    for heading in (
+        "Non-deterministic systems: riskreport demo collection",
+        "1. Systems and instances",
+        "2. Per-topic spread of effectiveness across instances",
+        "3. Single-instance significance",
+        "4. The mixed-effects model",
+        "5. Equivalence: effects against the margin ±δ0",
+        "6. Per-instance risk across α",
+        "7. Methods",
+        "balanced REML",
+    ):
         assert heading in html, heading
     assert "Template notes" not in html and "resolve_instance_parameters(" not in html
-    assert html.count("<img") == 4                                        # the four figures, embedded
-    assert html.count("src=\"data:image/png;base64") == 4
+    assert html.count("<img") == 4  # the four figures, embedded
+    assert html.count('src="data:image/png;base64') == 4
     params = json.loads((demo_report / "params.json").read_text())
     assert params["status"] == "ok" and params["parameters"]["delta0"] == 0.01
     model = pd.read_csv(demo_report / "tables" / "mixed.csv")
-    assert list(model.columns) == mixed.MIXED_COLUMNS == [
-        "system", "baseline", "measure", "effect", "se", "df", "ci_low", "ci_high", "p_value", "var_topic",
-        "var_instance", "var_topic_system", "var_residual", "delta0", "verdict"]
+    assert (
+        list(model.columns)
+        == mixed.MIXED_COLUMNS
+        == [
+            "system",
+            "baseline",
+            "measure",
+            "effect",
+            "se",
+            "df",
+            "ci_low",
+            "ci_high",
+            "p_value",
+            "var_topic",
+            "var_instance",
+            "var_topic_system",
+            "var_residual",
+            "delta0",
+            "verdict",
+        ]
+    )
     assert model["system"].tolist() == ["sampled-a", "sampled-b"] and set(model["baseline"]) == {"bm25"}
     assert (model["df"] == 49).all() and model["verdict"].isin(mixed.VERDICTS).all()
     per_instance = pd.read_csv(demo_report / "tables" / "instances.csv", dtype={"instance": str})
-    assert list(per_instance.columns) == instances.INSTANCE_COLUMNS == [
-        "system", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
-    assert len(per_instance) == 2 * 10 * 5                                 # systems x instances x α
+    assert (
+        list(per_instance.columns)
+        == instances.INSTANCE_COLUMNS
+        == ["system", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
+    )
+    assert len(per_instance) == 2 * 10 * 5  # systems x instances x α
     assert per_instance["significant"].dtype == bool
 
 

@@ -4,6 +4,7 @@ that never returns, a Dask worker killed in the middle of a job.
 Every case runs the real command line (in a pseudo-terminal for Ctrl-C) or a real Dask LocalCluster, with
 real signals; the template is a few cells written into the test's folder, one of which can sleep for ever.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,9 @@ FOREVER = 100000.0
 
 
 def write_notebook(path: Path, cells: list) -> Path:
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                                 "language": "python"}})
+    notebook = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     notebook.cells = cells
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, path)
@@ -40,17 +42,24 @@ def write_notebook(path: Path, cells: list) -> Path:
 def write_template(path: Path) -> Path:
     """Parameters; a cell that prints; a cell that sleeps `pause` s, unless the file `once` exists (then it is
     created and the cell sleeps: the first attempt hangs, the next one does not)."""
-    return write_notebook(path, [
-        nbformat.v4.new_markdown_cell("# Sleeper"),
-        nbformat.v4.new_code_cell('collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep\n'
-                                  'once: str = ""  # a file: sleep only if it does not exist yet',
-                                  metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell('print("first cell done")'),
-        nbformat.v4.new_code_cell("import time\nfrom pathlib import Path\n"
-                                  "if not once or not Path(once).exists():\n"
-                                  "    once and Path(once).touch()\n    time.sleep(pause)\n"
-                                  "Path('tables').mkdir(exist_ok=True)\nPath('tables/done.csv').write_text('x\\n1\\n')"),
-    ])
+    return write_notebook(
+        path,
+        [
+            nbformat.v4.new_markdown_cell("# Sleeper"),
+            nbformat.v4.new_code_cell(
+                'collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep\n'
+                'once: str = ""  # a file: sleep only if it does not exist yet',
+                metadata={"tags": ["parameters"]},
+            ),
+            nbformat.v4.new_code_cell('print("first cell done")'),
+            nbformat.v4.new_code_cell(
+                "import time\nfrom pathlib import Path\n"
+                "if not once or not Path(once).exists():\n"
+                "    once and Path(once).touch()\n    time.sleep(pause)\n"
+                "Path('tables').mkdir(exist_ok=True)\nPath('tables/done.csv').write_text('x\\n1\\n')"
+            ),
+        ],
+    )
 
 
 @pytest.fixture
@@ -87,10 +96,11 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="nee
 
 # ---- Ctrl-C on `riskreport run` in a terminal ------------------------------------------------------
 
+
 def _run_in_terminal(args: list[str], cwd: Path, ready) -> tuple[int, str, float]:
     """Run the CLI on a pseudo-terminal, type Ctrl-C once `ready()`; (exit code, what it printed after, seconds)."""
     pid, fd = pty.fork()
-    if pid == 0:       # the child: the CLI, session leader of the new terminal (the kernel gets a session of its own)
+    if pid == 0:  # the child: the CLI, session leader of the new terminal (the kernel gets a session of its own)
         os.chdir(cwd)
         os.execv(sys.executable, CLI + args)
     output, status = b"", None
@@ -113,9 +123,9 @@ def _run_in_terminal(args: list[str], cwd: Path, ready) -> tuple[int, str, float
         deadline = time.monotonic() + 120
         while not ready():
             assert pump(0.1) and time.monotonic() < deadline, output.decode(errors="replace")
-        pump(1.0)                        # the cell is running
+        pump(1.0)  # the cell is running
         mark = len(output)
-        os.write(fd, b"\x03")            # Ctrl-C: the terminal sends SIGINT to its foreground process group
+        os.write(fd, b"\x03")  # Ctrl-C: the terminal sends SIGINT to its foreground process group
         sent = time.monotonic()
         while pump(0.05) and time.monotonic() - sent < 60:
             pass
@@ -142,23 +152,28 @@ def test_ctrl_c_on_run_says_one_line_and_keeps_the_previous_report(tmp_path, sle
     assert code == 130, said
     assert len(lines) <= 2 and "Traceback" not in said and "Error" not in said, said
     assert "interrupted (SIGINT)" in said and "untouched" in said
-    assert tree(out) == before                                  # the previous report, byte for byte
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []   # no .tmp-out-* beside it
-    assert wait_gone(tmp_path) == []                            # the kernel went with the CLI
+    assert tree(out) == before  # the previous report, byte for byte
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no .tmp-out-* beside it
+    assert wait_gone(tmp_path) == []  # the kernel went with the CLI
     assert took < 10, f"{took:.1f} s from Ctrl-C to exit"
 
 
 # ---- SIGTERM on a batch ----------------------------------------------------------------------------
 
+
 def _jobs(path: Path, sleeper: Path, collection: Path, pause: float, extra: str = "") -> Path:
-    path.write_text(f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{collection}"\npause = {pause}\n{extra}\n'
-                    '[[job]]\nname = "one"\n\n[[job]]\nname = "two"\n', encoding="utf-8")
+    path.write_text(
+        f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{collection}"\npause = {pause}\n{extra}\n'
+        '[[job]]\nname = "one"\n\n[[job]]\nname = "two"\n',
+        encoding="utf-8",
+    )
     return path
 
 
 @needs_proc
-def test_sigterm_on_a_batch_stops_its_jobs_and_keeps_the_previous_reports(tmp_path, sleeper, tiny_collection,
-                                                                          cache_dir):
+def test_sigterm_on_a_batch_stops_its_jobs_and_keeps_the_previous_reports(
+    tmp_path, sleeper, tiny_collection, cache_dir
+):
     reports = tmp_path / "reports"
     jobs = _jobs(tmp_path / "jobs.toml", sleeper, tiny_collection, 0.0)
     base = CLI + ["batch", str(jobs), "--reports", str(reports), "--jobs", "2", "-q"]
@@ -169,7 +184,7 @@ def test_sigterm_on_a_batch_stops_its_jobs_and_keeps_the_previous_reports(tmp_pa
     process = subprocess.Popen(base, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: len(list(reports.glob("jobs/*/.tmp-*/report.ipynb"))) == 2, 120, process)
     time.sleep(1.0)
-    process.send_signal(signal.SIGTERM)       # the batch process alone, as `kill <pid>` or a scheduler's stop
+    process.send_signal(signal.SIGTERM)  # the batch process alone, as `kill <pid>` or a scheduler's stop
     sent = time.monotonic()
     stdout, stderr = process.communicate(timeout=60)
     took = time.monotonic() - sent
@@ -178,28 +193,33 @@ def test_sigterm_on_a_batch_stops_its_jobs_and_keeps_the_previous_reports(tmp_pa
     assert "interrupted (SIGTERM)" in stderr and "2 job(s) stopped" in stderr
     for name, folder in latest.items():
         assert (reports / "jobs" / name / "latest").resolve() == folder and tree(folder) == before[name]
-    assert not list(reports.glob("jobs/*/.*-*"))                 # no build folder, no trash left
+    assert not list(reports.glob("jobs/*/.*-*"))  # no build folder, no trash left
     assert wait_gone(tmp_path) == []
     index = json.loads((reports / "index.json").read_text())
     assert {j["job"]: j["status"] for j in index["last_batch"]["jobs"]} == {"one": "interrupted", "two": "interrupted"}
     assert took < 15, f"{took:.1f} s from SIGTERM to exit"
     _jobs(jobs, sleeper, tiny_collection, 0.0)
-    again = subprocess.run(base, cwd=tmp_path, capture_output=True, text=True, timeout=300)   # the lock is free
+    again = subprocess.run(base, cwd=tmp_path, capture_output=True, text=True, timeout=300)  # the lock is free
     assert again.returncode == 0 and "skipped" in again.stdout, again.stderr
 
 
 # ---- time limits -----------------------------------------------------------------------------------
 
+
 @needs_proc
-def test_timeout_on_run_stops_the_kernel_and_keeps_the_failed_notebook(tmp_path, sleeper, tiny_collection,
-                                                                       cache_dir):
+def test_timeout_on_run_stops_the_kernel_and_keeps_the_failed_notebook(tmp_path, sleeper, tiny_collection, cache_dir):
     out = tmp_path / "out"
     args = ["run", str(sleeper), "--collection", str(tiny_collection), "--out", str(out), "-q"]
     assert subprocess.run(CLI + args, cwd=tmp_path, capture_output=True, text=True, timeout=300).returncode == 0
     before = tree(out)
     started = time.monotonic()
-    done = subprocess.run(CLI + args + ["-p", "pause", str(FOREVER), "--timeout", "10"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        CLI + args + ["-p", "pause", str(FOREVER), "--timeout", "10"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     took = time.monotonic() - started
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
@@ -209,7 +229,7 @@ def test_timeout_on_run_stops_the_kernel_and_keeps_the_failed_notebook(tmp_path,
     assert "failed-out" in done.stderr and (failed / "report.html").is_file()
     notebook = nbformat.read(failed / "report.ipynb", as_version=4)
     printed = [o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert "first cell done\n" in printed                         # outputs up to the cell that was running
+    assert "first cell done\n" in printed  # outputs up to the cell that was running
     record = json.loads((failed / "params.json").read_text())
     assert record["status"] == "failed" and "time limit" in record["error"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
@@ -220,11 +240,18 @@ def test_timeout_on_run_stops_the_kernel_and_keeps_the_failed_notebook(tmp_path,
 def test_timeout_in_a_batch_lets_the_other_jobs_finish(tmp_path, sleeper, tiny_collection, cache_dir):
     reports = tmp_path / "reports"
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{tiny_collection}"\ntimeout = 600\n\n'
-                    f'[[job]]\nname = "hangs"\npause = {FOREVER}\ntimeout = 10\n\n[[job]]\nname = "fine"\n',
-                    encoding="utf-8")
-    done = subprocess.run(CLI + ["batch", str(jobs), "--reports", str(reports), "--jobs", "2", "-q"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    jobs.write_text(
+        f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{tiny_collection}"\ntimeout = 600\n\n'
+        f'[[job]]\nname = "hangs"\npause = {FOREVER}\ntimeout = 10\n\n[[job]]\nname = "fine"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        CLI + ["batch", str(jobs), "--reports", str(reports), "--jobs", "2", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     index = json.loads((reports / "index.json").read_text())
@@ -239,9 +266,11 @@ def test_timeout_in_a_batch_lets_the_other_jobs_finish(tmp_path, sleeper, tiny_c
 
 def test_batch_timeout_is_the_default_of_jobs_that_set_none(tmp_path, sleeper, tiny_collection, cache_dir):
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{tiny_collection}"\n\n'
-                    f'[[job]]\nname = "hangs"\npause = {FOREVER}\n\n[[job]]\nname = "own"\ntimeout = 300\n',
-                    encoding="utf-8")
+    jobs.write_text(
+        f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{tiny_collection}"\n\n'
+        f'[[job]]\nname = "hangs"\npause = {FOREVER}\n\n[[job]]\nname = "own"\ntimeout = 300\n',
+        encoding="utf-8",
+    )
     assert [j.timeout for j in load_jobs(jobs)] == [None, 300.0]
     result = run_batch(jobs, reports_dir=tmp_path / "reports", jobs=2, timeout=10)
     assert {r.name: r.status for r in result.results} == {"hangs": "timeout", "own": "ok"}
@@ -252,8 +281,11 @@ def test_batch_timeout_is_the_default_of_jobs_that_set_none(tmp_path, sleeper, t
 def test_jobs_file_timeout_is_checked(tmp_path, value):
     jobs = tmp_path / "jobs.toml"
     jobs.write_text(f'[defaults]\ntimeout = {value}\n\n[[job]]\nname = "a"\n', encoding="utf-8")
-    with pytest.raises(JobFileError, match=r"job 'a', key 'timeout' \(from \[defaults\]\): expected a time limit "
-                                           r"in seconds, a number > 0"):
+    with pytest.raises(
+        JobFileError,
+        match=r"job 'a', key 'timeout' \(from \[defaults\]\): expected a time limit "
+        r"in seconds, a number > 0",
+    ):
         load_jobs(jobs)
 
 
@@ -266,6 +298,7 @@ def test_timeout_argument_is_checked(tmp_path):
 
 # ---- a Dask worker killed in the middle of a job --------------------------------------------------
 
+
 def _worker_of(log: Path, job: str) -> int:
     """The Dask worker process running `job`: parent of the job's process, as the batch log names it."""
     line = next(line for line in log.read_text().splitlines() if f"[{job}] started in process" in line)
@@ -277,12 +310,15 @@ def _worker_of(log: Path, job: str) -> int:
 def test_dask_worker_killed_mid_job_runs_it_once_more(tmp_path, sleeper, tiny_collection, cache_dir):
     distributed = pytest.importorskip("distributed")
     import dask
+
     reports = tmp_path / "reports"
     flag = tmp_path / "first-attempt"
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{tiny_collection}"\n\n'
-                    f'[[job]]\nname = "victim"\npause = {FOREVER}\nonce = "{flag}"\n\n[[job]]\nname = "bystander"\n',
-                    encoding="utf-8")
+    jobs.write_text(
+        f'[defaults]\ntemplate = "{sleeper}"\ncollection = "{tiny_collection}"\n\n'
+        f'[[job]]\nname = "victim"\npause = {FOREVER}\nonce = "{flag}"\n\n[[job]]\nname = "bystander"\n',
+        encoding="utf-8",
+    )
     outcome = {}
 
     def kill_the_victims_worker() -> None:
@@ -293,11 +329,13 @@ def test_dask_worker_killed_mid_job_runs_it_once_more(tmp_path, sleeper, tiny_co
         outcome["killed"] = True
 
     import threading
+
     killer = threading.Thread(target=kill_the_victims_worker, daemon=True)
     # without rescheduling by the scheduler, the lost task comes back as KilledWorker: the batch runs it again
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) \
-            as cluster:
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+    ):
         killer.start()
         result = run_batch(jobs, reports_dir=reports, executor="dask", scheduler=cluster.scheduler_address)
     killer.join(5)
@@ -309,7 +347,7 @@ def test_dask_worker_killed_mid_job_runs_it_once_more(tmp_path, sleeper, tiny_co
     assert result.ok
     log = next((reports / "logs").glob("batch-*.log")).read_text()
     assert log.count("[victim] started in process") == 2
-    assert not list(reports.glob("jobs/*/.tmp-*"))          # the lost attempt's build folder is cleared
+    assert not list(reports.glob("jobs/*/.tmp-*"))  # the lost attempt's build folder is cleared
     assert len(list((reports / "jobs" / "victim").glob("2*"))) == 1
     index = json.loads((reports / "index.json").read_text())
     assert {j["job"]: j["status"] for j in index["last_batch"]["jobs"]} == {"victim": "ok", "bystander": "ok"}
@@ -318,23 +356,32 @@ def test_dask_worker_killed_mid_job_runs_it_once_more(tmp_path, sleeper, tiny_co
 
 # ---- Ctrl-C while a figure is written in the background, or during the HTML export ------------------
 
+
 def _figure_template(path: Path) -> Path:
     """A cell that hands a figure to the background writer and sleeps while the writer's process is alive."""
-    return write_notebook(path, [
-        nbformat.v4.new_code_cell('collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep',
-                                  metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("import time\nfrom pathlib import Path\nimport matplotlib\nmatplotlib.use('Agg')\n"
-                                  "import matplotlib.pyplot as plt\nfrom riskreport.render.figures import FigureWriter\n"
-                                  "writer = FigureWriter(background=True)\nfigure, axes = plt.subplots()\n"
-                                  "axes.plot([1, 2, 3])\nwriter.submit(figure, Path('figures/f'), 'title', 'caption')\n"
-                                  "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()"),
-    ])
+    return write_notebook(
+        path,
+        [
+            nbformat.v4.new_code_cell(
+                'collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep',
+                metadata={"tags": ["parameters"]},
+            ),
+            nbformat.v4.new_code_cell(
+                "import time\nfrom pathlib import Path\nimport matplotlib\nmatplotlib.use('Agg')\n"
+                "import matplotlib.pyplot as plt\nfrom riskreport.render.figures import FigureWriter\n"
+                "writer = FigureWriter(background=True)\nfigure, axes = plt.subplots()\n"
+                "axes.plot([1, 2, 3])\nwriter.submit(figure, Path('figures/f'), 'title', 'caption')\n"
+                "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()"
+            ),
+        ],
+    )
 
 
 def _interrupt_group(args: list[str], cwd: Path, ready) -> tuple[subprocess.CompletedProcess, float]:
     """The CLI in a session of its own; SIGINT to its whole process group (what a terminal's Ctrl-C does)."""
-    process = subprocess.Popen(CLI + args, cwd=cwd, start_new_session=True, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        CLI + args, cwd=cwd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         wait_for(ready, 120, process)
         os.killpg(process.pid, signal.SIGINT)
@@ -355,17 +402,17 @@ def test_ctrl_c_while_a_figure_is_written_or_the_html_exported(tmp_path, tiny_co
     args = ["run", str(template), "--collection", str(tiny_collection), "--out", str(out), "-q"]
     assert subprocess.run(CLI + args, cwd=tmp_path, capture_output=True, text=True, timeout=300).returncode == 0
     before = tree(out)
-    if phase == "figure writer":        # the cell sleeps while the writer's process is up
-        ready = lambda: bool(list(tmp_path.glob(".tmp-*/writer-started")))   # noqa: E731
+    if phase == "figure writer":  # the cell sleeps while the writer's process is up
+        ready = lambda: bool(list(tmp_path.glob(".tmp-*/writer-started")))  # noqa: E731
         args += ["-p", "pause", str(FOREVER)]
-    else:                               # params.json is written just before the export starts
-        ready = lambda: bool(list(tmp_path.glob(".tmp-*/params.json")))   # noqa: E731
+    else:  # params.json is written just before the export starts
+        ready = lambda: bool(list(tmp_path.glob(".tmp-*/params.json")))  # noqa: E731
     done, took = _interrupt_group(args, tmp_path, ready)
     assert done.returncode == 130, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
     assert tree(out) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
-    assert wait_gone(tmp_path) == []         # the kernel, the figure writer and its resource tracker
+    assert wait_gone(tmp_path) == []  # the kernel, the figure writer and its resource tracker
     assert took < 10, f"{took:.1f} s from Ctrl-C to exit"
 
 
@@ -375,9 +422,24 @@ def test_sigterm_on_a_dask_batch_stops_the_jobs_on_the_workers(tmp_path, sleeper
     reports = tmp_path / "reports"
     jobs = _jobs(tmp_path / "jobs.toml", sleeper, tiny_collection, FOREVER)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
-        process = subprocess.Popen(CLI + ["batch", str(jobs), "--reports", str(reports), "--executor", "dask",
-                                          "--scheduler", cluster.scheduler_address, "-q"], cwd=tmp_path,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            CLI
+            + [
+                "batch",
+                str(jobs),
+                "--reports",
+                str(reports),
+                "--executor",
+                "dask",
+                "--scheduler",
+                cluster.scheduler_address,
+                "-q",
+            ],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wait_for(lambda: len(list(reports.glob("jobs/*/.tmp-*/report.ipynb"))) == 2, 180, process)
         time.sleep(1.0)
         process.send_signal(signal.SIGTERM)
@@ -389,25 +451,26 @@ def test_sigterm_on_a_dask_batch_stops_the_jobs_on_the_workers(tmp_path, sleeper
         assert process.returncode == 143, stderr
         assert "Traceback" not in stderr + stdout and "interrupted (SIGTERM)" in stderr, stderr
         assert not list(reports.glob("jobs/*/.*-*")) and not list(reports.glob("jobs/*/2*"))
-        assert wait_gone(reports) == []                               # the kernels on the worker
+        assert wait_gone(reports) == []  # the kernels on the worker
         assert len(job_processes) == 2 and not [pid for pid in job_processes if Path(f"/proc/{pid}").exists()]
         assert took < 30, f"{took:.1f} s from SIGTERM to exit"
 
 
 def test_a_signal_during_the_move_into_place_is_raised_after_it():
     from riskreport.io.processes import Interrupted, deferred_signals, raise_on_signals, restore_signals
+
     previous = raise_on_signals()
     try:
         moved = []
         with pytest.raises(Interrupted) as caught:
             with deferred_signals():
                 os.kill(os.getpid(), signal.SIGTERM)
-                time.sleep(0.2)           # the handler has run: it only noted the signal
+                time.sleep(0.2)  # the handler has run: it only noted the signal
                 moved.append("old report away")
                 moved.append("new report in")
         assert moved == ["old report away", "new report in"]
         assert caught.value.exit_code == 143 and str(caught.value) == "interrupted (SIGTERM)"
-        os.kill(os.getpid(), signal.SIGINT)   # once interrupted, a second signal does not cut the clean-up short
+        os.kill(os.getpid(), signal.SIGINT)  # once interrupted, a second signal does not cut the clean-up short
         time.sleep(0.2)
     finally:
         restore_signals(previous)

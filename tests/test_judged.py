@@ -1,4 +1,5 @@
 """Native Judged@k: equal to ir_measures' judged provider, ties at the cutoff included."""
+
 from __future__ import annotations
 
 import random
@@ -29,10 +30,17 @@ def test_equal_to_ir_measures_on_generated_runs_with_ties(seed):
     rng = random.Random(seed)
     topics = [str(t) for t in range(1, 7)]
     docs = [f"d{i:02d}" for i in range(50)]
-    qrels = pd.DataFrame([(t, d, rng.choice([-2, 0, 1, 2])) for t in topics for d in rng.sample(docs, 20)],
-                         columns=["query_id", "doc_id", "relevance"])
-    runs = [{t: {d: float(rng.choice([1, 2, 2, 3])) for d in rng.sample(docs, rng.randint(1, 40))}
-             for t in rng.sample(topics + ["99"], 5)} for _ in range(5)]
+    qrels = pd.DataFrame(
+        [(t, d, rng.choice([-2, 0, 1, 2])) for t in topics for d in rng.sample(docs, 20)],
+        columns=["query_id", "doc_id", "relevance"],
+    )
+    runs = [
+        {
+            t: {d: float(rng.choice([1, 2, 2, 3])) for d in rng.sample(docs, rng.randint(1, 40))}
+            for t in rng.sample(topics + ["99"], 5)
+        }
+        for _ in range(5)
+    ]
     assert assert_equal_to_ir_measures(qrels, runs) > 0
 
 

@@ -1,4 +1,5 @@
 """The LETOR reader and fold folders: values as written, clear errors for bad input, the real sample in ../shared."""
+
 from __future__ import annotations
 
 import gzip
@@ -20,16 +21,16 @@ def write(path, text):
 
 
 def test_reads_labels_queries_and_sparse_features(tmp_path):
-    path = write(tmp_path / "train.txt", "2 qid:10 1:0.5 3:-1.25e-1 # doc A\n"
-                                         "0 qid:10 2:7\n"
-                                         "\n"
-                                         "# a comment line\n"
-                                         "1 qid:3 3:.5\t4:1E2 \r\n")
+    path = write(
+        tmp_path / "train.txt",
+        "2 qid:10 1:0.5 3:-1.25e-1 # doc A\n0 qid:10 2:7\n\n# a comment line\n1 qid:3 3:.5\t4:1E2 \r\n",
+    )
     data = read_letor(path)
     assert data.labels.tolist() == [2, 0, 1]
     assert data.query_ids.tolist() == [10, 3] and data.bounds.tolist() == [0, 2, 3]
-    np.testing.assert_array_equal(data.features, np.array([[0.5, 0, -0.125, 0], [0, 7, 0, 0], [0, 0, 0.5, 100]],
-                                                           dtype=np.float32))
+    np.testing.assert_array_equal(
+        data.features, np.array([[0.5, 0, -0.125, 0], [0, 7, 0, 0], [0, 0, 0.5, 100]], dtype=np.float32)
+    )
     assert data.lines.tolist() == [1, 2, 5]
     assert data.feature(4).tolist() == [0, 0, 100] and data.feature(9).tolist() == [0, 0, 0]
 
@@ -41,21 +42,24 @@ def test_gzip_and_width(tmp_path):
     assert data.features.shape == (1, 5) and data.features[0, 1] == 0.25
 
 
-@pytest.mark.parametrize(("line", "problem", "column"), [
-    ("x qid:1 1:0.5", "relevance label is not a number", 1),
-    ("1.5 qid:1 1:0.5", "not a non-negative whole number", 1),
-    ("-1 qid:1 1:0.5", "not a non-negative whole number", 1),
-    ("1 1:0.5", "no query id", 3),
-    ("1 qid:a 1:0.5", "no query id", 3),
-    ("1", "no query id", 2),
-    ("1 qid:1 0.5", "not '<id>:<value>'", 9),
-    ("1 qid:1 0:0.5", "feature id is not a whole number ≥ 1", 9),
-    ("1 qid:1 f2:0.5", "feature id is not a whole number ≥ 1", 9),
-    ("1 qid:1 2:abc", "feature value is not a number", 9),
-    ("1 qid:1 2:1e", "feature value is not a number", 9),
-    ("1 qid:1 2:0.1 2:0.3", "do not increase", 15),
-    ("1 qid:1 3:0.1 2:0.3", "do not increase", 15),
-])
+@pytest.mark.parametrize(
+    ("line", "problem", "column"),
+    [
+        ("x qid:1 1:0.5", "relevance label is not a number", 1),
+        ("1.5 qid:1 1:0.5", "not a non-negative whole number", 1),
+        ("-1 qid:1 1:0.5", "not a non-negative whole number", 1),
+        ("1 1:0.5", "no query id", 3),
+        ("1 qid:a 1:0.5", "no query id", 3),
+        ("1", "no query id", 2),
+        ("1 qid:1 0.5", "not '<id>:<value>'", 9),
+        ("1 qid:1 0:0.5", "feature id is not a whole number ≥ 1", 9),
+        ("1 qid:1 f2:0.5", "feature id is not a whole number ≥ 1", 9),
+        ("1 qid:1 2:abc", "feature value is not a number", 9),
+        ("1 qid:1 2:1e", "feature value is not a number", 9),
+        ("1 qid:1 2:0.1 2:0.3", "do not increase", 15),
+        ("1 qid:1 3:0.1 2:0.3", "do not increase", 15),
+    ],
+)
 def test_bad_line_names_file_line_column_and_expectation(tmp_path, line, problem, column):
     path = write(tmp_path / "bad.txt", f"0 qid:1 1:0.1\n{line}\n")
     with pytest.raises(InputFormatError) as error:
@@ -67,8 +71,11 @@ def test_bad_line_names_file_line_column_and_expectation(tmp_path, line, problem
 
 def test_queries_must_be_contiguous(tmp_path):
     path = write(tmp_path / "train.txt", "1 qid:1 1:1\n0 qid:2 1:1\n0 qid:2 1:0\n1 qid:1 1:0\n")
-    with pytest.raises(InputFormatError, match=r"line 4: query 1 appears again after other queries \(its lines start "
-                                               r"at line 1 and stop before line 2\).*sort the file by query id"):
+    with pytest.raises(
+        InputFormatError,
+        match=r"line 4: query 1 appears again after other queries \(its lines start "
+        r"at line 1 and stop before line 2\).*sort the file by query id",
+    ):
         read_letor(path)
 
 

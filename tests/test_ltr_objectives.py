@@ -1,5 +1,6 @@
 """The LambdaMART objectives: each ΔM′ rule on a hand-computed case, α = 0 equals LambdaMART, a brute-force
 gradient, GeoRisk's consistency, and training against LightGBM's own `lambdarank`."""
+
 from __future__ import annotations
 
 import itertools
@@ -18,9 +19,9 @@ from riskreport.ltr.objectives import NAMES, georisk_state, make_objective, ndcg
 LABELS = np.array([1, 0, 1, 0])
 BOUNDS = np.array([0, 2, 4])
 SCORES = np.array([1.0, 0.0, 1.0, 0.0])
-DM = 1 - 1 / math.log2(3)                   # 0.369070 = |ΔM|
-RHO = 1 / (1 + math.e)                       # ρ = 1/(1 + exp(σ(s_hi − s_lo))), σ = 1, s_hi − s_lo = 1
-PLAIN = RHO * DM                             # 0.099258: LambdaMART's |λ| for each document
+DM = 1 - 1 / math.log2(3)  # 0.369070 = |ΔM|
+RHO = 1 / (1 + math.e)  # ρ = 1/(1 + exp(σ(s_hi − s_lo))), σ = 1, s_hi − s_lo = 1
+PLAIN = RHO * DM  # 0.099258: LambdaMART's |λ| for each document
 
 
 def high_gradients(name, baselines=None, alpha=0.0):
@@ -32,7 +33,7 @@ def high_gradients(name, baselines=None, alpha=0.0):
 def test_plain_lambdamart_by_hand():
     grad, hess = make_objective("lambdamart", LABELS, BOUNDS, ndcg="exact")(SCORES)
     assert grad == pytest.approx([-PLAIN, PLAIN, -PLAIN, PLAIN], abs=1e-12)
-    assert hess == pytest.approx([RHO * (1 - RHO) * DM] * 4, abs=1e-12)      # 0.072564
+    assert hess == pytest.approx([RHO * (1 - RHO) * DM] * 4, abs=1e-12)  # 0.072564
 
 
 def test_u_cro_weighs_a_swap_that_would_drop_below_the_baseline():
@@ -48,7 +49,8 @@ def test_t_saro_adapts_alpha_to_the_query_s_standard_score():
 
 def test_t_faro_scales_every_query():
     assert high_gradients("t-faro", [0.8, 0.6], alpha=5.0) == pytest.approx(
-        [1.113751 * PLAIN, 1.000158 * PLAIN], abs=1e-7)
+        [1.113751 * PLAIN, 1.000158 * PLAIN], abs=1e-7
+    )
 
 
 def test_t_star_faro_uses_the_mean_of_the_baselines():
@@ -70,7 +72,7 @@ def random_queries(seed, n_queries=12, max_docs=25, ties=True):
     sizes = rng.integers(1, max_docs, size=n_queries)
     bounds = np.r_[0, np.cumsum(sizes)]
     labels = rng.integers(0, 5, size=bounds[-1]) * (rng.random(bounds[-1]) < 0.6)
-    scores = np.round(rng.normal(size=bounds[-1]), 1 if ties else 8)      # rounding makes ties
+    scores = np.round(rng.normal(size=bounds[-1]), 1 if ties else 8)  # rounding makes ties
     return labels, bounds, scores
 
 
@@ -81,7 +83,7 @@ def test_alpha_zero_is_lambdamart_exactly(name, mode):
     baselines = np.random.default_rng(3).random((3, len(bounds) - 1))
     plain = make_objective("lambdamart", labels, bounds, ndcg=mode)(scores)
     risky = make_objective(name, labels, bounds, baselines, alpha=0.0, ndcg=mode)
-    for _ in range(3):                         # T-SARO/T-FARO freeze SE after the first iteration
+    for _ in range(3):  # T-SARO/T-FARO freeze SE after the first iteration
         assert all(np.array_equal(a, b) for a, b in zip(risky(scores), plain))
 
 
@@ -94,11 +96,11 @@ def brute_force_lambdas(labels, bounds, scores, k, mode, sigma=1.0):
 
     for start, end in itertools.pairwise(bounds):
         rows = list(range(start, end))
-        ranked = sorted(rows, key=lambda r: -scores[r])            # stable: ties keep row order
+        ranked = sorted(rows, key=lambda r: -scores[r])  # stable: ties keep row order
         ideal = dcg(sorted((2.0 ** labels[r] - 1 for r in rows), reverse=True), k)
         if ideal == 0:
             continue
-        cutoff = k if mode == "exact" else len(rows)                # lightgbm: DCG over every rank / IDCG@k
+        cutoff = k if mode == "exact" else len(rows)  # lightgbm: DCG over every rank / IDCG@k
         now = dcg([2.0 ** labels[r] - 1 for r in ranked], cutoff) / ideal
         pairs, lambdas = [], {r: 0.0 for r in rows}
         hessians = dict(lambdas)
@@ -116,7 +118,7 @@ def brute_force_lambdas(labels, bounds, scores, k, mode, sigma=1.0):
             if mode == "lightgbm" and scores[ranked[0]] != scores[ranked[-1]]:
                 delta /= 0.01 + abs(gap)
             rho = 1 / (1 + math.exp(sigma * gap))
-            pairs.append((high, low, sigma * rho * delta, sigma ** 2 * rho * (1 - rho) * delta))
+            pairs.append((high, low, sigma * rho * delta, sigma**2 * rho * (1 - rho) * delta))
         for high, low, lam, h in pairs:
             lambdas[high] -= lam
             lambdas[low] += lam
@@ -145,6 +147,7 @@ def test_gradients_equal_a_brute_force_computation(mode, k):
 def exact_georisk(model, baselines, alpha):
     """GeoRisk of the learner (row 0) recomputed from the whole matrix (riskreport.risk, Dinçer et al. 2016)."""
     from riskreport.stats.risk import georisk
+
     return georisk(np.vstack([model, baselines]), [alpha])[0, 0]
 
 
@@ -194,7 +197,7 @@ def test_georisk_at_alpha_zero_keeps_lambdamart_s_signs_and_order():
     base = np.random.default_rng(1).random(len(bounds) - 1)
     plain = make_objective("lambdamart", labels, bounds)(scores)[0]
     geo = make_objective("georisk", labels, bounds, base, alpha=0.0)(scores)[0]
-    single = np.diff(bounds) == 2                          # one pair per query: the gradient is that pair's
+    single = np.diff(bounds) == 2  # one pair per query: the gradient is that pair's
     rows = np.concatenate([np.arange(s, e) for s, e, one in zip(bounds[:-1], bounds[1:], single) if one] or [[]])
     assert np.array_equal(np.sign(plain[rows.astype(int)]), np.sign(geo[rows.astype(int)]))
     model, baselines = np.random.default_rng(4).random(30), np.random.default_rng(6).random((2, 30))

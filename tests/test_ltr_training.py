@@ -1,5 +1,6 @@
 """Training with the objectives: LambdaMART equals LightGBM's own `lambdarank`, every objective trains on the
 demo data and the real sample, the paper tables, and the `risk_ltr` report from planning to HTML."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ from riskreport.ltr.params import resolve_ltr_parameters
 from riskreport.ltr.train import Setting, run_experiment, train_ranker
 
 LETOR_SAMPLE = SHARED_DATA / "letor-sample"
-NDCG_TOLERANCE = 0.0       # ours vs the built-in lambdarank, same data, seeds and tree parameters: bit-identical
+NDCG_TOLERANCE = 0.0  # ours vs the built-in lambdarank, same data, seeds and tree parameters: bit-identical
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +40,13 @@ def mean_ndcg(booster, data):
 
 def builtin_lambdarank(train, setting):
     import lightgbm as lgb
-    params = {**setting.lightgbm_params(train.n_documents), "objective": "lambdarank",
-              "lambdarank_truncation_level": setting.k,
-              "lambdarank_norm": True}
+
+    params = {
+        **setting.lightgbm_params(train.n_documents),
+        "objective": "lambdarank",
+        "lambdarank_truncation_level": setting.k,
+        "lambdarank_norm": True,
+    }
     return lgb.train(params, lgb.Dataset(train.features, train.labels, group=train.group_sizes), setting.trees)
 
 
@@ -89,8 +94,16 @@ def test_baselines(fold):
 
 
 def test_experiment_and_paper_tables(demo):
-    params = resolve_ltr_parameters(demo, folds=["Fold1"], objectives=["lambdamart", "u-cro", "georisk"], alphas=[1],
-                                    learned_baselines=["linear"], trees=10, leaves=7, min_data_in_leaf=50)
+    params = resolve_ltr_parameters(
+        demo,
+        folds=["Fold1"],
+        objectives=["lambdamart", "u-cro", "georisk"],
+        alphas=[1],
+        learned_baselines=["linear"],
+        trees=10,
+        leaves=7,
+        min_data_in_leaf=50,
+    )
     messages = []
     experiment = run_experiment(params, threads=1, say=messages.append)
     assert experiment.learners == ["LambdaMART", "U-CRO α=1", "GeoRisk α=1"]
@@ -112,13 +125,20 @@ def test_experiment_and_paper_tables(demo):
     assert losses.loc[0, "learner"] == "LambdaMART" and losses.loc[0, "loss20_change"] == 0
     risk = tables.risk_against_baselines(experiment, [1.0])
     assert set(risk["baseline"]) == {"feature 110", "Linear"} and set(risk["verdict"]) <= {
-        "risk", "reward", "inconclusive", "undefined"}
+        "risk",
+        "reward",
+        "inconclusive",
+        "undefined",
+    }
     assert set(tables.learner_tests(experiment)["system"]) == {"U-CRO α=1", "GeoRisk α=1"}
 
 
 def test_macro_average_is_the_mean_over_learned_baselines():
-    matrix = pd.DataFrame([[0.5, 0.2, 0.4], [0.6, 0.1, 0.4], [0.3, 0.3, 0.3], [0.7, 0.2, 0.1]],
-                          index=["bm25", "L", "b1", "b2"], columns=["1", "2", "3"])
+    matrix = pd.DataFrame(
+        [[0.5, 0.2, 0.4], [0.6, 0.1, 0.4], [0.3, 0.3, 0.3], [0.7, 0.2, 0.1]],
+        index=["bm25", "L", "b1", "b2"],
+        columns=["1", "2", "3"],
+    )
     table = tables.paper_table(matrix, "bm25", ["b1", "b2"], ["L"], "2016")
     macro = table.loc["L", "macro-average vs b1, b2"]
     # L = (0.6, 0.1, 0.4): against b1 Δ = (0.3, −0.2, 0.1), 2 wins, 1 loss; against b2 Δ = (−0.1, −0.1, 0.3),
@@ -147,25 +167,40 @@ def test_plan_and_run_the_report(demo, tmp_path):
     plan = plan_report("risk_ltr", collection=str(demo.path), parameters={"trees": 5})
     assert plan.effective["trees"] == 5 and plan.effective["leaves"] == 15 and plan.effective["alphas"] == [1.0, 5.0]
     assert any(path.endswith("train.txt.gz") for path in plan.record["collection"]["files_sha256"])
-    folder = rr.run_report("risk_ltr", collection=str(demo.path), out=tmp_path / "report",
-                           parameters={"folds": ["Fold1"], "objectives": ["lambdamart", "t-faro"], "alphas": [1],
-                                       "learned_baselines": ["linear"], "trees": 5, "leaves": 7})
+    folder = rr.run_report(
+        "risk_ltr",
+        collection=str(demo.path),
+        out=tmp_path / "report",
+        parameters={
+            "folds": ["Fold1"],
+            "objectives": ["lambdamart", "t-faro"],
+            "alphas": [1],
+            "learned_baselines": ["linear"],
+            "trees": 5,
+            "leaves": 7,
+        },
+    )
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert "2016 layout" in html and "T-FARO α=1" in html and "L&gt;20%" in html
     assert json.loads((folder / "params.json").read_text())["status"] == "ok"
-    assert {"table7.csv", "table3.csv", "losses.csv", "risk.csv", "ndcg.csv"} <= {p.name for p in
-                                                                                   (folder / "tables").iterdir()}
+    assert {"table7.csv", "table3.csv", "losses.csv", "risk.csv", "ndcg.csv"} <= {
+        p.name for p in (folder / "tables").iterdir()
+    }
 
 
 def test_jobs_file_plans_a_learning_to_rank_job(demo, tmp_path):
     from riskreport.run.batch import load_jobs, run_batch
 
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[[job]]\nname = "ltr"\ntemplate = "risk_ltr"\ncollection = "{demo.path}"\ntrees = 5\n'
-                    'objectives = ["lambdamart", "georisk"]\n')
+    jobs.write_text(
+        f'[[job]]\nname = "ltr"\ntemplate = "risk_ltr"\ncollection = "{demo.path}"\ntrees = 5\n'
+        'objectives = ["lambdamart", "georisk"]\n'
+    )
     assert load_jobs(jobs)[0].parameters["objectives"] == ["lambdamart", "georisk"]
     result = run_batch(jobs, reports_dir=tmp_path / "reports", dry_run=True)
     assert [r.status for r in result.results] == ["run"]
     jobs.write_text(f'[[job]]\nname = "ltr"\ntemplate = "risk_ltr"\ncollection = "{demo.path}"\ntrees = 0\n')
-    assert "trees must be a whole number" in run_batch(jobs, reports_dir=tmp_path / "reports",
-                                                       dry_run=True).results[0].message
+    assert (
+        "trees must be a whole number"
+        in run_batch(jobs, reports_dir=tmp_path / "reports", dry_run=True).results[0].message
+    )

@@ -1,4 +1,5 @@
 """The figures: right labels on every panel, and no hidden extra drawing work."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -31,7 +32,7 @@ def test_each_delta_panel_names_its_own_topics_under_their_bars(deltas):
         for ax in shown:
             own = deltas[deltas["system"] == ax.get_title()].sort_values("delta", ascending=False)["topic"].tolist()
             labels = _labels(ax)
-            assert labels and all(own[x - 1] == name for x, name in labels.items())    # bar x = rank, from 1
+            assert labels and all(own[x - 1] == name for x, name in labels.items())  # bar x = rank, from 1
     finally:
         plt.close(fig)
 
@@ -41,10 +42,13 @@ def test_shared_topic_axis_shows_its_labels_on_the_lowest_panel_of_each_column(d
     fig = plots.topic_tj(topics, 2.0, "base", "nDCG@10")
     try:
         shown = [ax for ax in fig.axes if ax.get_visible()]
-        with_labels = [ax.get_title() for ax in shown
-                       if any(label.get_visible() for label in ax.get_xticklabels()) and ax.xaxis.get_tick_params()
-                       .get("labelbottom", True)]
-        assert with_labels == ["s4", "s5", "s6"]         # 3 columns: s6 alone in the last row, s4 and s5 above gaps
+        with_labels = [
+            ax.get_title()
+            for ax in shown
+            if any(label.get_visible() for label in ax.get_xticklabels())
+            and ax.xaxis.get_tick_params().get("labelbottom", True)
+        ]
+        assert with_labels == ["s4", "s5", "s6"]  # 3 columns: s6 alone in the last row, s4 and s5 above gaps
         for ax in shown[4:]:
             assert _labels(ax)[0] == "t00"
             assert {label.get_rotation() for label in ax.get_xticklabels()} == {90.0}
@@ -56,7 +60,7 @@ def test_shared_topic_axis_shows_its_labels_on_the_lowest_panel_of_each_column(d
 def test_figures_keep_no_layout_engine_so_each_format_is_drawn_once(deltas):
     fig = plots.topic_deltas(deltas, "base", "nDCG@10")
     try:
-        assert fig.get_layout_engine() is None          # fig.tight_layout() would leave one: an extra draw per savefig
+        assert fig.get_layout_engine() is None  # fig.tight_layout() would leave one: an extra draw per savefig
         box = figures.tight_bbox(fig)
         assert 0 < box.width and 0 < box.height
     finally:

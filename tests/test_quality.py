@@ -1,5 +1,6 @@
 """The code checks of the project, run as CI runs them from the repository root: the layer contract
 (import-linter), ruff (lint and format), mypy; and proof that the layer contract catches a wrong-way import."""
+
 from __future__ import annotations
 
 import os
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent          # the tools of the test extra, installed beside this Python
+BIN = Path(sys.executable).parent  # the tools of the test extra, installed beside this Python
 
 
 def _tool(name: str) -> str:
@@ -40,23 +41,21 @@ def test_ruff_check_passes():
     _passes([_tool("ruff"), "check", "riskreport", "tests"])
 
 
-@pytest.mark.skipif(os.environ.get("RISKREPORT_FORMAT_CHECK") != "1",
-                    reason="the tree is formatted in one commit after the open branches are merged; "
-                           "RISKREPORT_FORMAT_CHECK=1 runs the check now")
 def test_ruff_format_check_passes():
     _passes([_tool("ruff"), "format", "--check", "riskreport", "tests"])
 
 
 def test_mypy_passes():
-    _passes([_tool("mypy")])                # packages and options: [tool.mypy] in pyproject.toml
+    _passes([_tool("mypy")])  # packages and options: [tool.mypy] in pyproject.toml
 
 
 def test_a_wrong_way_import_breaks_the_layer_contract(tmp_path):
     """The risk measures (stats) importing the runner (run) is what the contract forbids: a copy of the package
     with that one import added fails `lint-imports`, which names the import."""
-    shutil.copytree(ROOT / "riskreport", tmp_path / "riskreport",
-                    ignore=shutil.ignore_patterns("__pycache__", "templates"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")      # the same contracts
+    shutil.copytree(
+        ROOT / "riskreport", tmp_path / "riskreport", ignore=shutil.ignore_patterns("__pycache__", "templates")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")  # the same contracts
     risk = tmp_path / "riskreport" / "stats" / "risk.py"
     risk.write_text(risk.read_text() + "\nimport riskreport.run.runner  # noqa: E402, F401 - the wrong way\n")
     result = _run([_tool("lint-imports"), "--no-cache"], cwd=tmp_path, package_root=tmp_path)
@@ -70,6 +69,7 @@ def test_every_short_module_name_resolves():
     package's `__getattr__` even where an earlier import already set the attribute: `rr.options` used to look
     for a riskreport.stats.options in a fresh interpreter."""
     import riskreport as rr
+
     for name in ["options", *rr.MODULES]:
         module = rr.__getattr__(name)
         assert module.__name__.endswith("." + name), (name, module.__name__)

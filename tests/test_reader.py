@@ -1,4 +1,5 @@
 """What a reader meets (issue 24, point 5): colours, headers, contents, flags and table widths."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -18,15 +19,18 @@ def test_heatmap_uses_the_orange_loss_green_win_colours():
     cmap = ax.images[0].get_cmap()
     assert matplotlib.colors.to_hex(cmap(0.0)) == plots.RISK_COLOURS["loss"]
     assert matplotlib.colors.to_hex(cmap(1.0)) == plots.RISK_COLOURS["win"]
-    assert min(cmap(0.5)[:3]) > 0.99                                    # 0 is white
+    assert min(cmap(0.5)[:3]) > 0.99  # 0 is white
     assert "orange: loss, green: win" in ax.get_title()
     matplotlib.pyplot.close(ax.figure)
 
 
-@pytest.mark.parametrize("given, expected", [(["0", "1", "5"], [0.0, 1.0, 5.0]), (["1,5"], [1.0, 5.0]),
-                                             (["0", "1,5,10"], [0.0, 1.0, 5.0, 10.0])])
+@pytest.mark.parametrize(
+    "given, expected",
+    [(["0", "1", "5"], [0.0, 1.0, 5.0]), (["1,5"], [1.0, 5.0]), (["0", "1,5,10"], [0.0, 1.0, 5.0, 10.0])],
+)
 def test_alpha_flag_takes_spaces_and_commas(given, expected, monkeypatch):
     from riskreport.run import runner
+
     seen = {}
     monkeypatch.setattr(runner, "run_report", lambda template, **kw: seen.update(kw) or __import__("pathlib").Path("."))
     assert cli.main(["run", "--alpha", *given, "--quiet"]) == 0
@@ -42,9 +46,14 @@ def test_alpha_flag_errors_name_the_flag(value, capsys):
 
 def test_a_section_with_nothing_to_show_leaves_the_page_and_its_contents():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("## 4. Kept"), nbformat.v4.new_code_cell("x"),
-                nbformat.v4.new_markdown_cell("## 5. Per-rank gains\n\ntext"), nbformat.v4.new_markdown_cell("more"),
-                nbformat.v4.new_code_cell("y"), nbformat.v4.new_markdown_cell("## 6. Next")]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("## 4. Kept"),
+        nbformat.v4.new_code_cell("x"),
+        nbformat.v4.new_markdown_cell("## 5. Per-rank gains\n\ntext"),
+        nbformat.v4.new_markdown_cell("more"),
+        nbformat.v4.new_code_cell("y"),
+        nbformat.v4.new_markdown_cell("## 6. Next"),
+    ]
     nb.cells[4].outputs = [nbformat.v4.new_output("display_data", {"text/html": report.omitted("Not fitted").markup})]
     tagged = [("remove_cell" in c.metadata.get("tags", [])) for c in export.omit_sections(nb).cells]
     assert tagged == [False, False, True, True, True, False]
@@ -65,10 +74,18 @@ def test_risk_table_fits_the_page_its_counts_apart():
     _, summary = rr.significance.report_verdicts(risk, tests, None, p.sig_level)
     wide = report.risk_wide(risk, summary)
     assert len(wide.data.columns) == 1 + 3 * 5 and "wins" not in wide.data.columns
-    assert "-7.29" in wide.to_html() or "-7.28" in wide.to_html()          # TRisk to 2 decimals
+    assert "-7.29" in wide.to_html() or "-7.28" in wide.to_html()  # TRisk to 2 decimals
     counts = report.risk_counts(risk, summary).data
-    assert list(counts.columns) == ["system", "wins", "losses", "ties", "FRisk", "FReward", "FRisk/FReward",
-                                    "losses > 20%"]
+    assert list(counts.columns) == [
+        "system",
+        "wins",
+        "losses",
+        "ties",
+        "FRisk",
+        "FReward",
+        "FRisk/FReward",
+        "losses > 20%",
+    ]
     geo = rr.pools.georisk_wide(rr.pools.pool_analysis(matrix, p.baseline, p.alphas, p.measure), p.baseline)
     assert len(geo.columns) == 3 + 3 * 5 and geo["GeoRisk (rank) α = 10"].iloc[0].endswith("(1)")
     assert np.isfinite(counts["FRisk"]).all()

@@ -1,4 +1,5 @@
 """Presentation state a template holds: one Page numbers its figures and knows where its tables go."""
+
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,7 @@ def test_each_page_numbers_its_own_figures():
     first, second = report.Page(), report.Page()
     assert "Figure 1." in first.caption("a")._repr_html_()
     assert "Figure 2." in first.caption("b")._repr_html_()
-    assert "Figure 1." in second.caption("c")._repr_html_()       # no counter shared between pages
+    assert "Figure 1." in second.caption("c")._repr_html_()  # no counter shared between pages
 
 
 def test_page_context_says_where_tables_go_and_how_many_threads(tmp_path):
@@ -27,11 +28,13 @@ def test_page_context_says_where_tables_go_and_how_many_threads(tmp_path):
 @pytest.mark.parametrize("background", [True, False])
 def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_path, background):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from PIL import Image
 
     from riskreport.render.figures import FigureWriter
+
     page = report.Page({"tables_dir": str(tmp_path / "tables")})
     page._writer = FigureWriter(background=background)
     fig, ax = plt.subplots(figsize=(4, 3))
@@ -45,7 +48,7 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
     with Image.open(stem.with_suffix(".png")) as image:
         assert image.info.get("Description") == "A caption: losses < 0"
         assert round(image.info["dpi"][0]) == 200
-    assert not plt.get_fignums()                                   # closed in this process
+    assert not plt.get_fignums()  # closed in this process
 
 
 CHILDREN_AFTER_WAIT = """
@@ -71,8 +74,10 @@ def test_background_figure_writer_leaves_no_child_process_for_the_kernel_to_wait
     # ignores SIGTERM, so a tracker left running made jupyter_client kill the kernel after 2.5 s
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-c", CHILDREN_AFTER_WAIT, str(tmp_path)], capture_output=True, text=True,
-                          timeout=120)
+
+    done = subprocess.run(
+        [sys.executable, "-c", CHILDREN_AFTER_WAIT, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0"]
     assert (tmp_path / "f.svg").exists() and (tmp_path / "f.pdf").exists()
@@ -85,12 +90,14 @@ def test_figures_sent_to_the_background_writer_unpickle_without_seaborn():
     import pickle
 
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import pandas as pd
 
     from riskreport.render import plots
     from riskreport.render.figures import _without_foreign_containers
+
     deltas = pd.DataFrame({"system": ["a"] * 5 + ["b"] * 5, "delta": [0.1, -0.2, 0.3, 0.0, -0.5] * 2})
     figure = plots.delta_boxplots(deltas, "base", "ERR@20").figure
     modules = set()
@@ -101,7 +108,7 @@ def test_figures_sent_to_the_background_writer_unpickle_without_seaborn():
             return super().find_class(module, name)
 
     Recording(io.BytesIO(pickle.dumps(figure))).load()
-    assert "seaborn" in modules                          # the test would pass vacuously otherwise
+    assert "seaborn" in modules  # the test would pass vacuously otherwise
     modules.clear()
     patches = len(figure.axes[0].patches)
     Recording(io.BytesIO(pickle.dumps(_without_foreign_containers(figure)))).load()
@@ -114,17 +121,25 @@ def test_write_csv_is_byte_identical_to_pandas(tmp_path):
     import pandas as pd
 
     from riskreport.render.report import CSV_FLOAT, write_csv
+
     n = 70
-    table = pd.DataFrame({"system": [f"s{i % 4}" for i in range(n)], "measure": "RBP(p=0.8,rel=2)",
-                          "alpha": np.arange(n) % 3 * 0.5, "x": np.linspace(-1, 1, n) ** 3 * 1e5,
-                          "k": np.arange(n), "flag": np.arange(n) % 2 == 0})
+    table = pd.DataFrame(
+        {
+            "system": [f"s{i % 4}" for i in range(n)],
+            "measure": "RBP(p=0.8,rel=2)",
+            "alpha": np.arange(n) % 3 * 0.5,
+            "x": np.linspace(-1, 1, n) ** 3 * 1e5,
+            "k": np.arange(n),
+            "flag": np.arange(n) % 2 == 0,
+        }
+    )
     table.loc[::5, "x"], table.loc[1::9, "x"], table.loc[2::11, "x"] = np.nan, np.inf, -0.0
-    table["note"] = pd.Series(['a,b', None, 'q"x', "", "ok", "l\nm", np.nan] * 10, dtype=object)
+    table["note"] = pd.Series(["a,b", None, 'q"x', "", "ok", "l\nm", np.nan] * 10, dtype=object)
     table["text"] = pd.Series(["a,b", None, "plain", ""] * 18, dtype="str")[:n]
     write_csv(table, tmp_path / "ours.csv")
     table.to_csv(tmp_path / "pandas.csv", index=False, float_format=CSV_FLOAT)
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
-    mixed = pd.DataFrame({"a": [1.5, 2.0], "b": pd.Series([1, "x"], dtype=object)})   # falls back to pandas
+    mixed = pd.DataFrame({"a": [1.5, 2.0], "b": pd.Series([1, "x"], dtype=object)})  # falls back to pandas
     write_csv(mixed, tmp_path / "mixed.csv")
     assert (tmp_path / "mixed.csv").read_text() == mixed.to_csv(index=False, float_format=CSV_FLOAT)
 
@@ -136,18 +151,24 @@ def test_styler_html_writes_the_markup_pandas_writes(monkeypatch):
     import riskreport as rr
     from riskreport.render import report
     from riskreport.stats import significance
-    monkeypatch.setattr(report, "FAST_HTML_CELLS", 0)                  # every table takes the fast path
+
+    monkeypatch.setattr(report, "FAST_HTML_CELLS", 0)  # every table takes the fast path
     rng = np.random.default_rng(4)
-    matrix = pd.DataFrame(rng.beta(2, 5, (9, 25)), index=[f"s<{i}>" for i in range(9)],
-                          columns=[str(t) for t in range(25)])
+    matrix = pd.DataFrame(
+        rng.beta(2, 5, (9, 25)), index=[f"s<{i}>" for i in range(9)], columns=[str(t) for t in range(25)]
+    )
     alphas = [0.0, 1.0, 5.0]
     risk = rr.risk_table(matrix, "s<0>", alphas)
     tests = rr.inference.tests_table(matrix, "s<0>", alphas, samples=200)
     boot = rr.inference.bootstrap_table(matrix, "s<0>", alphas, samples=300)
     verdicts, summary = significance.report_verdicts(risk, tests, boot)
-    styles = [report.risk_wide(risk, summary, caption="risk & <co>"), report.ci_wide(boot, summary, caption="ci"),
-              report.tests_wide(tests, summary, 0.05, caption="tests"), report.styled(verdicts, caption="all"),
-              report.styled(risk[["system", "alpha", "urisk", "p_value"]], highlight={"urisk": "max"})]
+    styles = [
+        report.risk_wide(risk, summary, caption="risk & <co>"),
+        report.ci_wide(boot, summary, caption="ci"),
+        report.tests_wide(tests, summary, 0.05, caption="tests"),
+        report.styled(verdicts, caption="all"),
+        report.styled(risk[["system", "alpha", "urisk", "p_value"]], highlight={"urisk": "max"}),
+    ]
     for style in styles:
         assert report.styler_html(style) == style.to_html()
 
@@ -159,12 +180,26 @@ def test_export_makes_nbconvert_accessibility_edits_without_a_soup_round_trip(sh
     from nbconvert import HTMLExporter
 
     from riskreport.render import export
-    cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output(
-        "display_data", data={"text/html": "<img src='data:image/png;base64,AAAA'/><img alt='a' src='x.png'>"
-                                           "<div class='jp-OutputArea-output' tabindex='1'>t</div><table><tr><td>1</td></tr></table>"})])
+
+    cell = nbformat.v4.new_code_cell(
+        "x = 1",
+        outputs=[
+            nbformat.v4.new_output(
+                "display_data",
+                data={
+                    "text/html": "<img src='data:image/png;base64,AAAA'/><img alt='a' src='x.png'>"
+                    "<div class='jp-OutputArea-output' tabindex='1'>t</div><table><tr><td>1</td></tr></table>"
+                },
+            )
+        ],
+    )
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T\n\n## Section"), cell])
-    options = dict(extra_template_basedirs=[str(export.TEMPLATE_DIR)], template_name="riskreport", embed_images=True,
-                   exclude_input=not show_code)
+    options = dict(
+        extra_template_basedirs=[str(export.TEMPLATE_DIR)],
+        template_name="riskreport",
+        embed_images=True,
+        exclude_input=not show_code,
+    )
     theirs, _ = HTMLExporter(**options).from_notebook_node(notebook)
     ours, _ = export._exporter_class()(**options).from_notebook_node(notebook)
     assert str(BeautifulSoup(ours, features="html.parser")) == theirs
@@ -173,16 +208,26 @@ def test_export_makes_nbconvert_accessibility_edits_without_a_soup_round_trip(sh
 
 def test_interval_verdicts_show_every_row_of_a_small_report_and_the_disagreements_of_a_campaign():
     import pandas as pd
-    verdicts = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "alpha": [0.0] * 8,
-                             "method": ["t", "bca", "percentile", "basic"] * 2,
-                             "kind": ["test", "interval", "interval", "interval"] * 2,
-                             "statistic": 1.0, "p_adjusted": 0.01, "ci_low": -1.0, "ci_high": 1.0,
-                             "verdict": ["risk", "risk", "inconclusive", "risk", "undefined", "inconclusive",
-                                         "reward", "inconclusive"]})
+
+    verdicts = pd.DataFrame(
+        {
+            "system": ["a"] * 4 + ["b"] * 4,
+            "alpha": [0.0] * 8,
+            "method": ["t", "bca", "percentile", "basic"] * 2,
+            "kind": ["test", "interval", "interval", "interval"] * 2,
+            "statistic": 1.0,
+            "p_adjusted": 0.01,
+            "ci_low": -1.0,
+            "ci_high": 1.0,
+            "verdict": ["risk", "risk", "inconclusive", "risk", "undefined", "inconclusive", "reward", "inconclusive"],
+        }
+    )
     summary = pd.DataFrame({"system": ["a", "b"], "alpha": [0.0, 0.0], "verdict": ["risk", "undefined"]})
     shown, caption = report.interval_verdicts(verdicts, summary)
     assert len(shown) == 6 and "kind" not in shown and caption.startswith("Every interval method")
     shown, caption = report.interval_verdicts(verdicts, summary, limit=5)
     assert shown[["system", "method", "verdict", "rule_verdict"]].values.tolist() == [
-        ["a", "percentile", "inconclusive", "risk"], ["b", "percentile", "reward", "undefined"]]
+        ["a", "percentile", "inconclusive", "risk"],
+        ["b", "percentile", "reward", "undefined"],
+    ]
     assert "2 of 6 rows" in caption and "tables/verdicts.csv" in caption

@@ -1,4 +1,5 @@
 """Risk measures: docs/measures (worked examples) worked examples, degenerate cases and invariants."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -37,7 +38,7 @@ MATRIX = pd.DataFrame([S, B], index=["s", "b"], columns=[str(i) for i in range(1
 
 def test_spec_worked_example_urisk_trisk():
     table = risk_table(MATRIX, "b", [0, 1, 4, 9], "ERR@20")
-    assert list(table.columns[:len(RISK_COLUMNS)]) == RISK_COLUMNS
+    assert list(table.columns[: len(RISK_COLUMNS)]) == RISK_COLUMNS
     table = table.set_index("alpha")
     assert table["urisk"].tolist() == pytest.approx([-0.25333, -0.56, -1.48, -3.01333], abs=5e-6)
     assert table["trisk"].tolist() == pytest.approx([-2.58472, -3.19882, -3.60450, -3.74366], abs=5e-6)
@@ -65,17 +66,20 @@ def test_identical_system_has_undefined_trisk():
 
 def test_topic_risk_pseudo_values_and_flags():
     table = topic_risk(MATRIX, "b", [0, 4], "ERR@20", sig_level=0.05)
-    assert list(table.columns[:len(TOPIC_COLUMNS)]) == TOPIC_COLUMNS
+    assert list(table.columns[: len(TOPIC_COLUMNS)]) == TOPIC_COLUMNS
     at4 = table[table["alpha"] == 4.0]
     x = risk_adjusted(np.subtract(S, B), [4])[0]
     assert at4["x"].tolist() == pytest.approx(x.tolist())
     assert at4["tr"].tolist() == pytest.approx((x / x.std(ddof=1)).tolist())
-    assert at4["tj"].tolist() == pytest.approx(((x - x.mean()) / x.std(ddof=1)).tolist())   # ψ_i = x_i for a mean
+    assert at4["tj"].tolist() == pytest.approx(((x - x.mean()) / x.std(ddof=1)).tolist())  # ψ_i = x_i for a mean
     critical = stats.t.ppf(0.975, 14)
-    expected = np.where((x / x.std(ddof=1) < -critical) | ((x - x.mean()) / x.std(ddof=1) < -critical), "loss",
-                        np.where((x / x.std(ddof=1) > critical) | ((x - x.mean()) / x.std(ddof=1) > critical), "gain", ""))
+    expected = np.where(
+        (x / x.std(ddof=1) < -critical) | ((x - x.mean()) / x.std(ddof=1) < -critical),
+        "loss",
+        np.where((x / x.std(ddof=1) > critical) | ((x - x.mean()) / x.std(ddof=1) > critical), "gain", ""),
+    )
     assert at4["flag"].tolist() == expected.tolist()
-    assert "loss" in set(at4["flag"])    # topic 10 (Δ = −0.8 → x = −4.0) is a significant loss
+    assert "loss" in set(at4["flag"])  # topic 10 (Δ = −0.8 → x = −4.0) is a significant loss
 
 
 def test_tstar_against_max_is_never_a_reward():
@@ -84,7 +88,7 @@ def test_tstar_against_max_is_never_a_reward():
     assert set(table["reference"]) == {"mean", "median", "max"}
     assert (table.loc[table["reference"] == "max", "urisk"] <= 0).all()
     mean0 = table[(table["reference"] == "mean") & (table["alpha"] == 0)]
-    assert mean0["urisk"].sum() == pytest.approx(0, abs=1e-12)      # deviations from the mean cancel
+    assert mean0["urisk"].sum() == pytest.approx(0, abs=1e-12)  # deviations from the mean cancel
 
 
 def test_zrisk_georisk_hand_example():
@@ -98,15 +102,17 @@ def test_zrisk_georisk_hand_example():
 
 
 def test_zero_totals_and_pool_of_one():
-    matrix = pd.DataFrame([[0.5, 0.0, 0.2], [0.0, 0.0, 0.0], [0.3, 0.0, 0.4]], index=["a", "zero", "c"],
-                          columns=["1", "2", "3"])
+    matrix = pd.DataFrame(
+        [[0.5, 0.0, 0.2], [0.0, 0.0, 0.0], [0.3, 0.0, 0.4]], index=["a", "zero", "c"], columns=["1", "2", "3"]
+    )
     assert np.isfinite(zscores(matrix.to_numpy())).all()
     cells = zero_expectation_cells(matrix)
     assert set(cells["system"]) == {"a", "zero", "c"} and "2" in set(cells["topic"])
-    assert len(cells) == 5       # the zero system's 3 topics and topic 2 for the other two
+    assert len(cells) == 5  # the zero system's 3 topics and topic 2 for the other two
     one = georisk_table(matrix.loc[["a"]], [0, 5])
     assert one["zrisk"].tolist() == pytest.approx([0, 0]) and one["georisk"].tolist() == pytest.approx(
-        [np.sqrt(matrix.loc["a"].mean() / 2)] * 2)
+        [np.sqrt(matrix.loc["a"].mean() / 2)] * 2
+    )
 
 
 def test_single_baseline_zrisk_matches_two_row_pool():
@@ -131,7 +137,8 @@ def test_minus_convention_and_smooth_value():
     with pytest.raises(ValueError):
         to_convention(table, "plus")
     assert smooth_value(np.array([0.0, 0.5])).tolist() == pytest.approx(
-        [0.0, 1.38426 * 0.125 - 0.51659 * 0.25 + 0.11578 * 0.5])
+        [0.0, 1.38426 * 0.125 - 0.51659 * 0.25 + 0.11578 * 0.5]
+    )
 
 
 scores = arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(2, 30)), elements=st.floats(0, 1, allow_nan=False))
@@ -143,8 +150,8 @@ alpha_lists = st.lists(st.floats(0, 50, allow_nan=False), min_size=2, max_size=6
 def test_urisk_invariants(x, alphas):
     delta = x - x[:1]
     values = urisk(delta, [0.0] + sorted(alphas))
-    np.testing.assert_allclose(values[0], delta.mean(axis=1), atol=1e-12)      # URisk_0 = mean difference
-    assert np.all(np.diff(values, axis=0) <= 1e-12)                            # non-increasing in α
+    np.testing.assert_allclose(values[0], delta.mean(axis=1), atol=1e-12)  # URisk_0 = mean difference
+    assert np.all(np.diff(values, axis=0) <= 1e-12)  # non-increasing in α
     wins, losses, ties = win_loss_ties(delta)
     assert np.all(wins + losses + ties == x.shape[1])
 
@@ -153,10 +160,11 @@ def test_urisk_invariants(x, alphas):
 @given(scores, alpha_lists)
 def test_jackknife_equals_se_and_georisk_bounds(x, alphas):
     adjusted = risk_adjusted(x - x[:1], alphas)
-    np.testing.assert_allclose(jackknife_se(adjusted), adjusted.std(axis=-1, ddof=1) / np.sqrt(x.shape[1]),
-                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        jackknife_se(adjusted), adjusted.std(axis=-1, ddof=1) / np.sqrt(x.shape[1]), rtol=1e-9, atol=1e-12
+    )
     g = georisk(x, alphas)
     assert np.all((g >= 0) & (g <= 1))
     e = expected_matrix(x)
-    np.testing.assert_allclose(e.sum(axis=1), x.sum(axis=1), atol=1e-9)       # rows of e sum to S_i
+    np.testing.assert_allclose(e.sum(axis=1), x.sum(axis=1), atol=1e-9)  # rows of e sum to S_i
     np.testing.assert_allclose(e.sum(axis=0), x.sum(axis=0), atol=1e-9)

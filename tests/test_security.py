@@ -5,6 +5,7 @@ One report is executed (module fixture) on a tiny collection whose folder, syste
 title and description carry HTML/JS markup, with a `title` parameter that tries to break out of
 its string literal; every test below inspects that one report.
 """
+
 from __future__ import annotations
 
 import ast
@@ -24,10 +25,10 @@ from riskreport.run.cli import main
 from riskreport.run.runner import _literal, list_templates, plan_report, run_report
 
 EVIL_BASELINE = "<img src=x onerror=alert(1)>"
-EVIL_SYSTEMS = [EVIL_BASELINE, "<script>alert(2)<!--", "[link](javascript:alert(3))"]   # file names: no '/'
-EVIL_TABLE_SYSTEM = "<script>alert(4)</script>"                     # scores.csv: any text, '/' included
+EVIL_SYSTEMS = [EVIL_BASELINE, "<script>alert(2)<!--", "[link](javascript:alert(3))"]  # file names: no '/'
+EVIL_TABLE_SYSTEM = "<script>alert(4)</script>"  # scores.csv: any text, '/' included
 EVIL_TOPIC = "<svg/onload=alert('topic')>"
-EVIL_DROPPED_TOPIC = "<iframe/src=javascript:alert('dropped')>"    # in a run, not in the qrels
+EVIL_DROPPED_TOPIC = "<iframe/src=javascript:alert('dropped')>"  # in a run, not in the qrels
 EVIL_TITLE = "<script>alert('title')</script>"
 EVIL_DESCRIPTION = "<b onmouseover=alert('description')>hover</b>"
 EVIL_FOLDER = "<img src=x onerror=alert('collection')>"
@@ -51,11 +52,13 @@ def make_evil_collection(parent: Path) -> Path:
     run(f"{EVIL_SYSTEMS[0]}.run", [2, 0, 3, 1])
     run(f"{EVIL_SYSTEMS[1]}.run", [1, 3, 0, 2], extra=[EVIL_DROPPED_TOPIC])
     run(f"{EVIL_SYSTEMS[2]}.txt", [3, 1, 2, 0])
-    (root / "scores.csv").write_text("system,topic,score\n" + "".join(
-        f"{EVIL_TABLE_SYSTEM},{t},{s}\n" for t, s in zip(TOPICS, [0.5, 0.25, 1, 0])))
+    (root / "scores.csv").write_text(
+        "system,topic,score\n" + "".join(f"{EVIL_TABLE_SYSTEM},{t},{s}\n" for t, s in zip(TOPICS, [0.5, 0.25, 1, 0]))
+    )
     (root / "collection.toml").write_text(
-        f"title = {json.dumps(EVIL_TITLE)}\ndescription = {json.dumps(EVIL_DESCRIPTION)}\nmeasure = \"P@2\"\n"
-        f"baseline = {json.dumps(EVIL_BASELINE)}\n")
+        f'title = {json.dumps(EVIL_TITLE)}\ndescription = {json.dumps(EVIL_DESCRIPTION)}\nmeasure = "P@2"\n'
+        f"baseline = {json.dumps(EVIL_BASELINE)}\n"
+    )
     return root
 
 
@@ -92,8 +95,11 @@ class _Page(HTMLParser):
         for tag, attrs in self.tags:
             if tag in ("svg", "iframe", "b") and any("alert(" in v for v in attrs.values()):
                 found.append((tag, attrs))
-            found += [(tag, attrs) for k, v in attrs.items() if k.startswith("on") or "alert(" in v
-                      or v.strip().lower().startswith("javascript:")]
+            found += [
+                (tag, attrs)
+                for k, v in attrs.items()
+                if k.startswith("on") or "alert(" in v or v.strip().lower().startswith("javascript:")
+            ]
         return found
 
 
@@ -105,13 +111,17 @@ def evil_report(tmp_path_factory):
     collection = make_evil_collection(base)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RISKREPORT_CACHE", str(base / "cache"))
-        folder = run_report("risk_report", collection=str(collection), reports_dir=base / "reports",
-                            parameters={"title": _title_parameter(sentinel), "bootstrap_samples": 200})
+        folder = run_report(
+            "risk_report",
+            collection=str(collection),
+            reports_dir=base / "reports",
+            parameters={"title": _title_parameter(sentinel), "bootstrap_samples": 200},
+        )
     return folder, base / "reports", sentinel
 
 
 def test_markup_names_are_possible_and_load_as_system_ids(tmp_path):
-    with pytest.raises(OSError):      # '/' separates path components: `</script>` cannot be in a file name
+    with pytest.raises(OSError):  # '/' separates path components: `</script>` cannot be in a file name
         (tmp_path / "<script>alert(1)</script>.run").write_text("")
     collection = load_collection(make_evil_collection(tmp_path))
     assert sorted(collection.runs) == sorted(["base"] + EVIL_SYSTEMS)
@@ -146,35 +156,53 @@ def test_parameters_cell_holds_only_literals(evil_report):
     values = {}
     for statement in ast.parse("".join(cell["source"])).body:
         assert isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name), ast.dump(statement)
-        values[statement.targets[0].id] = ast.literal_eval(statement.value)     # data only, never code
+        values[statement.targets[0].id] = ast.literal_eval(statement.value)  # data only, never code
     assert values["title"] == _title_parameter(sentinel)
     assert values["baseline"] == EVIL_BASELINE
     assert not sentinel.exists()
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.one_of(st.text(), st.lists(st.text(), max_size=3), st.dictionaries(st.text(max_size=5), st.text(), max_size=2)))
+@given(
+    st.one_of(st.text(), st.lists(st.text(), max_size=3), st.dictionaries(st.text(max_size=5), st.text(), max_size=2))
+)
 def test_papermill_quotes_any_text_as_a_literal(value):
     """papermill's translator turns any string (quotes, backslashes, newlines, any code point) into a literal."""
     from papermill.translators import PythonTranslator
+
     tree = ast.parse(PythonTranslator.codify({"title": value}))
     assert len(tree.body) == 1 and ast.literal_eval(tree.body[0].value) == value
 
 
-@pytest.mark.parametrize("name, value, message", [
-    ("systems", "__import__('os').system('touch PWNED')", "expects Optional[list[str]]"),
-    ("systems", "__import__('os').system('touch {sentinel}')", "no such file"),    # a path: a file listing systems
-    ("seed", "__import__('os').system('touch {sentinel}')", "expects int"),
-    ("alphas", "[__import__('os').system('touch {sentinel}')]", "expects Optional[list[float]]"),
-    ("ci_levels", "[0.95, (lambda: __import__('os').system('touch {sentinel}'))()]", "expects list[float]"),
-    ("sig_level", "0.05; import os; os.system('touch {sentinel}')", "expects float"),
-])
-def test_cli_parameters_are_data_of_the_declared_type(tiny_collection, cache_dir, tmp_path, capsys,
-                                                      name, value, message, monkeypatch):
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("systems", "__import__('os').system('touch PWNED')", "expects Optional[list[str]]"),
+        ("systems", "__import__('os').system('touch {sentinel}')", "no such file"),  # a path: a file listing systems
+        ("seed", "__import__('os').system('touch {sentinel}')", "expects int"),
+        ("alphas", "[__import__('os').system('touch {sentinel}')]", "expects Optional[list[float]]"),
+        ("ci_levels", "[0.95, (lambda: __import__('os').system('touch {sentinel}'))()]", "expects list[float]"),
+        ("sig_level", "0.05; import os; os.system('touch {sentinel}')", "expects float"),
+    ],
+)
+def test_cli_parameters_are_data_of_the_declared_type(
+    tiny_collection, cache_dir, tmp_path, capsys, name, value, message, monkeypatch
+):
     sentinel = tmp_path / "PWNED"
-    monkeypatch.chdir(tmp_path)                     # `touch PWNED` would make the sentinel too
-    code = main(["run", "--collection", str(tiny_collection), "--out", str(tmp_path / "r"), "--quiet",
-                 "-p", name, value.format(sentinel=sentinel)])
+    monkeypatch.chdir(tmp_path)  # `touch PWNED` would make the sentinel too
+    code = main(
+        [
+            "run",
+            "--collection",
+            str(tiny_collection),
+            "--out",
+            str(tmp_path / "r"),
+            "--quiet",
+            "-p",
+            name,
+            value.format(sentinel=sentinel),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 1 and message in err and "Traceback" not in err
     assert not sentinel.exists() and not (tmp_path / "r").exists()
@@ -184,16 +212,19 @@ def test_job_file_parameters_are_checked_by_type(tiny_collection, tmp_path, monk
     sentinel = tmp_path / "PWNED"
     monkeypatch.chdir(tmp_path)
     jobs = tmp_path / "jobs.toml"
-    jobs.write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\n'
-                    'systems = "__import__(\'os\').system(\'touch PWNED\')"\n')
+    jobs.write_text(
+        f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\n'
+        "systems = \"__import__('os').system('touch PWNED')\"\n"
+    )
     with pytest.raises(JobFileError, match="key 'systems'.*expects Optional\\[list\\[str\\]\\]"):
         load_jobs(jobs)
-    jobs.write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\n'
-                    f'systems = "__import__(\'os\').system(\'touch {sentinel}\')"\n')   # a path: a file of systems
+    jobs.write_text(
+        f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\n'
+        f"systems = \"__import__('os').system('touch {sentinel}')\"\n"
+    )  # a path: a file of systems
     with pytest.raises(JobFileError, match="key 'systems'.*no such file"):
         load_jobs(jobs)
-    jobs.write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\ntitle = "\\"; import os #"\n'
-                    'seed = 7\n')
+    jobs.write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\ntitle = "\\"; import os #"\nseed = 7\n')
     (job,) = load_jobs(jobs)
     assert job.parameters["title"] == '"; import os #' and job.parameters["seed"] == 7
     jobs.write_text('[[job]]\nname = "../../etc"\n')
@@ -203,6 +234,7 @@ def test_job_file_parameters_are_checked_by_type(tiny_collection, tmp_path, monk
 
 
 # ---- collection names cannot leave data/ --------------------------------------------------------
+
 
 @pytest.fixture
 def data_dir(tmp_path, tiny_collection, monkeypatch):
@@ -216,8 +248,22 @@ def data_dir(tmp_path, tiny_collection, monkeypatch):
     return data
 
 
-@pytest.mark.parametrize("name", ["../tiny", "../data/tiny/../tiny/..", "/tiny", "tiny/", "./tiny", "~/tiny",
-                                  ".tiny", "..", "tiny/../../data/tiny/x", "tiny\\..\\..", ""])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../tiny",
+        "../data/tiny/../tiny/..",
+        "/tiny",
+        "tiny/",
+        "./tiny",
+        "~/tiny",
+        ".tiny",
+        "..",
+        "tiny/../../data/tiny/x",
+        "tiny\\..\\..",
+        "",
+    ],
+)
 def test_a_name_is_only_looked_up_in_data_dirs(data_dir, name):
     """Names never traverse: anything with '/' or a leading '.' or '~' is a path relative to the current
     directory (here tmp/work, where none of these is a collection), never to data/."""
@@ -237,11 +283,14 @@ def test_symlink_leaving_data_dir_is_refused_by_name(data_dir, tmp_path):
     outside = tmp_path / "elsewhere"
     (data_dir / "tiny").rename(outside)
     (data_dir / "linked").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(RiskReportError, match=r"data/linked is a symbolic link to .*elsewhere, outside .*data: "
-                                              r"a collection given by name must live in a data directory"):
+    with pytest.raises(
+        RiskReportError,
+        match=r"data/linked is a symbolic link to .*elsewhere, outside .*data: "
+        r"a collection given by name must live in a data directory",
+    ):
         load_collection("linked")
     assert "linked" not in available_collections()
-    assert load_collection(str(outside)).path == outside.resolve()            # its path still works
+    assert load_collection(str(outside)).path == outside.resolve()  # its path still works
     (data_dir / "alias").symlink_to(data_dir / "linked", target_is_directory=True)  # link to a link: still outside
     with pytest.raises(RiskReportError, match="symbolic link"):
         load_collection("alias")
@@ -261,10 +310,23 @@ def test_qrels_named_in_collection_toml_stays_inside(tiny_collection, qrels):
 
 # ---- parameter values ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, value", [("seed", -1), ("bootstrap_samples", 0), ("bootstrap_samples", 10**9),
-                                         ("ci_levels", [0.95, 1.5]), ("ci_levels", []), ("convention", "plus"),
-                                         ("correction", "sidak"), ("topic_alphas", [-1]), ("delta0", 0),
-                                         ("max_figure_systems", 0), ("seed", True)])
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("seed", -1),
+        ("bootstrap_samples", 0),
+        ("bootstrap_samples", 10**9),
+        ("ci_levels", [0.95, 1.5]),
+        ("ci_levels", []),
+        ("convention", "plus"),
+        ("correction", "sidak"),
+        ("topic_alphas", [-1]),
+        ("delta0", 0),
+        ("max_figure_systems", 0),
+        ("seed", True),
+    ],
+)
 def test_option_values_are_checked(name, value):
     with pytest.raises(ParameterError, match=f"^{name} must be"):
         check_report_options({name: value})
@@ -281,11 +343,14 @@ def test_option_values_are_checked_before_the_kernel(tiny_collection):
         plan_report("risk_report", collection=str(tiny_collection), parameters={"bootstrap_samples": -5})
 
 
-@pytest.mark.parametrize("parameters, error, message", [
-    ({"focus_system": "base"}, UnknownNameError, "Unknown challenger 'base'.*Available challengers: good, risky"),
-    ({"focus_system": "godo"}, UnknownNameError, "Did you mean 'good'"),
-    ({"other_measures": ["nDCG@@10"]}, UnknownNameError, "Unknown measure 'nDCG@@10'"),
-])
+@pytest.mark.parametrize(
+    "parameters, error, message",
+    [
+        ({"focus_system": "base"}, UnknownNameError, "Unknown challenger 'base'.*Available challengers: good, risky"),
+        ({"focus_system": "godo"}, UnknownNameError, "Did you mean 'good'"),
+        ({"other_measures": ["nDCG@@10"]}, UnknownNameError, "Unknown measure 'nDCG@@10'"),
+    ],
+)
 def test_options_that_failed_inside_the_kernel_are_checked_before_it(tiny_collection, parameters, error, message):
     with pytest.raises(error, match=message):
         plan_report("risk_report", collection=str(tiny_collection), parameters=parameters)

@@ -1,4 +1,5 @@
 """docs/measures (worked examples) values on the real TREC 2012 Web track data (skipped when ../shared is absent)."""
+
 import pytest
 
 from riskreport.io.collection import load_collection
@@ -23,11 +24,12 @@ def test_web2012_urisk_equals_gdeval(web2012, cache_dir):
     from pathlib import Path
 
     import pandas as pd
+
     expected = pd.read_csv(Path(__file__).parent / "fixtures" / "gdeval_web2012_risk.csv")
     col = load_collection(web2012)
     for measure, column in (("ERR@20", "err20"), ("nDCG(dcg='exp-log2')@20", "ndcg20")):
         ours = risk_table(evaluate(col, measure).matrix(), "indriCASP", [0, 1, 5, 10])
         merged = ours.merge(expected, on=["alpha", "system"])
         assert len(merged) == 28
-        assert (merged["urisk"] - merged[column]).abs().max() <= 5e-6 + 1e-12     # half of gdeval's last digit
-        assert (merged["urisk"].round(5) - merged[column]).abs().max() < 1e-12    # equal as gdeval prints it
+        assert (merged["urisk"] - merged[column]).abs().max() <= 5e-6 + 1e-12  # half of gdeval's last digit
+        assert (merged["urisk"].round(5) - merged[column]).abs().max() < 1e-12  # equal as gdeval prints it

@@ -1,4 +1,5 @@
 """The report's one significance rule: every section's marks agree with `significance.verdicts`."""
+
 import shutil
 import subprocess
 
@@ -46,9 +47,9 @@ def test_risk_table_verdict_is_the_reports_verdict(demo, correction):
     assert (ours["verdict"] == rule["verdict"]).all()
     assert ours["p_adjusted"].to_numpy() == pytest.approx(rule["p_adjusted"].to_numpy(), nan_ok=True)
     risky = ours.loc["risky-llm", "verdict"]
-    if correction == "none":      # unadjusted p 0.0387, 0.0380, 0.0087: significant one by one
+    if correction == "none":  # unadjusted p 0.0387, 0.0380, 0.0087: significant one by one
         assert risky.tolist() == ["reward", "risk", "risk"]
-    elif correction == "holm":    # Holm-adjusted p 0.116, 0.190, 0.052: the report says inconclusive
+    elif correction == "holm":  # Holm-adjusted p 0.116, 0.190, 0.052: the report says inconclusive
         assert risky.tolist() == ["inconclusive"] * 3
 
 
@@ -69,8 +70,9 @@ def test_every_section_agrees_for_one_system_and_alpha(demo):
     u = risk[(risk["system"] == system) & (risk["alpha"] == alpha)]["urisk"].iloc[0]
     assert f"{verdict} {u:+.4f}" in matrix_html
     assert f"{u:+.4f}{' ▼' if verdict == 'risk' else ' ▲' if verdict == 'reward' else ''}<" in risk_html
-    bca = boot[(boot["system"] == system) & (boot["alpha"] == alpha) & (boot["method"] == "bca")
-               & (boot["level"] == 0.95)].iloc[0]
+    bca = boot[
+        (boot["system"] == system) & (boot["alpha"] == alpha) & (boot["method"] == "bca") & (boot["level"] == 0.95)
+    ].iloc[0]
     differs = bca["verdict"] != verdict
     assert (f"{bca['verdict']} ≠" in ci_html) == differs
     line = next(row for row in tex.splitlines() if row.startswith("risky-llm"))
@@ -80,15 +82,25 @@ def test_every_section_agrees_for_one_system_and_alpha(demo):
 
 def test_latex_tables_of_a_report_compile(demo, tmp_path):
     p, risk, tests, boot, table, summary, effectiveness = demo
-    parts = [latex.latex_table(**report.effectiveness_latex(effectiveness, p, "holm")),
-             latex.latex_table(**report.risk_latex(risk, summary, p, "holm")),
-             latex.latex_table(**report.bootstrap_latex(boot, summary, p))]
+    parts = [
+        latex.latex_table(**report.effectiveness_latex(effectiveness, p, "holm")),
+        latex.latex_table(**report.risk_latex(risk, summary, p, "holm")),
+        latex.latex_table(**report.bootstrap_latex(boot, summary, p)),
+    ]
     assert all(r"\toprule" in part and r"\bottomrule" in part for part in parts)
     if shutil.which("pdflatex") is None:
         pytest.skip("no pdflatex")
     document = tmp_path / "paper.tex"
-    document.write_text("\\documentclass{article}\\usepackage{booktabs,amssymb}\\begin{document}\n"
-                         + "\n".join(parts) + "\\end{document}\n")
-    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", document.name], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    document.write_text(
+        "\\documentclass{article}\\usepackage{booktabs,amssymb}\\begin{document}\n"
+        + "\n".join(parts)
+        + "\\end{document}\n"
+    )
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", document.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout[-2000:]

@@ -1,4 +1,5 @@
 """Readers: malformed lines are reported with file, line and expectation."""
+
 import bz2
 import gzip
 
@@ -34,12 +35,15 @@ def test_blank_lines_keep_line_numbers(tmp_path):
         read_run(path)
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("1 Q0 d9 3 1.0", r"line 2: 5 column\(s\) instead of 6"),
-    ("1 Q0 d9 3 1.0 t extra", r"line 2: 7 columns instead of 6"),
-    ("1 Q0 d9 three 1.0 t", r"line 2: 'three' is not a non-negative integer"),
-    ("1 Q0 d9 3 nan t", r"line 2: 'nan' is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("1 Q0 d9 3 1.0", r"line 2: 5 column\(s\) instead of 6"),
+        ("1 Q0 d9 3 1.0 t extra", r"line 2: 7 columns instead of 6"),
+        ("1 Q0 d9 three 1.0 t", r"line 2: 'three' is not a non-negative integer"),
+        ("1 Q0 d9 3 nan t", r"line 2: 'nan' is not a finite number"),
+    ],
+)
 def test_malformed_run_lines(tmp_path, line, problem):
     path = tmp_path / "bad.run"
     path.write_text(f"1 Q0 d1 1 2.5 t\n{line}\n2 Q0 d1 1 1 t\n")

@@ -1,5 +1,6 @@
 """The package as a user installs it: a wheel built from the checkout, installed into a new virtual environment
 in an empty folder (no checkout in sight), runs its main job and knows every built-in template."""
+
 from __future__ import annotations
 
 import os
@@ -21,40 +22,81 @@ def installed(tmp_path_factory):
     """A venv holding only the wheel; the dependencies come from this environment's site-packages by a .pth
     line (a .pth line adds the folder but not its .pth files, so the editable install of the checkout stays out)."""
     root = tmp_path_factory.mktemp("wheel")
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(root / "dist"), str(PROJECT_ROOT)], capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(root / "dist"),
+            str(PROJECT_ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr
     wheel = next((root / "dist").glob("riskreport-*.whl"))
     env_dir = root / "venv"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    (env_dir / "share").mkdir(exist_ok=True)      # the dependencies' data files (nbconvert's templates), as pip puts them
+    (env_dir / "share").mkdir(exist_ok=True)  # the dependencies' data files (nbconvert's templates), as pip puts them
     (env_dir / "share" / "jupyter").symlink_to(Path(sys.prefix) / "share" / "jupyter")
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-                           "-q", str(wheel)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     home = root / "home"
     work = root / "empty"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RISKREPORT_", "PYTHON", "VIRTUAL_ENV"))}
-    env.update(HOME=str(home), XDG_DATA_HOME=str(home / "share"), XDG_CACHE_HOME=str(home / "cache"),
-               PATH=f"{env_dir / 'bin'}:{env.get('PATH', '')}")
+    env.update(
+        HOME=str(home),
+        XDG_DATA_HOME=str(home / "share"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        PATH=f"{env_dir / 'bin'}:{env.get('PATH', '')}",
+    )
     return {"bin": env_dir / "bin", "site": site, "cwd": work, "env": env, "home": home}
 
 
 def _riskreport(installed, *args, timeout=300):
-    return subprocess.run([str(installed["bin"] / "riskreport"), *args], cwd=installed["cwd"], env=installed["env"],
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(installed["bin"] / "riskreport"), *args],
+        cwd=installed["cwd"],
+        env=installed["env"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_the_wheel_holds_the_templates_and_no_checkout_is_used(installed):
     shipped = sorted(p.stem for p in (installed["site"] / "riskreport" / "templates").glob("*.ipynb"))
     assert shipped == TEMPLATES
-    where = subprocess.run([str(installed["bin"] / "python"), "-c", "import riskreport; print(riskreport.__file__)"],
-                           cwd=installed["cwd"], env=installed["env"], capture_output=True, text=True, check=True)
+    where = subprocess.run(
+        [str(installed["bin"] / "python"), "-c", "import riskreport; print(riskreport.__file__)"],
+        cwd=installed["cwd"],
+        env=installed["env"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert where.stdout.strip().startswith(str(installed["site"]))
     listed = _riskreport(installed, "templates")
     assert listed.returncode == 0, listed.stderr

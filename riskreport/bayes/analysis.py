@@ -1,4 +1,5 @@
 """One call for the Bayesian risk report: every fit, table and figure input of `templates/bayesian_risk.ipynb`."""
+
 from __future__ import annotations
 
 import re
@@ -61,10 +62,12 @@ class BayesianRisk:
 
     @property
     def all_fits(self) -> list[BayesFit]:
-        return list({id(f): f for f in list(self.fits.values()) + list(self.brisk_fits)}.values())   # α = 0 reuses a fit
+        return list({id(f): f for f in list(self.fits.values()) + list(self.brisk_fits)}.values())  # α = 0 reuses a fit
 
 
-def check_options(models: Sequence[str], family: str, ppd_model: str, level: float) -> tuple[list[str], str, str, float]:
+def check_options(
+    models: Sequence[str], family: str, ppd_model: str, level: float
+) -> tuple[list[str], str, str, float]:
     """The template's model choices, checked: hierarchical models, BRisk⁻ family, PPDRisk⁻ model and level."""
     if isinstance(models, str) or not models:
         raise ParameterError(f"models must be a non-empty list among {', '.join(HIERARCHICAL)}, got {models!r}.")
@@ -81,11 +84,25 @@ def check_options(models: Sequence[str], family: str, ppd_model: str, level: flo
     return list(dict.fromkeys(models)), family, ppd_model, float(level)
 
 
-def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], *, measure: str = "",
-                  models: Sequence[str] = ("gaussian", "zoib"), family: str = "gaussian", ppd_model: str = "zoib",
-                  challengers: Sequence[str] | None = None, level: float = 0.95, target_ess: int = 10_000,
-                  max_draws: int = 72_000, chains: int = 4, seed: int = 2026, cache_dir=None,
-                  rank_gains: pd.DataFrame | None = None, progress: Progress | None = stderr_progress) -> BayesianRisk:
+def bayesian_risk(
+    matrix: pd.DataFrame,
+    baseline: str,
+    alphas: Sequence[float],
+    *,
+    measure: str = "",
+    models: Sequence[str] = ("gaussian", "zoib"),
+    family: str = "gaussian",
+    ppd_model: str = "zoib",
+    challengers: Sequence[str] | None = None,
+    level: float = 0.95,
+    target_ess: int = 10_000,
+    max_draws: int = 72_000,
+    chains: int = 4,
+    seed: int = 2026,
+    cache_dir=None,
+    rank_gains: pd.DataFrame | None = None,
+    progress: Progress | None = stderr_progress,
+) -> BayesianRisk:
     """Fit the models of the thesis 'Inferential Risk Measures' (Ch. 4–5; docs/measures/bayesian.md) on the pool `matrix` (systems × topics) and derive every table of the report.
 
     `models` are compared (WAIC, PSIS-LOO and their differences, system effects); BRisk⁻ fits
@@ -108,32 +125,53 @@ def bayesian_risk(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
     compared = [fits[m] for m in models]
     if rank_data is not None:
         fits["zoib_rank"] = fit("zoib_rank", rank_data, **options)
-    systems = pd.concat([system_effects(f, level) for f in compared + [fits.get("zoib_rank")] if f is not None],
-                        ignore_index=True)
+    systems = pd.concat(
+        [system_effects(f, level) for f in compared + [fits.get("zoib_rank")] if f is not None], ignore_index=True
+    )
     values, names = ppdrisk_draws(fits[ppd_model], baseline, alphas, challengers, seed=seed)
     ppd = ppdrisk_table(fits[ppd_model], baseline, alphas, measure, level, draws=(values, names))
-    brisk, brisk_fits = brisk_table(matrix, baseline, alphas, family, measure, level, challengers,
-                                    unadjusted=fits.get(family), **options)
+    brisk, brisk_fits = brisk_table(
+        matrix, baseline, alphas, family, measure, level, challengers, unadjusted=fits.get(family), **options
+    )
     overlay = pd.concat([predictive_overlay(f, seed=seed) for f in compared], ignore_index=True)
     everything = {id(f) for f in list(fits.values()) + brisk_fits}
-    return BayesianRisk(fits=fits, models=model_table(compared), systems=systems, dominance=dominance_pairs(systems),
-                        rbo=effects_rbo(systems), diagnostics=all_diagnostics(fits, brisk_fits, alphas), overlay=overlay,
-                        brisk=brisk, brisk_fits=brisk_fits, ppdrisk=ppd, ppd_draws=values, ppd_systems=names,
-                        ppd_model=ppd_model, comparison=compare_table(compared),
-                        rank=rank_table(fits["zoib_rank"], level) if "zoib_rank" in fits else pd.DataFrame(),
-                        settings={**options, "level": level, "family": family,
-                                                       "models": models, "n_fits": len(everything)})
+    return BayesianRisk(
+        fits=fits,
+        models=model_table(compared),
+        systems=systems,
+        dominance=dominance_pairs(systems),
+        rbo=effects_rbo(systems),
+        diagnostics=all_diagnostics(fits, brisk_fits, alphas),
+        overlay=overlay,
+        brisk=brisk,
+        brisk_fits=brisk_fits,
+        ppdrisk=ppd,
+        ppd_draws=values,
+        ppd_systems=names,
+        ppd_model=ppd_model,
+        comparison=compare_table(compared),
+        rank=rank_table(fits["zoib_rank"], level) if "zoib_rank" in fits else pd.DataFrame(),
+        settings={**options, "level": level, "family": family, "models": models, "n_fits": len(everything)},
+    )
 
 
-def fit_jobs(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], models: Sequence[str], family: str,
-             data, rank_data=None) -> list[tuple[str, object, bool]]:
+def fit_jobs(
+    matrix: pd.DataFrame,
+    baseline: str,
+    alphas: Sequence[float],
+    models: Sequence[str],
+    family: str,
+    data,
+    rank_data=None,
+) -> list[tuple[str, object, bool]]:
     """(model, data, criteria) of every fit `bayesian_risk` makes, in its order (BRisk⁻ at α = 0 reuses the
     unadjusted fit of its family when there is one)."""
     jobs = [(model, data, True) for model in dict.fromkeys(models)]
     if rank_data is not None:
         jobs.append(("zoib_rank", rank_data, True))
-    jobs += [(family, adjusted_data(matrix, baseline, float(a)), False) for a in alphas
-             if not (a == 0 and family in models)]
+    jobs += [
+        (family, adjusted_data(matrix, baseline, float(a)), False) for a in alphas if not (a == 0 and family in models)
+    ]
     return jobs
 
 
@@ -150,7 +188,7 @@ def prepare_in_background(jobs: Sequence[tuple], options: dict) -> threading.Thr
         for model, data, criteria in jobs:
             try:
                 prepare(model, data, criteria=criteria, **settings)
-            except Exception:   # noqa: BLE001 - the fit in the main thread meets and reports the same error
+            except Exception:  # noqa: BLE001 - the fit in the main thread meets and reports the same error
                 return
 
     thread = threading.Thread(target=run, name="riskreport-bayes-compile", daemon=True)
@@ -161,8 +199,9 @@ def prepare_in_background(jobs: Sequence[tuple], options: dict) -> threading.Thr
 RBP_P = re.compile(r"RBP\(p=([0-9.]+)\)")
 
 
-def rank_gains_for(rank_gains: str | None, collection, measure: str, matrix: pd.DataFrame,
-                   depth: int = 10) -> pd.DataFrame | None:
+def rank_gains_for(
+    rank_gains: str | None, collection, measure: str, matrix: pd.DataFrame, depth: int = 10
+) -> pd.DataFrame | None:
     """The per-rank gains of BHM-ZOiB-Rank for the pool `matrix` (systems × topics), or None.
 
     `rank_gains`: None (no rank model); "rbp": RBP gains (1 − p)·p^(k−1)·rel/rel_max at ranks 1..`depth`
@@ -171,25 +210,36 @@ def rank_gains_for(rank_gains: str | None, collection, measure: str, matrix: pd.
     every system of the pool (other systems and topics are left out).
     """
     from riskreport.io.trec import read_qrels, read_rank_gains, read_run
+
     if rank_gains is None:
         return None
     systems, topics = list(matrix.index), [str(t) for t in matrix.columns]
     if rank_gains == "rbp":
         lacking = [s for s in systems if s not in collection.runs]
         if lacking or collection.qrels is None:
-            raise ParameterError(f"rank_gains = 'rbp' computes RBP gains from runs and qrels, but the collection "
-                                 f"{collection.name!r} has " + (f"no run file for {', '.join(lacking)}" if lacking
-                                                               else "no qrels") + ". Give a per-rank gains table "
-                                 "(system,topic,rank,score) instead.")
+            raise ParameterError(
+                f"rank_gains = 'rbp' computes RBP gains from runs and qrels, but the collection "
+                f"{collection.name!r} has "
+                + (f"no run file for {', '.join(lacking)}" if lacking else "no qrels")
+                + ". Give a per-rank gains table "
+                "(system,topic,rank,score) instead."
+            )
         match = RBP_P.search(measure)
-        return rbp_rank_gains({s: read_run(collection.runs[s]) for s in systems}, read_qrels(collection.qrels), topics,
-                              p=float(match.group(1)) if match else 0.8, depth=depth)
+        return rbp_rank_gains(
+            {s: read_run(collection.runs[s]) for s in systems},
+            read_qrels(collection.qrels),
+            topics,
+            p=float(match.group(1)) if match else 0.8,
+            depth=depth,
+        )
     table = read_rank_gains(rank_gains)
     lacking = [s for s in systems if s not in set(table["system"])]
     if lacking:
-        raise ParameterError(f"{rank_gains}: no per-rank gains for {len(lacking)} system(s) of the pool: "
-                             f"{', '.join(lacking[:10])}{', …' if len(lacking) > 10 else ''} (expected rows "
-                             "system,topic,rank,score for every system of the pool).")
+        raise ParameterError(
+            f"{rank_gains}: no per-rank gains for {len(lacking)} system(s) of the pool: "
+            f"{', '.join(lacking[:10])}{', …' if len(lacking) > 10 else ''} (expected rows "
+            "system,topic,rank,score for every system of the pool)."
+        )
     return table[table["system"].isin(systems) & table["topic"].isin(topics)].reset_index(drop=True)
 
 
@@ -198,14 +248,24 @@ def rank_table(result: BayesFit, level: float = 0.95) -> pd.DataFrame:
     zero-inflation zi and the precision φ, with equal-tailed intervals; and its WAIC and PSIS-LOO (on its own data)."""
     lo, hi = (1 - level) / 2, (1 + level) / 2
     rows = []
-    for name, meaning in (("beta", "β: change of logit μ per rank"), ("zi", "zi: P(gain = 0)"), ("phi", "φ: precision")):
+    for name, meaning in (
+        ("beta", "β: change of logit μ per rank"),
+        ("zi", "zi: P(gain = 0)"),
+        ("phi", "φ: precision"),
+    ):
         values = result.flat(name)
         low, high = np.quantile(values, [lo, hi])
         rows.append({"parameter": meaning, "median": float(np.median(values)), "low": float(low), "high": float(high)})
     c = result.criteria
-    rows += [{"parameter": "WAIC (its own data: per-rank gains)", "median": c.get("waic", np.nan), "low": np.nan,
-              "high": np.nan},
-             {"parameter": "PSIS-LOO (its own data)", "median": c.get("loo", np.nan), "low": np.nan, "high": np.nan}]
+    rows += [
+        {
+            "parameter": "WAIC (its own data: per-rank gains)",
+            "median": c.get("waic", np.nan),
+            "low": np.nan,
+            "high": np.nan,
+        },
+        {"parameter": "PSIS-LOO (its own data)", "median": c.get("loo", np.nan), "low": np.nan, "high": np.nan},
+    ]
     return pd.DataFrame(rows)
 
 
@@ -213,14 +273,24 @@ def all_diagnostics(fits: dict, brisk_fits: list, alphas: Sequence[float]) -> pd
     """One row per fit: what was fitted, draws, R̂, ESS, divergences, seconds and the verdict on the diagnostics."""
     rows = []
     named = [(LABELS[m], f) for m, f in fits.items()]
-    named += [(f"{LABELS[f.model]} for BRisk⁻, α = {a:g}", f) for a, f in
-              zip(alphas, brisk_fits)]
+    named += [(f"{LABELS[f.model]} for BRisk⁻, α = {a:g}", f) for a, f in zip(alphas, brisk_fits)]
     for name, result in named:
         d = result.diagnostics
-        rows.append({"fit": name, "chains": d["chains"], "draws": d["draws"], "divergences": d["divergences"],
-                     "max_rhat": d["max_rhat"], "min_ess_bulk": d["min_ess_bulk"], "min_ess_tail": d["min_ess_tail"],
-                     "target_ess": d["target_ess"], "seconds": result.seconds, "cached": result.cached,
-                     "diagnostics": "ok" if result.ok else f"FAILED: {d['problems']}"})
+        rows.append(
+            {
+                "fit": name,
+                "chains": d["chains"],
+                "draws": d["draws"],
+                "divergences": d["divergences"],
+                "max_rhat": d["max_rhat"],
+                "min_ess_bulk": d["min_ess_bulk"],
+                "min_ess_tail": d["min_ess_tail"],
+                "target_ess": d["target_ess"],
+                "seconds": result.seconds,
+                "cached": result.cached,
+                "diagnostics": "ok" if result.ok else f"FAILED: {d['problems']}",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -250,35 +320,49 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
         f"{settings['max_draws']:,} draws; draws per fit: {', '.join(f'{d:,}' for d in draws)}. Checks: "
         f"rank-normalised split R̂ < 1.01, bulk and tail ESS ≥ the target for the system effects, no divergent "
         f"transitions; {len(fits) - len(failed)} of {len(fits)} fits pass"
-        + (f" and the verdicts of the others are marked FAILED: {', '.join(sorted({f.label for f in failed}))}."
-           if failed else ".")
+        + (
+            f" and the verdicts of the others are marked FAILED: {', '.join(sorted({f.label for f in failed}))}."
+            if failed
+            else "."
+        )
         + f" Intervals are equal-tailed at {result.settings['level']:g}. WAIC and PSIS-LOO are on the deviance "
-        "scale (lower is better) from the pointwise log-likelihood, the zero-one point masses included.")
+        "scale (lower is better) from the pointwise log-likelihood, the zero-one point masses included."
+    )
 
 
 def layout_text(fits: Sequence[BayesFit]) -> str:
     """How the fits wrote the group effects and which mass matrix NUTS adapted (the sampler's choice, per fit)."""
+
     def label(f):
         first = f.batches[0] if f.batches else {}
-        return (f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
-                f"{first.get('mass_matrix', 'diagonal')} mass matrix")
+        return (
+            f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
+            f"{first.get('mass_matrix', 'diagonal')} mass matrix"
+        )
+
     kinds: dict[str, list[str]] = {}
     for f in fits:
         if not f.model.startswith("paired"):
             kinds.setdefault(label(f), []).append(f.label)
     if len(kinds) == 1:
         return f"{next(iter(kinds))} in every fit (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd))"
-    return "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items()) + \
-        " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen for a group " \
+    return (
+        "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items())
+        + " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen for a group "
         "whose data dominate its prior when few, clearly different systems make the non-centred form mix badly)"
+    )
 
 
 def priors_table(models: Sequence[str], matrix: pd.DataFrame) -> pd.DataFrame:
     """The brms default priors of each model on the scores of `matrix`, as text (for the report)."""
     y = matrix.to_numpy(dtype=float).ravel()
-    return pd.DataFrame([{"model": LABELS[model], "family": FAMILY[model], "parameter": name,
-                          "prior": describe_prior(prior)}
-                         for model in dict.fromkeys(models) for name, prior in brms_priors(model, y).items()])
+    return pd.DataFrame(
+        [
+            {"model": LABELS[model], "family": FAMILY[model], "parameter": name, "prior": describe_prior(prior)}
+            for model in dict.fromkeys(models)
+            for name, prior in brms_priors(model, y).items()
+        ]
+    )
 
 
 def reading_points(convention: str = "standard") -> list[str]:
@@ -297,7 +381,8 @@ def reading_points(convention: str = "standard") -> list[str]:
         "inconclusive. Figures are numbered, with a caption beneath, and their axes say which side is worse.",
         "Each numbered section opens with a “How to read this” line. Tables on this page are rounded; every number "
         "is in the report's tables/*.csv at full precision (standard convention). Provenance (input hashes, "
-        "versions, parameters, run time) is at the end of the page."]
+        "versions, parameters, run time) is at the end of the page.",
+    ]
 
 
 def dominance_display(dominance: pd.DataFrame) -> pd.DataFrame:
@@ -314,29 +399,63 @@ def dominance_display(dominance: pd.DataFrame) -> pd.DataFrame:
 def brisk_display(brisk: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
     """BRisk⁻ for the page: in the minus convention BRisk⁻ = −effect and the difference flips sign (positive = risk)."""
     if convention == "minus":
-        return pd.DataFrame({"system": brisk["system"], "r": brisk["alpha"] + 1, "BRisk⁻": -brisk["effect_mean"],
-                             "BRisk⁻ low": -brisk["effect_high"], "BRisk⁻ high": -brisk["effect_low"],
-                             "baseline low": -brisk["baseline_high"], "baseline high": -brisk["baseline_low"],
-                             "overlap rule": brisk["verdict_overlap"], "difference (h − c)": -brisk["diff_mean"],
-                             "difference low": -brisk["diff_high"], "difference high": -brisk["diff_low"],
-                             "draw-wise rule": brisk["verdict_difference"], "diagnostics": brisk["diagnostics"]})
-    return pd.DataFrame({"system": brisk["system"], "alpha": brisk["alpha"], "effect": brisk["effect_mean"],
-                         "effect low": brisk["effect_low"], "effect high": brisk["effect_high"],
-                         "baseline low": brisk["baseline_low"], "baseline high": brisk["baseline_high"],
-                         "overlap rule": brisk["verdict_overlap"], "difference (c − h)": brisk["diff_mean"],
-                         "difference low": brisk["diff_low"], "difference high": brisk["diff_high"],
-                         "draw-wise rule": brisk["verdict_difference"], "diagnostics": brisk["diagnostics"]})
+        return pd.DataFrame(
+            {
+                "system": brisk["system"],
+                "r": brisk["alpha"] + 1,
+                "BRisk⁻": -brisk["effect_mean"],
+                "BRisk⁻ low": -brisk["effect_high"],
+                "BRisk⁻ high": -brisk["effect_low"],
+                "baseline low": -brisk["baseline_high"],
+                "baseline high": -brisk["baseline_low"],
+                "overlap rule": brisk["verdict_overlap"],
+                "difference (h − c)": -brisk["diff_mean"],
+                "difference low": -brisk["diff_high"],
+                "difference high": -brisk["diff_low"],
+                "draw-wise rule": brisk["verdict_difference"],
+                "diagnostics": brisk["diagnostics"],
+            }
+        )
+    return pd.DataFrame(
+        {
+            "system": brisk["system"],
+            "alpha": brisk["alpha"],
+            "effect": brisk["effect_mean"],
+            "effect low": brisk["effect_low"],
+            "effect high": brisk["effect_high"],
+            "baseline low": brisk["baseline_low"],
+            "baseline high": brisk["baseline_high"],
+            "overlap rule": brisk["verdict_overlap"],
+            "difference (c − h)": brisk["diff_mean"],
+            "difference low": brisk["diff_low"],
+            "difference high": brisk["diff_high"],
+            "draw-wise rule": brisk["verdict_difference"],
+            "diagnostics": brisk["diagnostics"],
+        }
+    )
 
 
 def ppdrisk_display(ppdrisk: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
     """PPDRisk⁻ for the page: the minus convention shows PPDRisk⁻ itself (positive = risk), else −PPDRisk⁻."""
     sign, name = (-1.0, "PPDRisk⁻") if convention == "minus" else (1.0, "−PPDRisk⁻")
-    low, high = (ppdrisk["ppd_urisk_high"], ppdrisk["ppd_urisk_low"]) if sign < 0 else \
-        (ppdrisk["ppd_urisk_low"], ppdrisk["ppd_urisk_high"])
+    low, high = (
+        (ppdrisk["ppd_urisk_high"], ppdrisk["ppd_urisk_low"])
+        if sign < 0
+        else (ppdrisk["ppd_urisk_low"], ppdrisk["ppd_urisk_high"])
+    )
     grid = {"r": ppdrisk["alpha"] + 1} if convention == "minus" else {"alpha": ppdrisk["alpha"]}
-    return pd.DataFrame({"system": ppdrisk["system"], **grid, f"{name} median": sign * ppdrisk["ppd_urisk_median"],
-                         f"{name} mean": sign * ppdrisk["ppd_urisk_mean"], "low": sign * low, "high": sign * high,
-                         "verdict": ppdrisk["verdict"], "diagnostics": ppdrisk["diagnostics"]})
+    return pd.DataFrame(
+        {
+            "system": ppdrisk["system"],
+            **grid,
+            f"{name} median": sign * ppdrisk["ppd_urisk_median"],
+            f"{name} mean": sign * ppdrisk["ppd_urisk_mean"],
+            "low": sign * low,
+            "high": sign * high,
+            "verdict": ppdrisk["verdict"],
+            "diagnostics": ppdrisk["diagnostics"],
+        }
+    )
 
 
 def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
@@ -344,15 +463,32 @@ def figure_challengers(ppdrisk: pd.DataFrame, limit: int) -> list[str]:
     return riskiest_first(ppdrisk, "ppd_urisk_median")[:limit]
 
 
-def data_overview(matrix: pd.DataFrame, baseline: str, challengers: Sequence[str], pool_file: str | None = None,
-                  absent: Sequence[str] = ()) -> pd.DataFrame:
+def data_overview(
+    matrix: pd.DataFrame,
+    baseline: str,
+    challengers: Sequence[str],
+    pool_file: str | None = None,
+    absent: Sequence[str] = (),
+) -> pd.DataFrame:
     """The model's data in numbers: scores, systems, topics, exact zeros and ones; the pool's file and the runs it
     lists that the collection lacks (left out of the models)."""
     values = matrix.to_numpy(dtype=float)
-    pool = [("pool file", pool_file), (f"runs of the pool file not in the collection ({len(absent)}, left out)",
-                                       ", ".join(absent) or "none")] if pool_file else []
-    rows = pool + [("systems in the model's pool", len(matrix)), ("challengers reported", len(challengers)),
-            ("baseline (champion)", baseline), ("topics", matrix.shape[1]), ("scores", values.size),
-            ("scores = 0", int((values == 0).sum())), ("scores = 1", int((values == 1).sum())),
-            ("scores outside [0, 1]", int(((values < 0) | (values > 1)).sum()))]
+    pool = (
+        [
+            ("pool file", pool_file),
+            (f"runs of the pool file not in the collection ({len(absent)}, left out)", ", ".join(absent) or "none"),
+        ]
+        if pool_file
+        else []
+    )
+    rows = pool + [
+        ("systems in the model's pool", len(matrix)),
+        ("challengers reported", len(challengers)),
+        ("baseline (champion)", baseline),
+        ("topics", matrix.shape[1]),
+        ("scores", values.size),
+        ("scores = 0", int((values == 0).sum())),
+        ("scores = 1", int((values == 1).sum())),
+        ("scores outside [0, 1]", int(((values < 0) | (values > 1)).sum())),
+    ]
     return pd.DataFrame(rows, columns=["item", "value"]).astype({"value": str})

@@ -20,6 +20,7 @@ model compiled in this process (tests/test_bayes.py).
 `store_compiled` and `load_compiled` are the two entry points; an entry is one `.npz` of byte arrays
 and a JSON record in the riskreport cache (`riskreport.io.cache`, kind `compiled`).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -45,15 +46,22 @@ def artefact_key(shape: tuple, source: str) -> str:
 
     versions = {name: version(name) for name in LIBRARIES}
     cpu = (llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
-    return cache_key("compiled", format=FORMAT, shape=shape, source=hashlib.sha256(source.encode()).hexdigest(),
-                     versions=versions, python=sys.version, cpu=cpu)
+    return cache_key(
+        "compiled",
+        format=FORMAT,
+        shape=shape,
+        source=hashlib.sha256(source.encode()).hexdigest(),
+        versions=versions,
+        python=sys.version,
+        cpu=cpu,
+    )
 
 
 def store_compiled(folder: Path, key: str, compiled) -> bool:
     """Write the machine code and layout of nutpie's `compiled` model under `key`; False when it cannot be stored."""
     try:
         parts, record = _artefact(compiled)
-    except (AttributeError, KeyError, TypeError, ValueError, RuntimeError):    # internals of another numba/nutpie
+    except (AttributeError, KeyError, TypeError, ValueError, RuntimeError):  # internals of another numba/nutpie
         return False
     if parts is None:
         return False
@@ -64,11 +72,17 @@ def store_compiled(folder: Path, key: str, compiled) -> bool:
 def _artefact(compiled) -> tuple[dict | None, dict]:
     parts = {}
     names, slices, shapes = compiled.shape_info
-    record = {"n_dim": int(compiled.n_dim), "n_expanded": int(compiled.n_expanded),
-              "shape_info": [list(map(str, names)), [[int(s.start), int(s.stop)] for s in slices],
-                             [list(map(int, shape)) for shape in shapes]],
-              "shared": [[name, str(value.dtype), int(value.ndim)] for name, value in compiled.shared_data.items()],
-              "user_dtype": str(compiled.user_data.dtype)}
+    record = {
+        "n_dim": int(compiled.n_dim),
+        "n_expanded": int(compiled.n_expanded),
+        "shape_info": [
+            list(map(str, names)),
+            [[int(s.start), int(s.stop)] for s in slices],
+            [list(map(int, shape)) for shape in shapes],
+        ],
+        "shared": [[name, str(value.dtype), int(value.ndim)] for name, value in compiled.shared_data.items()],
+        "user_dtype": str(compiled.user_data.dtype),
+    }
     for part, cfunc in (("logp", compiled.compiled_logp_func), ("expand", compiled.compiled_expand_func)):
         library = cfunc._library
         relocations = _relocations(library)
@@ -93,13 +107,16 @@ def load_compiled(folder: Path, key: str, pymc_model, shared_data: dict):
     if entry is None:
         return None
     parts, record = entry
-    shared = {name: np.array(shared_data[name], dtype=dtype, order="C", copy=True)
-              for name, dtype, ndim in record["shared"] if name in shared_data}
+    shared = {
+        name: np.array(shared_data[name], dtype=dtype, order="C", copy=True)
+        for name, dtype, ndim in record["shared"]
+        if name in shared_data
+    }
     if len(shared) != len(record["shared"]) or any(shared[n].ndim != d for n, _, d in record["shared"]):
         return None
     try:
         return _assemble(parts, record, pymc_model, shared)
-    except (ImportError, AttributeError, KeyError, TypeError, ValueError, RuntimeError):   # other nutpie/numba
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError, RuntimeError):  # other nutpie/numba
         return None
 
 
@@ -150,22 +167,38 @@ def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
     names, slices, shapes = record["shape_info"]
     shape_info = (names, [slice(a, b) for a, b in slices], [tuple(s) for s in shapes])
     n_free = len(pymc_model.free_RVs)
-    point = _wrap_with_lock(make_initial_point_fn(model=pymc_model, jitter_rvs=set(pymc_model.free_RVs),
-                                                  default_strategy="support_point", return_transformed=True))
+    point = _wrap_with_lock(
+        make_initial_point_fn(
+            model=pymc_model,
+            jitter_rvs=set(pymc_model.free_RVs),
+            default_strategy="support_point",
+            return_transformed=True,
+        )
+    )
     initial = _rv_dict_to_flat_array_wrapper(point, names=names[:n_free], shapes=shape_info[2][:n_free])
     dims, coords = _prepare_dims_and_coords(pymc_model, shape_info)
-    return CompiledPyMCModel(_n_dim=record["n_dim"], dims=dims, _coords=coords,
-                             _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info, strict=True)},
-                             compiled_logp_func=callbacks["logp"], compiled_expand_func=callbacks["expand"],
-                             initial_point_func=initial, shared_data=shared, user_data=user_data,
-                             n_expanded=record["n_expanded"], shape_info=shape_info, logp_func=None, expand_func=None)
+    return CompiledPyMCModel(
+        _n_dim=record["n_dim"],
+        dims=dims,
+        _coords=coords,
+        _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info, strict=True)},
+        compiled_logp_func=callbacks["logp"],
+        compiled_expand_func=callbacks["expand"],
+        initial_point_func=initial,
+        shared_data=shared,
+        user_data=user_data,
+        n_expanded=record["n_expanded"],
+        shape_info=shape_info,
+        logp_func=None,
+        expand_func=None,
+    )
 
 
 def _relocations(library) -> list | None:
     """[symbol, module, capsule name or None] per dynamic global of `library`, or None if one is not understood."""
     import gc
 
-    addresses = {int(name[len(DYNAMIC):], 16): name for name in library._dynamic_globals}
+    addresses = {int(name[len(DYNAMIC) :], 16): name for name in library._dynamic_globals}
     if not addresses:
         return []
     wrappers = [obj for obj in gc.get_objects() if type(obj).__name__ == "_CythonWrapper"]
@@ -178,7 +211,7 @@ def _relocations(library) -> list | None:
         if wrapper._func_ptr in addresses:
             found[addresses[wrapper._func_ptr]] = [module, capsule]
         if id(wrapper) in addresses:
-            found[addresses[id(wrapper)]] = [module, None]    # the Python object: read only if the pointer is null
+            found[addresses[id(wrapper)]] = [module, None]  # the Python object: read only if the pointer is null
     if len(found) != len(addresses):
         return None
     return [[symbol, *target] for symbol, target in sorted(found.items())]
@@ -222,8 +255,9 @@ def _load_library(parts: dict, info: dict, part: str):
             return None
         targets[symbol] = _pointer(capsules[capsule])
     codegen = cpu_target.target_context.codegen()
-    library = codegen.unserialize_library((info["library"], "object", (parts[f"{part}_object"].tobytes(),
-                                                                         parts[f"{part}_bitcode"].tobytes())))
+    library = codegen.unserialize_library(
+        (info["library"], "object", (parts[f"{part}_object"].tobytes(), parts[f"{part}_bitcode"].tobytes()))
+    )
     address = library.get_pointer_to_function(info["symbol"])
     if not address:
         return None

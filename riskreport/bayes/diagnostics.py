@@ -1,18 +1,17 @@
 """Convergence diagnostics (R̂, bulk and tail ESS) and model choice (WAIC, PSIS-LOO) of a fit's draws."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from riskreport.bayes.models import (
-    BayesData,
-)
+from riskreport.bayes.models import BayesData
 
 RHAT_MAX = 1.01
 
 
-MAX_LOGLIK_VALUES = 30_000_000   # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
+MAX_LOGLIK_VALUES = 30_000_000  # draws × observations held at once for WAIC/LOO (240 MB); more draws are thinned
 
 
 def _min_ess(values: np.ndarray) -> tuple[float, float]:
@@ -46,13 +45,29 @@ def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> di
     max_rhat = max(v[0] for v in per_parameter.values())
     min_bulk = min(per_parameter[k][1] for k in effect_keys)
     min_tail = min(per_parameter[k][2] for k in effect_keys)
-    result = {"draws": int(draws["b"].size), "chains": int(draws["b"].shape[0]), "divergences": int(divergences),
-              "max_rhat": max_rhat, "min_ess_bulk": min_bulk, "min_ess_tail": min_tail, "target_ess": int(target_ess),
-              "rhat_ok": bool(max_rhat < RHAT_MAX), "ess_ok": bool(min(min_bulk, min_tail) >= target_ess),
-              "divergences_ok": divergences == 0, "per_parameter": per_parameter}
+    result = {
+        "draws": int(draws["b"].size),
+        "chains": int(draws["b"].shape[0]),
+        "divergences": int(divergences),
+        "max_rhat": max_rhat,
+        "min_ess_bulk": min_bulk,
+        "min_ess_tail": min_tail,
+        "target_ess": int(target_ess),
+        "rhat_ok": bool(max_rhat < RHAT_MAX),
+        "ess_ok": bool(min(min_bulk, min_tail) >= target_ess),
+        "divergences_ok": divergences == 0,
+        "per_parameter": per_parameter,
+    }
     result["ok"] = result["rhat_ok"] and result["ess_ok"] and result["divergences_ok"]
-    failed = [what for what, flag in (("R̂ ≥ 1.01", "rhat_ok"), (f"ESS < {target_ess:,}", "ess_ok"),
-                                      ("divergent transitions", "divergences_ok")) if not result[flag]]
+    failed = [
+        what
+        for what, flag in (
+            ("R̂ ≥ 1.01", "rhat_ok"),
+            (f"ESS < {target_ess:,}", "ess_ok"),
+            ("divergent transitions", "divergences_ok"),
+        )
+        if not result[flag]
+    ]
     result["problems"] = "; ".join(failed)
     return result
 
@@ -75,11 +90,21 @@ def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
     loglik = log_likelihood(model, data, flat).reshape(chains, -1, data.n)
     idata = az.from_dict(posterior={"b": kept["b"]}, log_likelihood={"y": loglik})
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # the Pareto-k warning is reported as a number instead
+        warnings.simplefilter("ignore")  # the Pareto-k warning is reported as a number instead
         waic = az.waic(idata, scale="log", pointwise=True)
         loo = az.loo(idata, scale="log", pointwise=True)
-    return {"waic": -2 * float(waic["elpd_waic"]), "waic_se": 2 * float(waic["se"]), "p_waic": float(waic["p_waic"]),
-            "loo": -2 * float(loo["elpd_loo"]), "loo_se": 2 * float(loo["se"]), "p_loo": float(loo["p_loo"]),
-            "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()), "loglik_draws": int(loglik.shape[0] * loglik.shape[1]),
-            "pointwise": {"elpd_loo_i": np.asarray(loo["loo_i"]), "elpd_waic_i": np.asarray(waic["waic_i"]),
-                          "pareto_k": np.asarray(loo["pareto_k"])}}
+    return {
+        "waic": -2 * float(waic["elpd_waic"]),
+        "waic_se": 2 * float(waic["se"]),
+        "p_waic": float(waic["p_waic"]),
+        "loo": -2 * float(loo["elpd_loo"]),
+        "loo_se": 2 * float(loo["se"]),
+        "p_loo": float(loo["p_loo"]),
+        "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()),
+        "loglik_draws": int(loglik.shape[0] * loglik.shape[1]),
+        "pointwise": {
+            "elpd_loo_i": np.asarray(loo["loo_i"]),
+            "elpd_waic_i": np.asarray(waic["waic_i"]),
+            "pareto_k": np.asarray(loo["pareto_k"]),
+        },
+    }

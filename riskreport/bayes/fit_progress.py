@@ -1,4 +1,5 @@
 """The Bayesian report's progress: one line on stderr each time a fit ends (fits done, time left)."""
+
 from __future__ import annotations
 
 import time
@@ -6,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from riskreport.progress import Progress, stderr_printer
 
-stderr_progress = stderr_printer("[bayes] ")   # the default progress of `fit`: the terminal, never the notebook
+stderr_progress = stderr_printer("[bayes] ")  # the default progress of `fit`: the terminal, never the notebook
 
 if TYPE_CHECKING:
     from riskreport.bayes.sampling import BayesFit
@@ -23,8 +24,11 @@ class FitProgress:
     def __init__(self, total: int, say: Progress = stderr_progress, cached: int = 0):
         self.total, self.say, self.done, self.sampled = total, say, 0, 0
         self.started = time.time()
-        self.say(f"{total} Bayesian fit{'s' if total != 1 else ''} to run"
-                 + (f" ({cached} cached)" if cached else "") + ": progress after each")
+        self.say(
+            f"{total} Bayesian fit{'s' if total != 1 else ''} to run"
+            + (f" ({cached} cached)" if cached else "")
+            + ": progress after each"
+        )
 
     def __call__(self, message: str) -> None:
         if "reached before the ESS target" in message:
@@ -37,8 +41,11 @@ class FitProgress:
         left = self.total - self.done
         rate = elapsed / max(self.sampled, 1)
         tail = f", about {_duration(rate * left)} left" if left and self.sampled else ""
-        self.say(f"{self.done}/{self.total} fits done ({result.label}"
-                 + (", cached" if result.cached else f", {result.seconds:.0f} s") + f"), {elapsed:.0f} s so far{tail}")
+        self.say(
+            f"{self.done}/{self.total} fits done ({result.label}"
+            + (", cached" if result.cached else f", {result.seconds:.0f} s")
+            + f"), {elapsed:.0f} s so far{tail}"
+        )
 
 
 def _duration(seconds: float) -> str:

@@ -4,6 +4,7 @@ Tables are tidy and in the project's standard convention (higher is better): an 
 `ppd_urisk` below 0 is worse than the baseline. The thesis's minus family is their negation:
 BRisk⁻ = −effect, PPDRisk⁻ = −ppd_urisk (positive = risk).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -17,15 +18,63 @@ from riskreport.errors import ParameterError
 from riskreport.stats.rankings import ordering, rbo
 from riskreport.stats.risk import risk_adjusted, risk_adjusted_scores
 
-MODEL_COLUMNS = ["model", "waic", "p_waic", "loo", "p_loo", "chains", "draws", "divergences", "max_rhat",
-                 "min_ess_bulk", "min_ess_tail", "seconds"]
-SYSTEM_COLUMNS = ["model", "system", "effect_median", "effect_mean", "effect_low", "effect_high", "rank", "rhat",
-                  "ess_bulk", "ess_tail"]
-BRISK_COLUMNS = ["system", "baseline", "measure", "model", "alpha", "effect_mean", "effect_low", "effect_high",
-                 "baseline_low", "baseline_high", "verdict_overlap", "diff_mean", "diff_low", "diff_high",
-                 "verdict_difference", "diagnostics"]
-PPDRISK_COLUMNS = ["system", "baseline", "measure", "model", "alpha", "ppd_urisk_median", "ppd_urisk_mean",
-                   "ppd_urisk_low", "ppd_urisk_high", "verdict", "diagnostics"]
+MODEL_COLUMNS = [
+    "model",
+    "waic",
+    "p_waic",
+    "loo",
+    "p_loo",
+    "chains",
+    "draws",
+    "divergences",
+    "max_rhat",
+    "min_ess_bulk",
+    "min_ess_tail",
+    "seconds",
+]
+SYSTEM_COLUMNS = [
+    "model",
+    "system",
+    "effect_median",
+    "effect_mean",
+    "effect_low",
+    "effect_high",
+    "rank",
+    "rhat",
+    "ess_bulk",
+    "ess_tail",
+]
+BRISK_COLUMNS = [
+    "system",
+    "baseline",
+    "measure",
+    "model",
+    "alpha",
+    "effect_mean",
+    "effect_low",
+    "effect_high",
+    "baseline_low",
+    "baseline_high",
+    "verdict_overlap",
+    "diff_mean",
+    "diff_low",
+    "diff_high",
+    "verdict_difference",
+    "diagnostics",
+]
+PPDRISK_COLUMNS = [
+    "system",
+    "baseline",
+    "measure",
+    "model",
+    "alpha",
+    "ppd_urisk_median",
+    "ppd_urisk_mean",
+    "ppd_urisk_low",
+    "ppd_urisk_high",
+    "verdict",
+    "diagnostics",
+]
 
 
 def _tails(level: float) -> tuple[float, float]:
@@ -57,12 +106,19 @@ def system_effects(result: BayesFit, level: float = 0.95) -> pd.DataFrame:
     low, high = np.quantile(r, [lo, hi], axis=0)
     median = np.median(r, axis=0)
     per = result.diagnostics["per_parameter"]
-    table = pd.DataFrame({
-        "model": result.model, "system": list(result.data.systems), "effect_median": median,
-        "effect_mean": r.mean(axis=0), "effect_low": low, "effect_high": high,
-        "rhat": [per[f"r_sys[{i}]"][0] for i in range(r.shape[1])],
-        "ess_bulk": [per[f"r_sys[{i}]"][1] for i in range(r.shape[1])],
-        "ess_tail": [per[f"r_sys[{i}]"][2] for i in range(r.shape[1])]})
+    table = pd.DataFrame(
+        {
+            "model": result.model,
+            "system": list(result.data.systems),
+            "effect_median": median,
+            "effect_mean": r.mean(axis=0),
+            "effect_low": low,
+            "effect_high": high,
+            "rhat": [per[f"r_sys[{i}]"][0] for i in range(r.shape[1])],
+            "ess_bulk": [per[f"r_sys[{i}]"][1] for i in range(r.shape[1])],
+            "ess_tail": [per[f"r_sys[{i}]"][2] for i in range(r.shape[1])],
+        }
+    )
     table.insert(6, "rank", table["effect_median"].rank(ascending=False, method="min").astype(int))
     table["better_than"] = (low[:, None] > high[None, :]).sum(axis=1)
     table["worse_than"] = (high[:, None] < low[None, :]).sum(axis=1)
@@ -85,7 +141,7 @@ def effects_rbo(effects: pd.DataFrame, p: float = 0.9) -> pd.DataFrame:
     names = list(orders)
     rows = []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             low, residual = rbo(orders[a], orders[b], p)
             rows.append({"a": a, "b": b, "rbo_min": low, "rbo_residual": residual})
     return pd.DataFrame(rows, columns=["a", "b", "rbo_min", "rbo_residual"])
@@ -96,12 +152,28 @@ def model_table(results: Sequence[BayesFit]) -> pd.DataFrame:
     rows = []
     for result in results:
         c, d = result.criteria, result.diagnostics
-        rows.append({"model": result.model, "label": result.label, "waic": c["waic"], "p_waic": c["p_waic"],
-                     "loo": c["loo"], "p_loo": c["p_loo"], "chains": d["chains"], "draws": d["draws"],
-                     "divergences": d["divergences"], "max_rhat": d["max_rhat"], "min_ess_bulk": d["min_ess_bulk"],
-                     "min_ess_tail": d["min_ess_tail"], "seconds": result.seconds, "waic_se": c["waic_se"],
-                     "loo_se": c["loo_se"], "pareto_k_above_0_7": c["pareto_k_above_0_7"],
-                     "diagnostics": diagnostics_note(result), "cached": result.cached})
+        rows.append(
+            {
+                "model": result.model,
+                "label": result.label,
+                "waic": c["waic"],
+                "p_waic": c["p_waic"],
+                "loo": c["loo"],
+                "p_loo": c["p_loo"],
+                "chains": d["chains"],
+                "draws": d["draws"],
+                "divergences": d["divergences"],
+                "max_rhat": d["max_rhat"],
+                "min_ess_bulk": d["min_ess_bulk"],
+                "min_ess_tail": d["min_ess_tail"],
+                "seconds": result.seconds,
+                "waic_se": c["waic_se"],
+                "loo_se": c["loo_se"],
+                "pareto_k_above_0_7": c["pareto_k_above_0_7"],
+                "diagnostics": diagnostics_note(result),
+                "cached": result.cached,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -116,12 +188,20 @@ def _elpd_data(result: BayesFit, criterion: str):
     pointwise = result.pointwise[f"elpd_{criterion}_i"]
     c = result.criteria
     n_samples = c["loglik_draws"]
-    values = {f"elpd_{criterion}": float(pointwise.sum()), "se": c[f"{criterion}_se"] / 2, f"p_{criterion}": c[f"p_{criterion}"],
-              "n_samples": n_samples, "n_data_points": len(pointwise), "warning": False,
-              f"{criterion}_i": xr.DataArray(pointwise, dims=["observation"])}
+    values = {
+        f"elpd_{criterion}": float(pointwise.sum()),
+        "se": c[f"{criterion}_se"] / 2,
+        f"p_{criterion}": c[f"p_{criterion}"],
+        "n_samples": n_samples,
+        "n_data_points": len(pointwise),
+        "warning": False,
+        f"{criterion}_i": xr.DataArray(pointwise, dims=["observation"]),
+    }
     if criterion == "loo":
-        values.update(pareto_k=xr.DataArray(result.pointwise["pareto_k"], dims=["observation"]),
-                      warning=bool(c["pareto_k_above_0_7"] > 0))
+        values.update(
+            pareto_k=xr.DataArray(result.pointwise["pareto_k"], dims=["observation"]),
+            warning=bool(c["pareto_k_above_0_7"] > 0),
+        )
     values["scale"] = "log"
     if criterion == "loo":
         values["good_k"] = min(1 - 1 / np.log10(n_samples), 0.7)
@@ -138,6 +218,7 @@ def compare_table(results: Sequence[BayesFit]) -> pd.DataFrame:
     import warnings
 
     import arviz as az
+
     fits = [r for r in results if r.pointwise]
     if len(fits) < 2:
         return pd.DataFrame(columns=COMPARE_COLUMNS)
@@ -146,12 +227,22 @@ def compare_table(results: Sequence[BayesFit]) -> pd.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compared = az.compare({r.model: _elpd_data(r, criterion) for r in fits}, ic=criterion, scale="log")
-        tables.append(pd.DataFrame({
-            "criterion": "PSIS-LOO" if criterion == "loo" else "WAIC", "model": compared.index,
-            "rank": compared["rank"].to_numpy() + 1, "elpd": compared[f"elpd_{criterion}"].to_numpy(),
-            "se": compared["se"].to_numpy(), "p": compared[f"p_{criterion}"].to_numpy(),
-            "elpd_diff": compared["elpd_diff"].to_numpy(), "dse": compared["dse"].to_numpy(),
-            "weight": compared["weight"].to_numpy(), "warning": compared["warning"].to_numpy()}))
+        tables.append(
+            pd.DataFrame(
+                {
+                    "criterion": "PSIS-LOO" if criterion == "loo" else "WAIC",
+                    "model": compared.index,
+                    "rank": compared["rank"].to_numpy() + 1,
+                    "elpd": compared[f"elpd_{criterion}"].to_numpy(),
+                    "se": compared["se"].to_numpy(),
+                    "p": compared[f"p_{criterion}"].to_numpy(),
+                    "elpd_diff": compared["elpd_diff"].to_numpy(),
+                    "dse": compared["dse"].to_numpy(),
+                    "weight": compared["weight"].to_numpy(),
+                    "warning": compared["warning"].to_numpy(),
+                }
+            )
+        )
     return pd.concat(tables, ignore_index=True)
 
 
@@ -164,9 +255,16 @@ def diagnostics_table(results: Sequence[BayesFit]) -> pd.DataFrame:
             groups.setdefault(name.split("[")[0], []).append(values)
         for group, values in groups.items():
             values = np.array(values)
-            rows.append({"model": result.model, "parameter": group, "count": len(values),
-                         "max_rhat": values[:, 0].max(), "min_ess_bulk": values[:, 1].min(),
-                         "min_ess_tail": values[:, 2].min()})
+            rows.append(
+                {
+                    "model": result.model,
+                    "parameter": group,
+                    "count": len(values),
+                    "max_rhat": values[:, 0].max(),
+                    "min_ess_bulk": values[:, 1].min(),
+                    "min_ess_tail": values[:, 2].min(),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -180,9 +278,17 @@ def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str
     return fit(family, adjusted_data(matrix, baseline, alpha), **{"criteria": False, **fit_options})
 
 
-def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], family: str = "skew_normal",
-                measure: str = "", level: float = 0.95, challengers: Sequence[str] | None = None,
-                unadjusted: BayesFit | None = None, **fit_options) -> tuple[pd.DataFrame, list[BayesFit]]:
+def brisk_table(
+    matrix: pd.DataFrame,
+    baseline: str,
+    alphas: Sequence[float],
+    family: str = "skew_normal",
+    measure: str = "",
+    level: float = 0.95,
+    challengers: Sequence[str] | None = None,
+    unadjusted: BayesFit | None = None,
+    **fit_options,
+) -> tuple[pd.DataFrame, list[BayesFit]]:
     """BRisk⁻ per α (thesis Ch. 4; docs/measures/bayesian.md), in the standard convention; returns (table, fits).
 
     `unadjusted`: a BHM-`family` fit on `matrix` itself, if there is one: at α = 0 Eq. 4.5 changes no
@@ -214,19 +320,43 @@ def brisk_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], fa
         base_low, base_high = np.quantile(h, [lo, hi])
         diff = effect - h[:, None]
         diff_low, diff_high = np.quantile(diff, [lo, hi], axis=0)
-        rows.append(pd.DataFrame({
-            "system": challengers, "baseline": baseline, "measure": measure, "model": family, "alpha": float(alpha),
-            "effect_mean": effect.mean(axis=0), "effect_low": low, "effect_high": high, "baseline_low": base_low,
-            "baseline_high": base_high,
-            "verdict_overlap": np.select([high < base_low, low > base_high], ["risk", "reward"], "inconclusive"),
-            "diff_mean": diff.mean(axis=0), "diff_low": diff_low, "diff_high": diff_high,
-            "verdict_difference": verdict(diff_low, diff_high), "diagnostics": diagnostics_note(result)}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "system": challengers,
+                    "baseline": baseline,
+                    "measure": measure,
+                    "model": family,
+                    "alpha": float(alpha),
+                    "effect_mean": effect.mean(axis=0),
+                    "effect_low": low,
+                    "effect_high": high,
+                    "baseline_low": base_low,
+                    "baseline_high": base_high,
+                    "verdict_overlap": np.select(
+                        [high < base_low, low > base_high], ["risk", "reward"], "inconclusive"
+                    ),
+                    "diff_mean": diff.mean(axis=0),
+                    "diff_low": diff_low,
+                    "diff_high": diff_high,
+                    "verdict_difference": verdict(diff_low, diff_high),
+                    "diagnostics": diagnostics_note(result),
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True), fits
 
 
-def paired_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], family: str = "gaussian",
-                 measure: str = "", level: float = 0.95, challengers: Sequence[str] | None = None,
-                 **fit_options) -> tuple[pd.DataFrame, list[BayesFit]]:
+def paired_table(
+    matrix: pd.DataFrame,
+    baseline: str,
+    alphas: Sequence[float],
+    family: str = "gaussian",
+    measure: str = "",
+    level: float = 0.95,
+    challengers: Sequence[str] | None = None,
+    **fit_options,
+) -> tuple[pd.DataFrame, list[BayesFit]]:
     """Paired models (one challenger vs the champion): the intercept of d_j = −l_α(Δ_j) is URisk⁻.
 
     Reported in the standard convention: `urisk_*` = −intercept (URisk_α), with its verdict.
@@ -237,15 +367,29 @@ def paired_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], f
     for system in [s for s in (challengers or matrix.index) if s != baseline]:
         delta = (matrix.loc[system] - matrix.loc[baseline]).to_numpy(dtype=float)
         for alpha in alphas:
-            result = fit(model, paired_data(-risk_adjusted(delta, [alpha])[0], system, matrix.columns),
-                         **{"criteria": False, **fit_options})
+            result = fit(
+                model,
+                paired_data(-risk_adjusted(delta, [alpha])[0], system, matrix.columns),
+                **{"criteria": False, **fit_options},
+            )
             fits.append(result)
             urisk = -result.flat("b")
             low, high = np.quantile(urisk, [lo, hi])
-            rows.append({"system": system, "baseline": baseline, "measure": measure, "model": model,
-                         "alpha": float(alpha), "urisk_mean": urisk.mean(), "urisk_median": np.median(urisk),
-                         "urisk_low": low, "urisk_high": high, "verdict": str(verdict(low, high)),
-                         "diagnostics": diagnostics_note(result)})
+            rows.append(
+                {
+                    "system": system,
+                    "baseline": baseline,
+                    "measure": measure,
+                    "model": model,
+                    "alpha": float(alpha),
+                    "urisk_mean": urisk.mean(),
+                    "urisk_median": np.median(urisk),
+                    "urisk_low": low,
+                    "urisk_high": high,
+                    "verdict": str(verdict(low, high)),
+                    "diagnostics": diagnostics_note(result),
+                }
+            )
     return pd.DataFrame(rows), fits
 
 
@@ -261,8 +405,14 @@ def cell_index(result: BayesFit) -> np.ndarray:
     return index
 
 
-def ppdrisk_draws(result: BayesFit, baseline: str, alphas: Sequence[float], challengers: Sequence[str] | None = None,
-                  seed: int = 2026, chunk: int = 2000) -> tuple[np.ndarray, list[str]]:
+def ppdrisk_draws(
+    result: BayesFit,
+    baseline: str,
+    alphas: Sequence[float],
+    challengers: Sequence[str] | None = None,
+    seed: int = 2026,
+    chunk: int = 2000,
+) -> tuple[np.ndarray, list[str]]:
     """Draws of −PPDRisk⁻_α = mean_j l_α(ỹ[d,c,j] − ỹ[d,h,j]) (thesis Ch. 5; docs/measures/bayesian.md), shape (alphas, draws, challengers).
 
     One replicate ỹ per posterior draw and observed cell, independent across cells, made `chunk`
@@ -279,16 +429,23 @@ def ppdrisk_draws(result: BayesFit, baseline: str, alphas: Sequence[float], chal
     out = np.empty((len(alphas), total, len(challengers)))
     rng = np.random.default_rng(seed)
     for start in range(0, total, chunk):
-        part = {name: values[start:start + chunk] for name, values in draws.items()}
-        replicate = predict(result.model, result.data, part, rng)[:, cells]        # (d, S, T)
+        part = {name: values[start : start + chunk] for name, values in draws.items()}
+        replicate = predict(result.model, result.data, part, rng)[:, cells]  # (d, S, T)
         delta = replicate[:, cols, :] - replicate[:, [h], :]
-        out[:, start:start + chunk, :] = risk_adjusted(delta, alphas).mean(axis=-1)
+        out[:, start : start + chunk, :] = risk_adjusted(delta, alphas).mean(axis=-1)
     return out, challengers
 
 
-def ppdrisk_table(result: BayesFit, baseline: str, alphas: Sequence[float], measure: str = "", level: float = 0.95,
-                  challengers: Sequence[str] | None = None, seed: int = 2026,
-                  draws: tuple[np.ndarray, list[str]] | None = None) -> pd.DataFrame:
+def ppdrisk_table(
+    result: BayesFit,
+    baseline: str,
+    alphas: Sequence[float],
+    measure: str = "",
+    level: float = 0.95,
+    challengers: Sequence[str] | None = None,
+    seed: int = 2026,
+    draws: tuple[np.ndarray, list[str]] | None = None,
+) -> pd.DataFrame:
     """PPDRisk⁻ per challenger and α in the standard convention: `ppd_urisk` = −PPDRisk⁻.
 
     Point estimate: the median over draws (and the mean); interval: equal-tailed at `level`.
@@ -297,12 +454,21 @@ def ppdrisk_table(result: BayesFit, baseline: str, alphas: Sequence[float], meas
     lo, hi = _tails(level)
     values, names = draws or ppdrisk_draws(result, baseline, alphas, challengers, seed)
     low, high = np.quantile(values, [lo, hi], axis=1)
-    return pd.DataFrame({
-        "system": np.tile(names, len(alphas)), "baseline": baseline, "measure": measure, "model": result.model,
-        "alpha": np.repeat([float(a) for a in alphas], len(names)),
-        "ppd_urisk_median": np.median(values, axis=1).reshape(-1), "ppd_urisk_mean": values.mean(axis=1).reshape(-1),
-        "ppd_urisk_low": low.reshape(-1), "ppd_urisk_high": high.reshape(-1),
-        "verdict": verdict(low, high).reshape(-1), "diagnostics": diagnostics_note(result)})
+    return pd.DataFrame(
+        {
+            "system": np.tile(names, len(alphas)),
+            "baseline": baseline,
+            "measure": measure,
+            "model": result.model,
+            "alpha": np.repeat([float(a) for a in alphas], len(names)),
+            "ppd_urisk_median": np.median(values, axis=1).reshape(-1),
+            "ppd_urisk_mean": values.mean(axis=1).reshape(-1),
+            "ppd_urisk_low": low.reshape(-1),
+            "ppd_urisk_high": high.reshape(-1),
+            "verdict": verdict(low, high).reshape(-1),
+            "diagnostics": diagnostics_note(result),
+        }
+    )
 
 
 def predictive_overlay(result: BayesFit, replicates: int = 40, seed: int = 2026) -> pd.DataFrame:
@@ -312,10 +478,14 @@ def predictive_overlay(result: BayesFit, replicates: int = 40, seed: int = 2026)
     """
     draws = result.flat_draws()
     picks = np.linspace(0, len(draws["b"]) - 1, replicates).astype(int)
-    predicted = predict(result.model, result.data, {k: v[picks] for k, v in draws.items()},
-                        np.random.default_rng(seed))
+    predicted = predict(result.model, result.data, {k: v[picks] for k, v in draws.items()}, np.random.default_rng(seed))
     n = result.data.n
-    return pd.DataFrame({"model": result.model, "label": LABELS[result.model],
-                         "source": ["observed"] * n + ["predicted"] * predicted.size,
-                         "replicate": np.concatenate([np.full(n, -1), np.repeat(np.arange(replicates), n)]),
-                         "score": np.concatenate([result.data.y, predicted.reshape(-1)])})
+    return pd.DataFrame(
+        {
+            "model": result.model,
+            "label": LABELS[result.model],
+            "source": ["observed"] * n + ["predicted"] * predicted.size,
+            "replicate": np.concatenate([np.full(n, -1), np.repeat(np.arange(replicates), n)]),
+            "score": np.concatenate([result.data.y, predicted.reshape(-1)]),
+        }
+    )

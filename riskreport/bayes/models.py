@@ -14,6 +14,7 @@ Models (brms family; formula):
 - `paired_gaussian`, `paired_skew_normal`: intercept-only models of d_j = −l_r(Δ_j) (URisk⁻_r).
 - `zoib_rank`: BHM-ZOiB-Rank, zero_inflated_beta of per-rank gains, logit μ = b + β(k − k̄) + r_sys + r_top.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,15 +27,31 @@ from scipy import special
 from riskreport.errors import ParameterError
 
 MODELS = ("gaussian", "skew_normal", "zoib", "paired_gaussian", "paired_skew_normal", "zoib_rank")
-LABELS = {"gaussian": "BHM-Gaussian", "skew_normal": "BHM-Skew-Normal", "zoib": "BHM-ZOiB",
-          "paired_gaussian": "Paired-Gaussian", "paired_skew_normal": "Paired-Skew-Normal",
-          "zoib_rank": "BHM-ZOiB-Rank"}
-FAMILY = {"gaussian": "gaussian", "skew_normal": "skew_normal", "zoib": "zero_one_inflated_beta",
-          "paired_gaussian": "gaussian", "paired_skew_normal": "skew_normal", "zoib_rank": "zero_inflated_beta"}
-FAMILY_PARAMETERS = {"gaussian": ["sigma"], "skew_normal": ["sigma", "alpha"], "zoib": ["phi", "zoi", "coi"],
-                     "paired_gaussian": ["sigma"], "paired_skew_normal": ["sigma", "alpha"],
-                     "zoib_rank": ["beta", "phi", "zi"]}
-R_MAD = 1.4826          # R's mad() constant
+LABELS = {
+    "gaussian": "BHM-Gaussian",
+    "skew_normal": "BHM-Skew-Normal",
+    "zoib": "BHM-ZOiB",
+    "paired_gaussian": "Paired-Gaussian",
+    "paired_skew_normal": "Paired-Skew-Normal",
+    "zoib_rank": "BHM-ZOiB-Rank",
+}
+FAMILY = {
+    "gaussian": "gaussian",
+    "skew_normal": "skew_normal",
+    "zoib": "zero_one_inflated_beta",
+    "paired_gaussian": "gaussian",
+    "paired_skew_normal": "skew_normal",
+    "zoib_rank": "zero_inflated_beta",
+}
+FAMILY_PARAMETERS = {
+    "gaussian": ["sigma"],
+    "skew_normal": ["sigma", "alpha"],
+    "zoib": ["phi", "zoi", "coi"],
+    "paired_gaussian": ["sigma"],
+    "paired_skew_normal": ["sigma", "alpha"],
+    "zoib_rank": ["beta", "phi", "zi"],
+}
+R_MAD = 1.4826  # R's mad() constant
 SQRT_2_PI = np.sqrt(2.0 / np.pi)
 
 
@@ -43,8 +60,8 @@ class BayesData:
     """Scores in long format, coded for a model: y, system and topic codes, optional rank."""
 
     y: np.ndarray
-    system: np.ndarray          # codes into `systems`
-    topic: np.ndarray           # codes into `topics`
+    system: np.ndarray  # codes into `systems`
+    topic: np.ndarray  # codes into `topics`
     systems: tuple
     topics: tuple
     rank: np.ndarray | None = None
@@ -74,7 +91,7 @@ def scores_data(scores: pd.DataFrame, systems=None) -> BayesData:
 
     `systems` restricts and orders the systems (the model's pool); topics keep their order of appearance.
     """
-    if "score" not in scores.columns:          # a matrix: systems x topics
+    if "score" not in scores.columns:  # a matrix: systems x topics
         scores = scores.stack().rename("score").rename_axis(["system", "topic"]).reset_index()
     table = scores.copy()
     table["system"], table["topic"] = table["system"].astype(str), table["topic"].astype(str)
@@ -91,16 +108,26 @@ def scores_data(scores: pd.DataFrame, systems=None) -> BayesData:
     if not np.all(np.isfinite(y)):
         raise ParameterError("The model's scores must be finite numbers.")
     rank = table["rank"].to_numpy(dtype=float) if "rank" in table.columns else None
-    return BayesData(y=y, system=pd.Categorical(table["system"], categories=systems).codes.astype(np.int64),
-                     topic=pd.Categorical(table["topic"], categories=topics).codes.astype(np.int64),
-                     systems=tuple(systems), topics=tuple(topics), rank=rank)
+    return BayesData(
+        y=y,
+        system=pd.Categorical(table["system"], categories=systems).codes.astype(np.int64),
+        topic=pd.Categorical(table["topic"], categories=topics).codes.astype(np.int64),
+        systems=tuple(systems),
+        topics=tuple(topics),
+        rank=rank,
+    )
 
 
 def paired_data(d: np.ndarray, system: str, topics) -> BayesData:
     """Data of a paired model: one challenger's d_j = −l_r(Δ_j) over the topics."""
     d = np.asarray(d, dtype=float)
-    return BayesData(y=d, system=np.zeros(len(d), dtype=np.int64), topic=np.arange(len(d)),
-                     systems=(system,), topics=tuple(map(str, topics)))
+    return BayesData(
+        y=d,
+        system=np.zeros(len(d), dtype=np.int64),
+        topic=np.arange(len(d)),
+        systems=(system,),
+        topics=tuple(map(str, topics)),
+    )
 
 
 def anova_moments(data: BayesData) -> tuple[float, float, float] | None:
@@ -117,9 +144,12 @@ def anova_moments(data: BayesData) -> tuple[float, float, float] | None:
     cells = sums / counts
     sys_means, top_means = cells.mean(axis=1), cells.mean(axis=0)
     residual = cells - sys_means[:, None] - top_means[None, :] + cells.mean()
-    sigma2 = float((residual ** 2).sum()) / ((n_sys - 1) * (n_top - 1))
-    return (max(float(sys_means.var(ddof=1)) - sigma2 / n_top, 0.0),
-            max(float(top_means.var(ddof=1)) - sigma2 / n_sys, 0.0), sigma2)
+    sigma2 = float((residual**2).sum()) / ((n_sys - 1) * (n_top - 1))
+    return (
+        max(float(sys_means.var(ddof=1)) - sigma2 / n_top, 0.0),
+        max(float(top_means.var(ddof=1)) - sigma2 / n_sys, 0.0),
+        sigma2,
+    )
 
 
 def intercept_correlation(data: BayesData) -> float:
@@ -149,8 +179,10 @@ def group_strength(data: BayesData) -> tuple[float, float]:
         return 0.0, 0.0
     sd_sys2, sd_top2, sigma2 = moments
     noise_sys, noise_top = sigma2 / len(data.topics), sigma2 / len(data.systems)
-    return (sd_sys2 / (sd_sys2 + noise_sys) if sd_sys2 + noise_sys > 0 else 0.0,
-            sd_top2 / (sd_top2 + noise_top) if sd_top2 + noise_top > 0 else 0.0)
+    return (
+        sd_sys2 / (sd_sys2 + noise_sys) if sd_sys2 + noise_sys > 0 else 0.0,
+        sd_top2 / (sd_top2 + noise_top) if sd_top2 + noise_top > 0 else 0.0,
+    )
 
 
 def check_model(model: str) -> str:
@@ -162,8 +194,10 @@ def check_model(model: str) -> str:
 def check_support(model: str, y: np.ndarray) -> None:
     """The likelihood's support: [0, 1] for ZOiB, [0, 1) for the zero-inflated beta of ZOiB-Rank."""
     if model == "zoib" and (np.any(y < 0) or np.any(y > 1)):
-        raise ParameterError("BHM-ZOiB models scores in [0, 1]; this measure has scores outside it "
-                             "(use the Gaussian or skew-normal model).")
+        raise ParameterError(
+            "BHM-ZOiB models scores in [0, 1]; this measure has scores outside it "
+            "(use the Gaussian or skew-normal model)."
+        )
     if model == "zoib_rank" and (np.any(y < 0) or np.any(y >= 1)):
         raise ParameterError("BHM-ZOiB-Rank models per-rank gains in [0, 1).")
 
@@ -187,7 +221,10 @@ def brms_priors(model: str, y: np.ndarray) -> dict:
     if FAMILY[model] in ("gaussian", "skew_normal"):
         median = float(np.median(y))
         scale = max(2.5, r_round(float(np.median(np.abs(y - median))) * R_MAD))
-        priors: dict[str, tuple] = {"b": ("student_t", 3, r_round(median), scale), "sigma": ("half_student_t", 3, 0, scale)}
+        priors: dict[str, tuple] = {
+            "b": ("student_t", 3, r_round(median), scale),
+            "sigma": ("half_student_t", 3, 0, scale),
+        }
         if FAMILY[model] == "skew_normal":
             priors["alpha"] = ("normal", 0, 4)
     else:
@@ -223,16 +260,28 @@ def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
     `sampling` swaps these arrays in to reuse it (e.g. for BRisk⁻ at every α).
     """
     y = np.asarray(data.y, dtype=float)
-    inputs = {"y": y, "system": data.system.astype(np.int64), "topic": data.topic.astype(np.int64),
-              "b_loc": np.float64(priors["b"][2]), "b_scale": np.float64(priors["b"][3])}
+    inputs = {
+        "y": y,
+        "system": data.system.astype(np.int64),
+        "topic": data.topic.astype(np.int64),
+        "b_loc": np.float64(priors["b"][2]),
+        "b_scale": np.float64(priors["b"][3]),
+    }
     if "sd_sys" in priors:
         inputs["sd_scale"] = np.float64(priors["sd_sys"][3])
     if "sigma" in priors:
         inputs["sigma_scale"] = np.float64(priors["sigma"][3])
     if FAMILY[model] in ("zero_one_inflated_beta", "zero_inflated_beta"):
         inner = (y > 0) & (y < 1)
-        inputs.update({"y": np.where(inner, y, 0.5), "inner": inner.astype(float), "n0": np.float64((y == 0).sum()),
-                       "n1": np.float64((y == 1).sum()), "n_inner": np.float64(inner.sum())})
+        inputs.update(
+            {
+                "y": np.where(inner, y, 0.5),
+                "inner": inner.astype(float),
+                "n0": np.float64((y == 0).sum()),
+                "n1": np.float64((y == 1).sum()),
+                "n_inner": np.float64(inner.sum()),
+            }
+        )
     if model == "zoib_rank":
         inputs["rank_centred"] = np.asarray(data.ranks(), dtype=float) - float(np.mean(data.ranks()))
     return inputs
@@ -247,16 +296,21 @@ def build_pymc_model(model: str, data: BayesData, priors: dict, centred: tuple[b
     import pymc as pm
     import pytensor.tensor as pt
 
-    with pm.Model(check_bounds=False) as pymc_model:   # transforms keep every parameter in its support
+    with pm.Model(check_bounds=False) as pymc_model:  # transforms keep every parameter in its support
         inputs = {name: pm.Data(name, value) for name, value in model_inputs(model, data, priors).items()}
         eta = pm.StudentT("b", nu=3, mu=inputs["b_loc"], sigma=inputs["b_scale"])
         if not model.startswith("paired"):
             sd_sys = pm.HalfStudentT("sd_sys", nu=3, sigma=inputs["sd_scale"])
             sd_top = pm.HalfStudentT("sd_top", nu=3, sigma=inputs["sd_scale"])
-            r_sys, r_top = (pm.Normal(f"r_{group}", 0.0, sd, shape=size) if centre else
-                            sd * pm.Normal(f"z_{group}", 0.0, 1.0, shape=size)
-                            for group, sd, size, centre in (("sys", sd_sys, len(data.systems), centred[0]),
-                                                            ("top", sd_top, len(data.topics), centred[1])))
+            r_sys, r_top = (
+                pm.Normal(f"r_{group}", 0.0, sd, shape=size)
+                if centre
+                else sd * pm.Normal(f"z_{group}", 0.0, 1.0, shape=size)
+                for group, sd, size, centre in (
+                    ("sys", sd_sys, len(data.systems), centred[0]),
+                    ("top", sd_top, len(data.topics), centred[1]),
+                )
+            )
             eta = eta + r_sys[inputs["system"]] + r_top[inputs["topic"]]
         if model == "zoib_rank":
             eta = eta + pm.Flat("beta") * inputs["rank_centred"]
@@ -266,8 +320,8 @@ def build_pymc_model(model: str, data: BayesData, priors: dict, centred: tuple[b
         elif family == "skew_normal":
             sigma = pm.HalfStudentT("sigma", nu=3, sigma=inputs["sigma_scale"])
             lam = pm.Normal("alpha", mu=0.0, sigma=4.0)
-            delta = lam / pt.sqrt(1 + lam ** 2)
-            omega = sigma / pt.sqrt(1 - 2 * delta ** 2 / np.pi)
+            delta = lam / pt.sqrt(1 + lam**2)
+            omega = sigma / pt.sqrt(1 - 2 * delta**2 / np.pi)
             pm.SkewNormal("obs", mu=eta - omega * delta * SQRT_2_PI, sigma=omega, alpha=lam, observed=y)
         else:
             phi = pm.Gamma("phi", alpha=0.01, beta=0.01)
@@ -277,8 +331,9 @@ def build_pymc_model(model: str, data: BayesData, priors: dict, centred: tuple[b
             n0, n1, n_in = inputs["n0"], inputs["n1"], inputs["n_inner"]
             if model == "zoib":
                 zoi, coi = pm.Beta("zoi", 1.0, 1.0), pm.Beta("coi", 1.0, 1.0)
-                pm.Potential("obs_01", (n0 + n1) * pt.log(zoi) + n0 * pt.log1p(-coi) + n1 * pt.log(coi)
-                             + n_in * pt.log1p(-zoi))
+                pm.Potential(
+                    "obs_01", (n0 + n1) * pt.log(zoi) + n0 * pt.log1p(-coi) + n1 * pt.log(coi) + n_in * pt.log1p(-zoi)
+                )
             else:
                 zi = pm.Beta("zi", 1.0, 1.0)
                 pm.Potential("obs_0", n0 * pt.log(zi) + n_in * pt.log1p(-zi))
@@ -299,8 +354,8 @@ def linear_predictor(model: str, data: BayesData, draws: dict, index=slice(None)
 
 def skew_normal_location(mu, sigma, lam):
     """brms skew-normal (mean μ, sd σ, shape λ) → (ξ, ω): δ = λ/√(1+λ²), ω = σ/√(1 − 2δ²/π), ξ = μ − ωδ√(2/π)."""
-    delta = lam / np.sqrt(1 + lam ** 2)
-    omega = sigma / np.sqrt(1 - 2 * delta ** 2 / np.pi)
+    delta = lam / np.sqrt(1 + lam**2)
+    omega = sigma / np.sqrt(1 - 2 * delta**2 / np.pi)
     return mu - omega * delta * SQRT_2_PI, omega, delta
 
 
@@ -315,14 +370,24 @@ def log_likelihood(model: str, data: BayesData, draws: dict, index=slice(None)) 
     if family == "skew_normal":
         xi, omega, _ = skew_normal_location(eta, draws["sigma"][:, None], draws["alpha"][:, None])
         z = (y - xi) / omega
-        return (np.log(2) - np.log(omega) - 0.5 * z ** 2 - 0.5 * np.log(2 * np.pi)
-                + special.log_ndtr(draws["alpha"][:, None] * z))
+        return (
+            np.log(2)
+            - np.log(omega)
+            - 0.5 * z**2
+            - 0.5 * np.log(2 * np.pi)
+            + special.log_ndtr(draws["alpha"][:, None] * z)
+        )
     phi = draws["phi"][:, None]
     inner = (y > 0) & (y < 1)
     out = np.empty(eta.shape)
-    a = special.expit(eta[:, inner]) * phi                      # Beta(μφ, (1 − μ)φ) on the interior only
-    out[:, inner] = ((a - 1) * np.log(y[inner]) + (phi - a - 1) * np.log1p(-y[inner])
-                     - special.gammaln(a) - special.gammaln(phi - a) + special.gammaln(phi))
+    a = special.expit(eta[:, inner]) * phi  # Beta(μφ, (1 − μ)φ) on the interior only
+    out[:, inner] = (
+        (a - 1) * np.log(y[inner])
+        + (phi - a - 1) * np.log1p(-y[inner])
+        - special.gammaln(a)
+        - special.gammaln(phi - a)
+        + special.gammaln(phi)
+    )
     if model == "zoib":
         zoi, coi = draws["zoi"][:, None], draws["coi"][:, None]
         out[:, inner] += np.log1p(-zoi)
@@ -344,11 +409,11 @@ def predict(model: str, data: BayesData, draws: dict, rng: np.random.Generator, 
     if family == "skew_normal":
         xi, omega, delta = skew_normal_location(eta, draws["sigma"][:, None], draws["alpha"][:, None])
         z0, z1 = np.abs(rng.standard_normal(eta.shape)), rng.standard_normal(eta.shape)
-        return xi + omega * (delta * z0 + np.sqrt(1 - delta ** 2) * z1)
+        return xi + omega * (delta * z0 + np.sqrt(1 - delta**2) * z1)
     mu = special.expit(eta)
     phi = draws["phi"][:, None]
     interior = rng.beta(mu * phi, (1 - mu) * phi)
-    interior = np.clip(interior, 1e-300, 1 - 1e-16)         # Beta draws may round to 0 or 1 for tiny φ
+    interior = np.clip(interior, 1e-300, 1 - 1e-16)  # Beta draws may round to 0 or 1 for tiny φ
     if model == "zoib":
         boundary = rng.random(eta.shape) < draws["zoi"][:, None]
         one = rng.random(eta.shape) < draws["coi"][:, None]
@@ -370,8 +435,10 @@ def rbp_rank_gains(runs: dict, qrels: pd.DataFrame, topics, p: float = 0.8, dept
         raise ParameterError(f"RBP gains need 0 < p < 1 and depth ≥ 1, got p = {p!r}, depth = {depth!r}.")
     from riskreport.measures.ranked import rank_run, run_arrays
     from riskreport.measures.rbp import rank_gains
-    judgments = dict(zip(zip(qrels["query_id"].astype(str), qrels["doc_id"].astype(str)),
-                         qrels["relevance"].astype(float)))
+
+    judgments = dict(
+        zip(zip(qrels["query_id"].astype(str), qrels["doc_id"].astype(str)), qrels["relevance"].astype(float))
+    )
     top = float(qrels["relevance"].max()) if len(qrels) and qrels["relevance"].max() > 0 else 1.0
     topics = [str(t) for t in topics]
     frames = []
@@ -382,6 +449,14 @@ def rbp_rank_gains(runs: dict, qrels: pd.DataFrame, topics, p: float = 0.8, dept
         gains = np.zeros((len(topics), depth))
         present = [i for i, t in enumerate(topics) if t in row]
         gains[present] = found[[row[topics[i]] for i in present]]
-        frames.append(pd.DataFrame({"system": system, "topic": np.repeat(topics, depth),
-                                    "rank": np.tile(np.arange(1, depth + 1), len(topics)), "score": gains.reshape(-1)}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "system": system,
+                    "topic": np.repeat(topics, depth),
+                    "rank": np.tile(np.arange(1, depth + 1), len(topics)),
+                    "score": gains.reshape(-1),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)[["system", "topic", "rank", "score"]]

@@ -8,6 +8,7 @@ and it says which. Draws are cached under `$RISKREPORT_CACHE/bayes`, keyed by th
 priors, settings and library versions; an entry carries a checksum of its content and key and
 is written atomically, so a damaged or foreign entry is never read back as a fit.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,7 +41,7 @@ from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions
 from riskreport.progress import Progress
 
-CACHE_FORMAT = 2          # 2: pointwise elpd stored with the draws
+CACHE_FORMAT = 2  # 2: pointwise elpd stored with the draws
 
 
 POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry
@@ -49,19 +50,19 @@ POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cac
 LIBRARIES = ("riskreport", "pymc", "pytensor", "nutpie", "numba", "numpy", "arviz")
 
 
-INITIAL_EFFICIENCY = 0.6      # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
+INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
 
 
-LOW_RANK_BELOW = 0.25         # ESS per draw under which later batches adapt a low-rank mass matrix (correlated effects)
+LOW_RANK_BELOW = 0.25  # ESS per draw under which later batches adapt a low-rank mass matrix (correlated effects)
 
 
-LOW_RANK_ABOVE = 0.75         # predicted intercept–effect correlation above which the first batch already does,
+LOW_RANK_ABOVE = 0.75  # predicted intercept–effect correlation above which the first batch already does,
 
 
-CENTRED_FAMILIES = ("gaussian", "zero_one_inflated_beta", "zero_inflated_beta")   # and centres the groups
+CENTRED_FAMILIES = ("gaussian", "zero_one_inflated_beta", "zero_inflated_beta")  # and centres the groups
 
 
-CENTRE_ABOVE = 0.5            # whose data dominate their prior (`models.group_strength`)
+CENTRE_ABOVE = 0.5  # whose data dominate their prior (`models.group_strength`)
 
 
 @dataclass
@@ -85,7 +86,9 @@ class BayesFit:
     cached: bool = False
     key: str = ""
     batches: list = field(default_factory=list)
-    pointwise: dict = field(default_factory=dict)    # elpd_loo_i, elpd_waic_i, pareto_k per observation (model comparison)
+    pointwise: dict = field(
+        default_factory=dict
+    )  # elpd_loo_i, elpd_waic_i, pareto_k per observation (model comparison)
 
     @property
     def label(self) -> str:
@@ -122,10 +125,21 @@ def library_versions() -> dict:
     return package_versions(LIBRARIES, python=False)
 
 
-def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,
-        tune: int = 1000, seed: int = 2026, target_accept: float = 0.9, criteria: bool = True,
-        cache_dir: str | Path | None = None, use_cache: bool = True,
-        progress: Progress | None = stderr_progress) -> BayesFit:
+def fit(
+    model: str,
+    data: BayesData,
+    *,
+    target_ess: int = 10_000,
+    max_draws: int = 72_000,
+    chains: int = 4,
+    tune: int = 1000,
+    seed: int = 2026,
+    target_accept: float = 0.9,
+    criteria: bool = True,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = stderr_progress,
+) -> BayesFit:
     """Fit `model` (see `models.MODELS`) to `data` until every system effect has bulk and tail ESS ≥ `target_ess`.
 
     At most `max_draws` draws in all (post warm-up, all chains). Seeded: the same inputs give the
@@ -138,8 +152,9 @@ def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int
     """
     check_model(model)
     check_support(model, data.y)
-    settings = check_settings(target_ess=target_ess, max_draws=max_draws, chains=chains, tune=tune, seed=seed,
-                              target_accept=target_accept)
+    settings = check_settings(
+        target_ess=target_ess, max_draws=max_draws, chains=chains, tune=tune, seed=seed, target_accept=target_accept
+    )
     if model == "zoib_rank" and data.rank is None:
         raise ParameterError("BHM-ZOiB-Rank needs per-rank gains: a scores table with a `rank` column.")
     say = progress or (lambda message: None)
@@ -150,20 +165,36 @@ def fit(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int
             say(f"{LABELS[model]}: cached draws ({hit['meta']['n_draws']:,} draws), no sampling")
             return _finished(progress, _from_cache(hit, model, data, key))
     started = time.time()
-    draws, batches, divergences = _sample_to_target(model, data, priors, settings, say,
-                                                    cache.compiled if cache is not None else None)
+    draws, batches, divergences = _sample_to_target(
+        model, data, priors, settings, say, cache.compiled if cache is not None else None
+    )
     sampled = time.time()
     diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", target_ess, divergences)
-    diagnostics["seconds_to_target"] = sampled - started      # compile and sampling, until the ESS check passed
+    diagnostics["seconds_to_target"] = sampled - started  # compile and sampling, until the ESS check passed
     information = information_criteria(model, data, draws) if criteria else {}
     pointwise = information.pop("pointwise", {})
     seconds = time.time() - started
-    say(f"{LABELS[model]}: {diagnostics['draws']:,} draws in {seconds:.1f} s; min ESS bulk "
+    say(
+        f"{LABELS[model]}: {diagnostics['draws']:,} draws in {seconds:.1f} s; min ESS bulk "
         f"{diagnostics['min_ess_bulk']:,.0f}, tail {diagnostics['min_ess_tail']:,.0f}; max R̂ "
         f"{diagnostics['max_rhat']:.4f}; {divergences} divergences"
-        + (f"; WAIC {information['waic']:.1f}" if information else ""))
-    result = BayesFit(model, data, priors, draws, settings, diagnostics, information, seconds, versions, False, key,
-                      batches, pointwise)
+        + (f"; WAIC {information['waic']:.1f}" if information else "")
+    )
+    result = BayesFit(
+        model,
+        data,
+        priors,
+        draws,
+        settings,
+        diagnostics,
+        information,
+        seconds,
+        versions,
+        False,
+        key,
+        batches,
+        pointwise,
+    )
     if cache is not None:
         cache.put(key, result)
     return _finished(progress, result)
@@ -184,14 +215,27 @@ def _entry(model: str, data: BayesData, settings: dict, criteria: bool, cache_di
     return priors, versions, key, FitCache(cache_dir) if use_cache else None
 
 
-def prepare(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws: int = 72_000, chains: int = 4,
-            tune: int = 1000, seed: int = 2026, target_accept: float = 0.9, criteria: bool = True,
-            cache_dir: str | Path | None = None, use_cache: bool = True, **_) -> bool:
+def prepare(
+    model: str,
+    data: BayesData,
+    *,
+    target_ess: int = 10_000,
+    max_draws: int = 72_000,
+    chains: int = 4,
+    tune: int = 1000,
+    seed: int = 2026,
+    target_accept: float = 0.9,
+    criteria: bool = True,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    **_,
+) -> bool:
     """Compile (or load from the cache) the model that `fit` with these arguments will sample, unless its draws
     are cached; True if a compiled model is now ready. Meant for a background thread: `fit` then finds the
     model compiled (the compile of one fit overlaps the sampling of another)."""
-    settings = check_settings(target_ess=target_ess, max_draws=max_draws, chains=chains, tune=tune, seed=seed,
-                              target_accept=target_accept)
+    settings = check_settings(
+        target_ess=target_ess, max_draws=max_draws, chains=chains, tune=tune, seed=seed, target_accept=target_accept
+    )
     priors, _, key, cache = _entry(model, data, settings, criteria, cache_dir, use_cache)
     if cache is not None and cache.has(key):
         return False
@@ -202,25 +246,46 @@ def prepare(model: str, data: BayesData, *, target_ess: int = 10_000, max_draws:
 
 def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) -> dict:
     """The sampling settings, checked: whole numbers in range, 0.5 ≤ target_accept < 1."""
-    for name, value, low in (("target_ess", target_ess, 1), ("max_draws", max_draws, 1), ("chains", chains, 1),
-                             ("tune", tune, 50), ("seed", seed, 0)):
+    for name, value, low in (
+        ("target_ess", target_ess, 1),
+        ("max_draws", max_draws, 1),
+        ("chains", chains, 1),
+        ("tune", tune, 50),
+        ("seed", seed, 0),
+    ):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ParameterError(f"{name} must be a whole number ≥ {low}, got {value!r}.")
     if chains > max_draws:
         raise ParameterError(f"max_draws ({max_draws}) must allow at least one draw per chain ({chains} chains).")
     if not (isinstance(target_accept, float) and 0.5 <= target_accept < 1):
         raise ParameterError(f"target_accept must be a number in [0.5, 1), got {target_accept!r}.")
-    return {"target_ess": int(target_ess), "max_draws": int(max_draws), "chains": int(chains), "tune": int(tune),
-            "seed": int(seed), "target_accept": float(target_accept), "sampler": "nutpie (NUTS), numba backend",
-            "initial_efficiency": INITIAL_EFFICIENCY, "low_rank_below": LOW_RANK_BELOW,
-            "low_rank_above": LOW_RANK_ABOVE, "centred_families": CENTRED_FAMILIES,
-            "centre_above": CENTRE_ABOVE}   # the batch rule, in the key
+    return {
+        "target_ess": int(target_ess),
+        "max_draws": int(max_draws),
+        "chains": int(chains),
+        "tune": int(tune),
+        "seed": int(seed),
+        "target_accept": float(target_accept),
+        "sampler": "nutpie (NUTS), numba backend",
+        "initial_efficiency": INITIAL_EFFICIENCY,
+        "low_rank_below": LOW_RANK_BELOW,
+        "low_rank_above": LOW_RANK_ABOVE,
+        "centred_families": CENTRED_FAMILIES,
+        "centre_above": CENTRE_ABOVE,
+    }  # the batch rule, in the key
 
 
 def cache_key(model: str, data: BayesData, priors: dict, settings: dict, versions: dict) -> str:
     """The draws' key in the riskreport cache: the data, model, priors, sampler settings and library versions."""
-    return content_key("bayes", format=CACHE_FORMAT, model=model, data=data.digest(), priors=priors,
-                       settings=settings, versions=versions)
+    return content_key(
+        "bayes",
+        format=CACHE_FORMAT,
+        model=model,
+        data=data.digest(),
+        priors=priors,
+        settings=settings,
+        versions=versions,
+    )
 
 
 def layout(model: str, data: BayesData) -> tuple[tuple[bool, bool], bool, float]:
@@ -246,9 +311,11 @@ def layout(model: str, data: BayesData) -> tuple[tuple[bool, bool], bool, float]
 def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
     centred, low_rank, correlation = layout(model, data)
     if low_rank:
-        say(f"{LABELS[model]}: intercept and system effects predicted to correlate at {correlation:.2f} "
+        say(
+            f"{LABELS[model]}: intercept and system effects predicted to correlate at {correlation:.2f} "
             f"(> {LOW_RANK_ABOVE}): low-rank mass matrix from the first batch"
-            + "".join(f", centred {group} effects" for group, c in zip(("system", "topic"), centred) if c))
+            + "".join(f", centred {group} effects" for group, c in zip(("system", "topic"), centred) if c)
+        )
     compiled = _compiled(model, data, priors, say, centred, compiled_dir)
     import nutpie  # heavy imports only when sampling (imported by `_compiled`)
 
@@ -261,13 +328,23 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
     while True:
         batch = len(batches)
         mass = "low-rank" if low_rank else "diagonal"
-        say(f"{LABELS[model]}: sampling {chains} chains × {per_chain:,} draws (+ {settings['tune']:,} warm-up, "
-            f"{mass} mass matrix), batch {batch + 1}")
+        say(
+            f"{LABELS[model]}: sampling {chains} chains × {per_chain:,} draws (+ {settings['tune']:,} warm-up, "
+            f"{mass} mass matrix), batch {batch + 1}"
+        )
         started = time.time()
-        trace = nutpie.sample(compiled, draws=per_chain, tune=settings["tune"], chains=chains,
-                              cores=min(chains, os.cpu_count() or 1), seed=settings["seed"] + 7919 * batch,
-                              save_warmup=False, progress_bar=False, target_accept=settings["target_accept"],
-                              low_rank_modified_mass_matrix=low_rank)
+        trace = nutpie.sample(
+            compiled,
+            draws=per_chain,
+            tune=settings["tune"],
+            chains=chains,
+            cores=min(chains, os.cpu_count() or 1),
+            seed=settings["seed"] + 7919 * batch,
+            save_warmup=False,
+            progress_bar=False,
+            target_accept=settings["target_accept"],
+            low_rank_modified_mass_matrix=low_rank,
+        )
         parts.append({name: np.asarray(trace.posterior[name].values) for name in free_variables(model, centred)})
         batch_divergences = int(np.asarray(trace.sample_stats["diverging"].values).sum())
         divergences += batch_divergences
@@ -275,13 +352,24 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
         draws = _with_effects({name: np.concatenate([p[name] for p in parts], axis=1) for name in parts[0]})
         bulk, tail = _min_ess(draws[effects])
         total, done = draws["b"].size, draws["b"].shape[1]
-        batches.append({"chains": chains, "draws_per_chain": per_chain, "mass_matrix": mass,
-                        "group_effects": "/".join(f"{g} {'centred' if c else 'non-centred'}"
-                                                  for g, c in zip(("systems", "topics"), centred)),
-                        "seconds": round(time.time() - started, 2), "divergences": batch_divergences,
-                        "min_ess_bulk": bulk, "min_ess_tail": tail})
-        say(f"{LABELS[model]}: {total:,} draws, min ESS of the system effects bulk {bulk:,.0f} / tail {tail:,.0f} "
-            f"(target {target:,}) after {time.time() - started:.1f} s")
+        batches.append(
+            {
+                "chains": chains,
+                "draws_per_chain": per_chain,
+                "mass_matrix": mass,
+                "group_effects": "/".join(
+                    f"{g} {'centred' if c else 'non-centred'}" for g, c in zip(("systems", "topics"), centred)
+                ),
+                "seconds": round(time.time() - started, 2),
+                "divergences": batch_divergences,
+                "min_ess_bulk": bulk,
+                "min_ess_tail": tail,
+            }
+        )
+        say(
+            f"{LABELS[model]}: {total:,} draws, min ESS of the system effects bulk {bulk:,.0f} / tail {tail:,.0f} "
+            f"(target {target:,}) after {time.time() - started:.1f} s"
+        )
         room = settings["max_draws"] // chains - done
         reached = min(bulk, tail)
         if reached >= target or room < 1:
@@ -298,10 +386,10 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
         per_chain = min(room, max(done // 4, math.ceil(done * (target / max(reached, 1.0) - 1) * 1.3)))
 
 
-_COMPILED: dict = {}    # (model, systems, topics, observations, centred) -> compiled nutpie model, reused in a process
+_COMPILED: dict = {}  # (model, systems, topics, observations, centred) -> compiled nutpie model, reused in a process
 
 
-_LOCKS: dict = {}       # shape -> lock: a fit and a background `prepare` never compile the same model twice
+_LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compile the same model twice
 
 
 _LOCKS_LOCK = threading.Lock()
@@ -315,7 +403,7 @@ def _compiled(model: str, data: BayesData, priors: dict, say: Progress, centred=
     """
     import warnings
 
-    with warnings.catch_warnings():     # PyTensor's C-backend BLAS notice: the numba backend does not use it
+    with warnings.catch_warnings():  # PyTensor's C-backend BLAS notice: the numba backend does not use it
         warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS", category=UserWarning)
         return _compile(model, data, priors, say, centred, folder)
 
@@ -326,7 +414,7 @@ def _compile(model: str, data: BayesData, priors: dict, say: Progress, centred: 
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(shape, threading.Lock())
     with lock:
-        if shape in _COMPILED:    # a data container the graph does not use (n1 of ZOiB-Rank) is not in the model
+        if shape in _COMPILED:  # a data container the graph does not use (n1 of ZOiB-Rank) is not in the model
             compiled = _COMPILED[shape]
             return compiled.with_data(**{name: v for name, v in inputs.items() if name in compiled.shared_data})
         _COMPILED[shape] = _compile_or_load(model, data, priors, say, centred, folder, shape, inputs)
@@ -386,12 +474,20 @@ class FitCache:
         return None if hit is None else {"arrays": hit[0], "meta": hit[1]}
 
     def put(self, key: str, result: BayesFit) -> None:
-        derived = [f"r_{g}" for g in ("sys", "top") if f"z_{g}" in result.draws]   # a centred group stores r itself
+        derived = [f"r_{g}" for g in ("sys", "top") if f"z_{g}" in result.draws]  # a centred group stores r itself
         arrays = {name: values for name, values in result.draws.items() if name not in derived}
         arrays.update({POINTWISE + name: values for name, values in result.pointwise.items()})
-        meta = {"model": result.model, "priors": result.priors, "settings": result.settings,
-                "diagnostics": result.diagnostics, "criteria": result.criteria, "seconds": result.seconds,
-                "versions": result.versions, "batches": result.batches, "n_draws": result.n_draws}
+        meta = {
+            "model": result.model,
+            "priors": result.priors,
+            "settings": result.settings,
+            "diagnostics": result.diagnostics,
+            "criteria": result.criteria,
+            "seconds": result.seconds,
+            "versions": result.versions,
+            "batches": result.batches,
+            "n_draws": result.n_draws,
+        }
         self.cache.put_arrays(key, arrays, meta)
 
 
@@ -401,6 +497,19 @@ def _from_cache(hit: dict, model: str, data: BayesData, key: str) -> BayesFit:
     diagnostics["per_parameter"] = {k: tuple(v) for k, v in diagnostics["per_parameter"].items()}
     priors = {k: tuple(v) for k, v in meta["priors"].items()}
     draws = {name: values for name, values in hit["arrays"].items() if not name.startswith(POINTWISE)}
-    pointwise = {name[len(POINTWISE):]: values for name, values in hit["arrays"].items() if name.startswith(POINTWISE)}
-    return BayesFit(model, data, priors, _with_effects(draws), meta["settings"], diagnostics,
-                    meta["criteria"], meta["seconds"], meta["versions"], True, key, meta["batches"], pointwise)
+    pointwise = {name[len(POINTWISE) :]: values for name, values in hit["arrays"].items() if name.startswith(POINTWISE)}
+    return BayesFit(
+        model,
+        data,
+        priors,
+        _with_effects(draws),
+        meta["settings"],
+        diagnostics,
+        meta["criteria"],
+        meta["seconds"],
+        meta["versions"],
+        True,
+        key,
+        meta["batches"],
+        pointwise,
+    )

@@ -1,4 +1,5 @@
 """The compiled scanner of `riskreport.io.letor` (numba), imported on first read: planning a report needs no numba."""
+
 import numpy as np
 from numba import njit
 
@@ -13,7 +14,7 @@ def number(buf, p, end):
     while q < end and (48 <= buf[q] <= 57 or (buf[q] == 46 and not point)):
         if buf[q] == 46:
             point = True
-        elif digits < 18:                    # significant digits kept; leading zeros do not count
+        elif digits < 18:  # significant digits kept; leading zeros do not count
             seen = True
             mantissa = mantissa * 10 + (buf[q] - 48)
             digits += mantissa > 0
@@ -46,6 +47,7 @@ def number(buf, p, end):
         value = value * 10.0 ** min(scale, 400)
     return sign * value, True
 
+
 @njit(cache=True, nogil=True)
 def whole(buf, p, end):
     """A whole number ≥ 0 at buf[p:end]; −1 if it is not one."""
@@ -58,6 +60,7 @@ def whole(buf, p, end):
         value = value * 10 + (buf[q] - 48)
     return value
 
+
 @njit(cache=True, nogil=True)
 def scan(buf, fill, labels, qids, lines, features, max_feature):
     """Check (fill=False) or read (fill=True) every line. Returns (status, line, column, rows, widest)."""
@@ -69,7 +72,7 @@ def scan(buf, fill, labels, qids, lines, features, max_feature):
         while buf[eol] != 10:
             eol += 1
         end = eol
-        for q in range(start, eol):          # a comment runs to the end of the line
+        for q in range(start, eol):  # a comment runs to the end of the line
             if buf[q] == 35:
                 end = q
                 break
@@ -91,8 +94,7 @@ def scan(buf, fill, labels, qids, lines, features, max_feature):
                 if label < 0 or label != np.floor(label) or label > 1e9:
                     return 2, line, column, row, widest
             elif field == 1:
-                if not (t - q > 4 and buf[q] == 113 and buf[q + 1] == 105 and buf[q + 2] == 100 and
-                        buf[q + 3] == 58):
+                if not (t - q > 4 and buf[q] == 113 and buf[q + 1] == 105 and buf[q + 2] == 100 and buf[q + 3] == 58):
                     return 3, line, column, row, widest
                 qid = whole(buf, q + 4, t)
                 if qid < 0:
@@ -120,7 +122,7 @@ def scan(buf, fill, labels, qids, lines, features, max_feature):
             field += 1
             q = t
         if field == 0:
-            continue                          # a blank or comment-only line
+            continue  # a blank or comment-only line
         if field == 1:
             return 3, line, end - start + 1, row, widest
         if fill:

@@ -15,6 +15,7 @@ and a checksum of its content. Reading never fails a report:
 Location: `$RISKREPORT_CACHE`, else `$XDG_CACHE_HOME/riskreport`, else `~/.cache/riskreport`, one
 sub-folder per use (`scores`, `bayes`, `scipy`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +31,8 @@ import numpy as np
 
 from riskreport.io.files import umask
 
-FORMAT = 1   # of the entry files themselves; part of every key
-_UNWRITABLE: set[str] = set()   # folders whose failed write was already said
+FORMAT = 1  # of the entry files themselves; part of every key
+_UNWRITABLE: set[str] = set()  # folders whose failed write was already said
 
 
 class CacheWarning(UserWarning):
@@ -104,7 +105,7 @@ class Cache:
                 record = json.loads(bytes(stored["__record__"]).decode())
             ok = record["sha256"] == _arrays_digest(arrays, record["meta"])
             own = ok and record["key"] == key and record["kind"] == self.kind
-        except Exception:   # noqa: BLE001 - zipfile, numpy and json raise many kinds for a damaged file
+        except Exception:  # noqa: BLE001 - zipfile, numpy and json raise many kinds for a damaged file
             ok = own = False
         if not own:
             self._ignored(path, "fails its checksum" if not ok else "belongs to another entry")
@@ -114,7 +115,7 @@ class Cache:
     def put_arrays(self, key: str, arrays: dict[str, np.ndarray], meta: Any) -> None:
         """Store named arrays (no objects: read back without pickle) and JSON `meta` under `key`."""
         arrays = {name: np.ascontiguousarray(values) for name, values in arrays.items()}
-        meta = json.loads(json.dumps(meta, default=float))      # what reading back will give
+        meta = json.loads(json.dumps(meta, default=float))  # what reading back will give
         record = {"key": key, "kind": self.kind, "meta": meta, "sha256": _arrays_digest(arrays, meta)}
         buffer = io.BytesIO()
         named: dict[str, Any] = {"__record__": np.frombuffer(json.dumps(record).encode(), dtype=np.uint8), **arrays}
@@ -132,18 +133,25 @@ class Cache:
                 out.write(data)
             os.chmod(temporary, 0o666 & ~umask())
             os.replace(temporary, path)
-        except OSError as error:     # a read-only or full cache costs a computation, never the report
+        except OSError as error:  # a read-only or full cache costs a computation, never the report
             if temporary:
                 Path(temporary).unlink(missing_ok=True)
             if str(self.folder) not in _UNWRITABLE:
                 _UNWRITABLE.add(str(self.folder))
-                warnings.warn(f"cannot write the {self.kind} cache in {self.folder}: {error}; values are computed "
-                              "and used, not kept (set RISKREPORT_CACHE to a writable folder to keep them)",
-                              CacheWarning, stacklevel=3)
+                warnings.warn(
+                    f"cannot write the {self.kind} cache in {self.folder}: {error}; values are computed "
+                    "and used, not kept (set RISKREPORT_CACHE to a writable folder to keep them)",
+                    CacheWarning,
+                    stacklevel=3,
+                )
 
     def _ignored(self, path: Path, why: str) -> None:
-        warnings.warn(f"ignored a damaged {self.kind} cache entry {path} (it {why}); the value is computed again "
-                      "and the entry rewritten", CacheWarning, stacklevel=3)
+        warnings.warn(
+            f"ignored a damaged {self.kind} cache entry {path} (it {why}); the value is computed again "
+            "and the entry rewritten",
+            CacheWarning,
+            stacklevel=3,
+        )
 
 
 def _json_digest(value: Any) -> str:

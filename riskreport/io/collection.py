@@ -11,6 +11,7 @@ Layout of a collection folder (docs/measures/index.md, Scores):
 A collection is given by name (a folder under a data directory) or by path; the path of a
 score table (`*.csv`, same columns as scores.csv) is a collection of its own.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,6 +40,7 @@ def user_data_dir() -> Path:
     """Where an installed riskreport keeps collections it makes (the demo): the platform's user data folder,
     e.g. `~/.local/share/riskreport` on Linux (`$XDG_DATA_HOME` respected), never inside site-packages."""
     from platformdirs import user_data_path
+
     return user_data_path("riskreport", appauthor=False)
 
 
@@ -46,6 +48,8 @@ def demo_path() -> Path:
     """Where `riskreport demo` writes the demo collection by default: `data/demo` of a source checkout, else
     the user data folder's `demo`."""
     return (PROJECT_ROOT / "data" if CHECKOUT else user_data_dir()) / DEMO
+
+
 RUN_SUFFIXES = (".run", ".txt")
 COMPRESSIONS = ("", ".gz", ".bz2")
 CONFIG_KEYS = {"title", "description", "measure", "baseline", "alphas", "qrels"}
@@ -92,8 +96,10 @@ class Collection:
     def qrels_file(self) -> Path:
         """The qrels file, for evaluating run files; an error naming the folder when there is none."""
         if self.qrels is None:
-            raise RiskReportError(f"{self.path} has no qrels file to evaluate run files with "
-                                  "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
+            raise RiskReportError(
+                f"{self.path} has no qrels file to evaluate run files with "
+                "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2)."
+            )
         return self.qrels
 
     def scores_file(self) -> Path:
@@ -104,8 +110,12 @@ class Collection:
 
     def instance_runs(self, systems: Iterable[str] | None = None) -> dict[str, Path]:
         """Run files of the instances of non-deterministic systems, keyed `<system>/<instance>`."""
-        return {f"{system}/{instance}": path for system, runs in self.instances.items()
-                if systems is None or system in systems for instance, path in runs.items()}
+        return {
+            f"{system}/{instance}": path
+            for system, runs in self.instances.items()
+            if systems is None or system in systems
+            for instance, path in runs.items()
+        }
 
     def files(self) -> list[Path]:
         """Every input file, for hashing and provenance."""
@@ -128,8 +138,12 @@ def data_dirs() -> list[Path]:
 
 
 def available_collections() -> list[str]:
-    names = {p.name for d in data_dirs() for p in d.iterdir()
-             if p.is_dir() and _looks_like_collection(p) and _inside(p, d) and COLLECTION_NAME.fullmatch(p.name)}
+    names = {
+        p.name
+        for d in data_dirs()
+        for p in d.iterdir()
+        if p.is_dir() and _looks_like_collection(p) and _inside(p, d) and COLLECTION_NAME.fullmatch(p.name)
+    }
     return sorted(names)
 
 
@@ -143,8 +157,9 @@ def resolve_collection_path(spec: str | os.PathLike) -> Path:
     """
     text = str(spec)
     candidate = Path(text).expanduser()
-    if candidate.is_dir() and (os.sep in text or "/" in text or text.startswith(".") or
-                                _looks_like_collection(candidate)):
+    if candidate.is_dir() and (
+        os.sep in text or "/" in text or text.startswith(".") or _looks_like_collection(candidate)
+    ):
         return candidate.resolve()
     if COLLECTION_NAME.fullmatch(text):
         for root in data_dirs():
@@ -153,24 +168,32 @@ def resolve_collection_path(spec: str | os.PathLike) -> Path:
                 raise RiskReportError(
                     f"{entry} is a symbolic link to {entry.resolve()}, outside {root}: a collection given by name "
                     f"must live in a data directory. Give its path instead (--collection {entry.resolve()}) or "
-                    "add its parent folder to RISKREPORT_DATA.")
+                    "add its parent folder to RISKREPORT_DATA."
+                )
             if entry.is_dir():
                 return entry.resolve()
-        if text == DEMO:              # the shipped demo, made on first use where the package may write
+        if text == DEMO:  # the shipped demo, made on first use where the package may write
             return _make_demo()
-    raise UnknownNameError("collection", text, available_collections(),
-                           hint="Give a collection by name (a folder under data/) or by path to its folder.")
+    raise UnknownNameError(
+        "collection",
+        text,
+        available_collections(),
+        hint="Give a collection by name (a folder under data/) or by path to its folder.",
+    )
 
 
 def _make_demo() -> Path:
     from riskreport.io.demo import generate_demo
+
     path = demo_path()
     stderr_printer("riskreport: ")(f"making the synthetic demo collection in {path}")
     try:
         return generate_demo(path).resolve()
     except OSError as error:
-        raise RiskReportError(f"Cannot make the demo collection in {path}: {error}. Set RISKREPORT_DATA to a "
-                              "writable folder and run `riskreport demo --path FOLDER/demo`.") from None
+        raise RiskReportError(
+            f"Cannot make the demo collection in {path}: {error}. Set RISKREPORT_DATA to a "
+            "writable folder and run `riskreport demo --path FOLDER/demo`."
+        ) from None
 
 
 def _inside(entry: Path, root: Path) -> bool:
@@ -186,10 +209,16 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     'bm25'
     """
     table = Path(str(spec)).expanduser()
-    if table.is_file() and table.suffix.lower() == ".csv":   # a bare score table is a collection too
-        return Collection(name=table.parent.resolve().name, path=table.parent.resolve(), qrels=None, runs={},
-                          scores=table.resolve(), config=_read_config(table.parent / "collection.toml"),
-                          source=table.resolve())
+    if table.is_file() and table.suffix.lower() == ".csv":  # a bare score table is a collection too
+        return Collection(
+            name=table.parent.resolve().name,
+            path=table.parent.resolve(),
+            qrels=None,
+            runs={},
+            scores=table.resolve(),
+            config=_read_config(table.parent / "collection.toml"),
+            source=table.resolve(),
+        )
     path = resolve_collection_path(spec)
     config = _read_config(path / "collection.toml")
     qrels = _find_qrels(path, config.get("qrels"))
@@ -198,14 +227,17 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     scores = path / "scores.csv" if (path / "scores.csv").is_file() else None
     if qrels is None and scores is None:
         raise RiskReportError(
-            f"{path} is not a collection: it has no qrels file (qrels.txt, *.qrels, qrels*.txt) "
-            "and no scores.csv.")
+            f"{path} is not a collection: it has no qrels file (qrels.txt, *.qrels, qrels*.txt) and no scores.csv."
+        )
     if (runs or any(instances.values())) and qrels is None:
         where = "runs/" if runs else "instances/"
-        raise RiskReportError(f"{path} has run files under {where} but no qrels file to evaluate them with "
-                              "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2).")
-    return Collection(name=path.name, path=path, qrels=qrels, runs=runs, instances=instances,
-                      scores=scores, config=config)
+        raise RiskReportError(
+            f"{path} has run files under {where} but no qrels file to evaluate them with "
+            "(expected qrels.txt, *.qrels or qrels*.txt, optionally .gz/.bz2)."
+        )
+    return Collection(
+        name=path.name, path=path, qrels=qrels, runs=runs, instances=instances, scores=scores, config=config
+    )
 
 
 def system_id(path: Path) -> str:
@@ -234,8 +266,11 @@ def _find_runs(folder: Path, kind: str = "system") -> dict[str, Path]:
             continue
         system = system_id(path)
         if system in runs:
-            raise InputFormatError(path, f"two run files name the {kind} {system!r}: {runs[system].name} and {path.name}",
-                                   expected=f"one run file per {kind}")
+            raise InputFormatError(
+                path,
+                f"two run files name the {kind} {system!r}: {runs[system].name} and {path.name}",
+                expected=f"one run file per {kind}",
+            )
         runs[system] = path
     return runs
 
@@ -244,17 +279,22 @@ def _find_qrels(path: Path, configured: str | None) -> Path | None:
     if configured:
         relative = Path(configured)
         if relative.is_absolute() or ".." in relative.parts or configured.startswith("~"):
-            raise InputFormatError(path / "collection.toml", f"qrels = {configured!r} points outside the collection",
-                                   expected="the name of a qrels file inside the collection folder")
-        chosen = (path / configured)
+            raise InputFormatError(
+                path / "collection.toml",
+                f"qrels = {configured!r} points outside the collection",
+                expected="the name of a qrels file inside the collection folder",
+            )
+        chosen = path / configured
         if not chosen.is_file():
             raise InputFormatError(path / "collection.toml", f"qrels = {configured!r} does not exist in {path}")
         return chosen
     patterns = ("qrels.txt", "*.qrels", "qrels*.txt")
     found = sorted({p for pattern in patterns for c in COMPRESSIONS for p in path.glob(pattern + c) if p.is_file()})
     if len(found) > 1:
-        raise RiskReportError(f"{path} has several qrels files ({', '.join(p.name for p in found)}); "
-                              "name the one to use with qrels = \"...\" in collection.toml.")
+        raise RiskReportError(
+            f"{path} has several qrels files ({', '.join(p.name for p in found)}); "
+            'name the one to use with qrels = "..." in collection.toml.'
+        )
     return found[0] if found else None
 
 
@@ -271,11 +311,15 @@ def _read_config(path: Path) -> dict:
         raise InputFormatError(path, f"invalid TOML ({error})") from None
     unknown = sorted(set(config) - CONFIG_KEYS)
     if unknown:
-        raise InputFormatError(path, f"unknown key(s) {', '.join(unknown)}",
-                               expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}")
+        raise InputFormatError(
+            path, f"unknown key(s) {', '.join(unknown)}", expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}"
+        )
     alphas = config.get("alphas")
-    if alphas is not None and not (isinstance(alphas, list) and alphas and all(
-            isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a) and a >= 0 for a in alphas)):
+    if alphas is not None and not (
+        isinstance(alphas, list)
+        and alphas
+        and all(isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a) and a >= 0 for a in alphas)
+    ):
         raise InputFormatError(path, f"alphas = {alphas!r}", expected="a non-empty list of finite non-negative numbers")
     for key in ("title", "description", "measure", "baseline", "qrels"):
         if key in config and not isinstance(config[key], str):

@@ -17,6 +17,7 @@ Generative model (one topic = `N_DOCS` latent documents):
 Pure numpy/pandas on a `numpy.random.Generator`: every random stream is derived from the seed and a
 name, so the collection is byte-identical for a given seed.
 """
+
 from __future__ import annotations
 
 import zlib
@@ -28,43 +29,43 @@ import pandas as pd
 N_TOPICS = 50
 
 
-N_DOCS = 300                        # latent documents per topic
+N_DOCS = 300  # latent documents per topic
 
 
-RUN_DEPTH = 100                     # documents retrieved per topic
+RUN_DEPTH = 100  # documents retrieved per topic
 
 
-POOL_DEPTH = 20                     # pooling depth of the pooled systems
+POOL_DEPTH = 20  # pooling depth of the pooled systems
 
 
-EXTRA_JUDGED = 20                   # random extra judgements per topic, outside the pool
+EXTRA_JUDGED = 20  # random extra judgements per topic, outside the pool
 
 
-RICHNESS = (0.02, 0.15)             # range of the share of relevant documents per topic
+RICHNESS = (0.02, 0.15)  # range of the share of relevant documents per topic
 
 
-GRADE_PROBS = (0.55, 0.30, 0.15)    # P(relevance = 1, 2, 3 | relevant)
+GRADE_PROBS = (0.55, 0.30, 0.15)  # P(relevance = 1, 2, 3 | relevant)
 
 
-DIFFICULTY_SD = 0.2                 # topic difficulty, shared by all systems (skill units)
+DIFFICULTY_SD = 0.2  # topic difficulty, shared by all systems (skill units)
 
 
-INTERACTION_SD = 0.1                # system-topic interaction (skill units)
+INTERACTION_SD = 0.1  # system-topic interaction (skill units)
 
 
-FAILURE_SKILL = -1.0                # skill of the risky system on the topics it fails
+FAILURE_SKILL = -1.0  # skill of the risky system on the topics it fails
 
 
-INSTANCE_NOISE = 0.3                # per-document noise of an instance around its mean ranking
+INSTANCE_NOISE = 0.3  # per-document noise of an instance around its mean ranking
 
 
 N_INSTANCES = 10
 
 
-MC_INSTANCES = 400                  # Monte Carlo instances for calibrating true effects
+MC_INSTANCES = 400  # Monte Carlo instances for calibrating true effects
 
 
-CUTOFF = 10                         # nDCG@10
+CUTOFF = 10  # nDCG@10
 
 
 SCORE_DECIMALS = 4
@@ -128,44 +129,75 @@ class DemoSystem:
 
 DEMO_SYSTEMS: dict[str, DemoSystem] = {
     "bm25": DemoSystem(
-        "baseline", "Lexical baseline; the collection's default baseline.",
-        skill=0.7, noise_share=1.0, pooled=True),
+        "baseline", "Lexical baseline; the collection's default baseline.", skill=0.7, noise_share=1.0, pooled=True
+    ),
     "bm25-rm3": DemoSystem(
-        "better", "Query expansion over bm25: better, ranking noise mostly shared with bm25.",
-        skill=0.85, noise_share=0.95, pooled=True),
+        "better",
+        "Query expansion over bm25: better, ranking noise mostly shared with bm25.",
+        skill=0.85,
+        noise_share=0.95,
+        pooled=True,
+    ),
     "dense-a": DemoSystem(
-        "better", "Dense retriever: clearly better than bm25.",
-        skill=0.95, noise_share=0.85, pooled=True),
+        "better", "Dense retriever: clearly better than bm25.", skill=0.95, noise_share=0.85, pooled=True
+    ),
     "dense-b": DemoSystem(
-        "better", "Second dense retriever, not pooled: better, but retrieves unjudged documents.",
-        skill=0.95, noise_share=0.7),
+        "better",
+        "Second dense retriever, not pooled: better, but retrieves unjudged documents.",
+        skill=0.95,
+        noise_share=0.7,
+    ),
     "rerank-ce": DemoSystem(
-        "better", "Cross-encoder re-ranker, not pooled: the strongest system.",
-        skill=1.1, noise_share=0.7),
+        "better", "Cross-encoder re-ranker, not pooled: the strongest system.", skill=1.1, noise_share=0.7
+    ),
     "risky-llm": DemoSystem(
-        "risky", "Wins on average but fails badly (nDCG@10 near 0) on 9 topics bm25 does well on.",
-        skill=1.2, pooled=True, failing_topics=9),
+        "risky",
+        "Wins on average but fails badly (nDCG@10 near 0) on 9 topics bm25 does well on.",
+        skill=1.2,
+        pooled=True,
+        failing_topics=9,
+    ),
     "bm25-copy-a": DemoSystem(
-        "near-copy", "bm25 with 2 adjacent swaps in the top 30 of every topic.",
-        swaps=2, swap_depth=30),
+        "near-copy", "bm25 with 2 adjacent swaps in the top 30 of every topic.", swaps=2, swap_depth=30
+    ),
     "bm25-copy-b": DemoSystem(
-        "near-copy", "bm25 with 1 adjacent swap in the top 100 of every topic.",
-        swaps=1, swap_depth=RUN_DEPTH),
+        "near-copy", "bm25 with 1 adjacent swap in the top 100 of every topic.", swaps=1, swap_depth=RUN_DEPTH
+    ),
     "bm25-copy-c": DemoSystem(
-        "near-copy", "bm25 with 1 adjacent swap in the top 10 of 3 topics; identical elsewhere.",
-        swaps=1, swap_depth=CUTOFF, swapped_topics=3),
+        "near-copy",
+        "bm25 with 1 adjacent swap in the top 10 of 3 topics; identical elsewhere.",
+        swaps=1,
+        swap_depth=CUTOFF,
+        swapped_topics=3,
+    ),
     "weak-ql": DemoSystem(
-        "worse", "Weak lexical model: somewhat worse than bm25.",
-        skill=0.5, noise_share=0.6, pooled=True),
+        "worse", "Weak lexical model: somewhat worse than bm25.", skill=0.5, noise_share=0.6, pooled=True
+    ),
     "weak-tfidf": DemoSystem(
-        "worse", "Weak, not pooled, and its run LACKS topics 17 and 42 (missing topics score 0).",
-        skill=0.45, noise_share=0.5, missing_topics=("17", "42")),
+        "worse",
+        "Weak, not pooled, and its run LACKS topics 17 and 42 (missing topics score 0).",
+        skill=0.45,
+        noise_share=0.5,
+        missing_topics=("17", "42"),
+    ),
     "sampled-a": DemoSystem(
-        "non-deterministic", "Stochastic system truly equivalent to bm25 on average.",
-        skill=0.7, noise_share=0.8, instance_skill_sd=0.02, true_effect=0.0, instance_sd=0.016),
+        "non-deterministic",
+        "Stochastic system truly equivalent to bm25 on average.",
+        skill=0.7,
+        noise_share=0.8,
+        instance_skill_sd=0.02,
+        true_effect=0.0,
+        instance_sd=0.016,
+    ),
     "sampled-b": DemoSystem(
-        "non-deterministic", "Stochastic system truly a bit better than bm25.",
-        skill=0.8, noise_share=0.6, instance_skill_sd=0.02, true_effect=0.04, instance_sd=0.016),
+        "non-deterministic",
+        "Stochastic system truly a bit better than bm25.",
+        skill=0.8,
+        noise_share=0.6,
+        instance_skill_sd=0.02,
+        true_effect=0.04,
+        instance_sd=0.016,
+    ),
 }
 
 
@@ -205,8 +237,9 @@ def topic_skill(system: DemoSystem, difficulty: np.ndarray, rng: np.random.Gener
     return system.skill + difficulty + rng.normal(0, INTERACTION_SD, size=N_TOPICS)
 
 
-def ranking_keys(skill: np.ndarray, relevance: np.ndarray, common_noise: np.ndarray,
-                 noise_share: float, rng: np.random.Generator) -> np.ndarray:
+def ranking_keys(
+    skill: np.ndarray, relevance: np.ndarray, common_noise: np.ndarray, noise_share: float, rng: np.random.Generator
+) -> np.ndarray:
     """Ranking score of every document: skill * relevance + (partly shared) unit noise."""
     own_noise = rng.standard_normal(relevance.shape)
     noise = np.sqrt(noise_share) * common_noise + np.sqrt(1 - noise_share) * own_noise
@@ -249,8 +282,7 @@ def swap_adjacent(ranking: np.ndarray, system: DemoSystem, rng: np.random.Genera
     return copy
 
 
-def judged_pool(pooled_rankings: list[np.ndarray], relevance: np.ndarray,
-                rng: np.random.Generator) -> np.ndarray:
+def judged_pool(pooled_rankings: list[np.ndarray], relevance: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Judged documents (topics x documents mask): the pool plus random extra judgements.
 
     If a topic's pool holds no relevant document, its most relevant document is judged too,
@@ -270,13 +302,14 @@ def judged_pool(pooled_rankings: list[np.ndarray], relevance: np.ndarray,
 def qrels_frame(relevance: np.ndarray, judged: np.ndarray) -> pd.DataFrame:
     """TREC qrels rows `query_id iteration doc_id relevance` of the judged documents."""
     topic, doc = np.nonzero(judged)
-    return pd.DataFrame({"query_id": TOPIC_IDS[topic], "iteration": 0,
-                         "doc_id": DOCNOS[topic, doc], "relevance": relevance[topic, doc]})
+    return pd.DataFrame(
+        {"query_id": TOPIC_IDS[topic], "iteration": 0, "doc_id": DOCNOS[topic, doc], "relevance": relevance[topic, doc]}
+    )
 
 
 def strictly_decreasing(scores: np.ndarray, decimals: int = SCORE_DECIMALS) -> np.ndarray:
     """Round scores (descending along the last axis) and separate ties by one last digit."""
-    step = 10.0 ** -decimals
+    step = 10.0**-decimals
     offset = np.arange(scores.shape[-1]) * step
     rounded = np.round(scores, decimals)
     return np.round(np.minimum.accumulate(rounded + offset, axis=-1) - offset, decimals)
@@ -286,15 +319,22 @@ def run_frame(ranking: np.ndarray, scores: np.ndarray, missing_topics: tuple[str
     """TREC run rows `query_id q0 doc_id rank score tag` from per-topic rankings."""
     depth = ranking.shape[1]
     topic = np.repeat(np.arange(N_TOPICS), depth)
-    run = pd.DataFrame({"query_id": TOPIC_IDS[topic], "q0": "Q0",
-                        "doc_id": DOCNOS[topic, ranking.ravel()],
-                        "rank": np.tile(np.arange(1, depth + 1), N_TOPICS),
-                        "score": strictly_decreasing(scores).ravel(), "tag": RUN_TAG})
+    run = pd.DataFrame(
+        {
+            "query_id": TOPIC_IDS[topic],
+            "q0": "Q0",
+            "doc_id": DOCNOS[topic, ranking.ravel()],
+            "rank": np.tile(np.arange(1, depth + 1), N_TOPICS),
+            "score": strictly_decreasing(scores).ravel(),
+            "tag": RUN_TAG,
+        }
+    )
     return run[~run["query_id"].isin(missing_topics)].reset_index(drop=True)
 
 
-def instance_keys(mean_keys: np.ndarray, relevance: np.ndarray, offset: float, skill_sd: float,
-                  n: int, rng: np.random.Generator) -> np.ndarray:
+def instance_keys(
+    mean_keys: np.ndarray, relevance: np.ndarray, offset: float, skill_sd: float, n: int, rng: np.random.Generator
+) -> np.ndarray:
     """Ranking keys of `n` instances (instances x topics x documents) around `mean_keys`.
 
     Instance i adds `(offset + u_i) * relevance` with u_i ~ N(0, skill_sd) (the instance
@@ -304,9 +344,14 @@ def instance_keys(mean_keys: np.ndarray, relevance: np.ndarray, offset: float, s
     return mean_keys + shift * relevance + INSTANCE_NOISE * rng.standard_normal((n,) + mean_keys.shape)
 
 
-def calibrate_offset(mean_keys: np.ndarray, relevance: np.ndarray, gains: np.ndarray,
-                     system: DemoSystem, baseline_mean: float,
-                     rng: np.random.Generator) -> tuple[float, float, float]:
+def calibrate_offset(
+    mean_keys: np.ndarray,
+    relevance: np.ndarray,
+    gains: np.ndarray,
+    system: DemoSystem,
+    baseline_mean: float,
+    rng: np.random.Generator,
+) -> tuple[float, float, float]:
     """Skill offset giving the system's `true_effect` over Monte Carlo instances.
 
     Common random numbers make the effect a monotone-ish step function of the offset,
@@ -376,10 +421,12 @@ def build_collection(seed: int = 2026) -> DemoCollection:
     calibration: dict[str, dict[str, float]] = {}
     for name, system in DEMO_SYSTEMS.items():
         if not system.deterministic:
-            offset, effect, sd = calibrate_offset(keys[name], relevance, gains, system, baseline_mean,
-                                                  stream(seed, f"{name}/calibration"))
-            drawn = instance_keys(keys[name], relevance, offset, system.instance_skill_sd,
-                                  N_INSTANCES, stream(seed, f"{name}/instances"))
+            offset, effect, sd = calibrate_offset(
+                keys[name], relevance, gains, system, baseline_mean, stream(seed, f"{name}/calibration")
+            )
+            drawn = instance_keys(
+                keys[name], relevance, offset, system.instance_skill_sd, N_INSTANCES, stream(seed, f"{name}/instances")
+            )
             instances[name] = [run_frame(*top_documents(k)) for k in drawn]
             calibration[name] = {"offset": offset, "effect": effect, "sd": sd}
     return DemoCollection(seed, qrels_frame(relevance, judged), runs, instances, calibration)

@@ -8,6 +8,7 @@
 - A full disk (or a file-size limit) is recognised wherever it strikes, so the caller can say
   so plainly and remove its half-written temporary folder.
 """
+
 from __future__ import annotations
 
 import errno
@@ -23,8 +24,11 @@ from riskreport.errors import RiskReportError
 
 # Files of a report written before params.json listed them (riskreport < 0.2).
 LEGACY_REPORT_FILES = ("report.html", "report.ipynb", "params.json")
-DISK_ERRNOS = {errno.ENOSPC: "no space left on the device", errno.EFBIG: "file too large (the file-size limit, "
-               "see `ulimit -f`)", getattr(errno, "EDQUOT", 122): "disk quota exceeded"}
+DISK_ERRNOS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EFBIG: "file too large (the file-size limit, see `ulimit -f`)",
+    getattr(errno, "EDQUOT", 122): "disk quota exceeded",
+}
 _ERRNO_TEXT = re.compile(r"\[Errno (\d+)\]")
 _NAMED_FILE = re.compile(r"\[Errno \d+\][^:]*: '([^']+)'")
 
@@ -58,6 +62,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 # ---- writable folders ------------------------------------------------------------------------
 
+
 def check_writable(folder: Path, what: str) -> None:
     """Raise `DestinationError` unless a file can be created in the existing `folder`.
 
@@ -69,8 +74,9 @@ def check_writable(folder: Path, what: str) -> None:
     try:
         handle, probe = tempfile.mkstemp(prefix=".riskreport-probe-", dir=folder)
     except OSError as error:
-        raise DestinationError(f"{what}: cannot write in {folder} ({_reason(error)}). "
-                               "Choose a folder you can write to.") from None
+        raise DestinationError(
+            f"{what}: cannot write in {folder} ({_reason(error)}). Choose a folder you can write to."
+        ) from None
     os.close(handle)
     os.unlink(probe)
 
@@ -102,6 +108,7 @@ def _reason(error: OSError) -> str:
 
 
 # ---- disk-full detection ---------------------------------------------------------------------
+
 
 def _chain(error: BaseException | None):
     """`error`, then its cause or context, and so on (each once)."""
@@ -138,6 +145,7 @@ def failed_file(error: BaseException) -> str | None:
 
 
 # ---- report folders: what is riskreport's ----------------------------------------------------
+
 
 def read_record(folder: Path) -> dict | None:
     """The `params.json` of a riskreport report folder, or None when `folder` is not one."""
@@ -202,22 +210,27 @@ def plan_destination(out: str | os.PathLike, *, force: bool = False) -> Destinat
     parent = final.parent
     if not final.exists():
         if not parent.is_dir():
-            raise DestinationError(f"--out {final}: its parent folder {parent} does not exist. "
-                                   "Create it first, or choose another --out.")
+            raise DestinationError(
+                f"--out {final}: its parent folder {parent} does not exist. Create it first, or choose another --out."
+            )
         check_writable(parent, f"--out {final}")
         return Destination(final, "new", parent)
     entries = list(final.iterdir())
     record = read_record(final)
     owned = owned_files(final, record)
-    foreign = sorted(p.relative_to(final).as_posix() for p in final.rglob("*")
-                     if (p.is_file() or p.is_symlink()) and p.relative_to(final).as_posix() not in owned)
+    foreign = sorted(
+        p.relative_to(final).as_posix()
+        for p in final.rglob("*")
+        if (p.is_file() or p.is_symlink()) and p.relative_to(final).as_posix() not in owned
+    )
     if record is None and entries and not force:
         shown = ", ".join(sorted(p.name for p in entries)[:5]) + (", ..." if len(entries) > 5 else "")
         raise DestinationError(
             f"--out {final}: the folder is not empty and is not a riskreport report (no params.json of one); "
             f"it holds {shown}. riskreport never deletes files it did not write: choose a new or empty "
             "folder, or pass --force to add the report's files (report.html, report.ipynb, params.json, "
-            "tables/) beside the files already there.")
+            "tables/) beside the files already there."
+        )
     parent_ok = _writable(parent)
     if not entries or (record is not None and not foreign and not _extra_folders(final, owned)):
         if parent_ok:

@@ -1,4 +1,5 @@
 """Checks shared by the input adapters: column aliases, numbers, unique keys, system names, duck-typed ranx."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,11 @@ import pandas as pd
 
 from riskreport.errors import InputFormatError, ParameterError
 
-ALIASES = {"query_id": ("query_id", "qid", "q_id", "topic"), "doc_id": ("doc_id", "docno", "docid"),
-           "relevance": ("relevance", "label", "rel", "score")}
+ALIASES = {
+    "query_id": ("query_id", "qid", "q_id", "topic"),
+    "doc_id": ("doc_id", "docno", "docid"),
+    "relevance": ("relevance", "label", "rel", "score"),
+}
 
 SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
@@ -22,8 +26,9 @@ def _is_ranx(obj, kind: str) -> bool:
 
 def _mapping(values, what: str) -> Mapping:
     if not isinstance(values, Mapping):
-        raise ParameterError(f"{what}: expected a nested mapping {{qid: {{key: value}}}}, found "
-                             f"{type(values).__name__} inside.")
+        raise ParameterError(
+            f"{what}: expected a nested mapping {{qid: {{key: value}}}}, found {type(values).__name__} inside."
+        )
     return values
 
 
@@ -64,5 +69,3 @@ def _system(name: str) -> str:
     if not SYSTEM_NAME.fullmatch(name):
         raise ParameterError(f"system name {name!r}: expected letters, digits, '.', '_', '+' or '-' (it names a file).")
     return name
-
-

@@ -21,6 +21,7 @@ ranx and PyTerrier are recognised by their attributes (duck typing): neither is 
 ir_datasets is the optional extra `riskreport[irds]`. Every problem is an `InputFormatError` or a
 `ParameterError` that names the input and what was expected.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -49,11 +50,18 @@ RUN_FRAME = "columns qid, docno and score or rank (PyTerrier), or query_id, doc_
 QRELS_FRAME = "columns qid, docno, label (PyTerrier), query_id, doc_id, relevance (ir_datasets) or q_id, doc_id, score"
 
 
-
-
-def collection_from(*, runs=None, qrels=None, scores=None, measure: str | None = None, baseline: str | None = None,
-                    alphas=None, title: str | None = None, name: str = "inputs",
-                    folder: str | os.PathLike | None = None) -> Collection:
+def collection_from(
+    *,
+    runs=None,
+    qrels=None,
+    scores=None,
+    measure: str | None = None,
+    baseline: str | None = None,
+    alphas=None,
+    title: str | None = None,
+    name: str = "inputs",
+    folder: str | os.PathLike | None = None,
+) -> Collection:
     """A collection folder written from `runs`, `qrels` and/or per-topic `scores` (see the module), loaded.
 
     `measure`, `baseline`, `alphas` and `title` become its collection.toml; `measure` also picks one
@@ -66,24 +74,31 @@ def collection_from(*, runs=None, qrels=None, scores=None, measure: str | None =
     if runs is None and scores is None:
         raise ParameterError("collection_from needs runs (with qrels) or per-topic scores.")
     if runs is not None and qrels is None:
-        raise ParameterError("runs need qrels to be evaluated: pass qrels= (a file, an ir_datasets id, a frame, "
-                             "a ranx Qrels or a {qid: {docno: relevance}} mapping).")
+        raise ParameterError(
+            "runs need qrels to be evaluated: pass qrels= (a file, an ir_datasets id, a frame, "
+            "a ranx Qrels or a {qid: {docno: relevance}} mapping)."
+        )
     files: dict[str, str | Path] = {}
     if qrels is not None:
         files["qrels.txt"] = qrels_text(qrels_frame(qrels))
     for system, run in (runs_input(runs) if runs is not None else {}).items():
-        if isinstance(run, Path):                                        # linked under its own suffixes (.run.gz)
-            files[f"runs/{system}{run.name[len(system_id(run)):]}"] = run
+        if isinstance(run, Path):  # linked under its own suffixes (.run.gz)
+            files[f"runs/{system}{run.name[len(system_id(run)) :]}"] = run
         else:
             files[f"runs/{system}.run"] = run_text(run, system)
     if scores is not None:
         table = scores_frame(scores, measure)
         measure = _single_measure(table) or measure
         files["scores.csv"] = table.to_csv(index=False, float_format="%.17g")
-    config = {"title": title, "measure": measure, "baseline": baseline,
-              "alphas": [float(a) for a in alphas] if alphas is not None else None}
-    files["collection.toml"] = "".join(f"{key} = {json.dumps(value, ensure_ascii=False)}\n"
-                                       for key, value in config.items() if value is not None)
+    config = {
+        "title": title,
+        "measure": measure,
+        "baseline": baseline,
+        "alphas": [float(a) for a in alphas] if alphas is not None else None,
+    }
+    files["collection.toml"] = "".join(
+        f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in config.items() if value is not None
+    )
     return load_collection(_write_folder(files, name, folder))
 
 
@@ -95,9 +110,15 @@ def with_qrels(collection: str | os.PathLike, qrels) -> str:
     source = None if folder.is_dir() and not (folder / "runs").is_dir() else _loaded(collection)
     runs = source.runs if source is not None else _run_folder(folder)
     config = source.config if source is not None else {}
-    built = collection_from(runs=runs, qrels=qrels, name=source.name if source is not None else folder.resolve().name,
-                            title=config.get("title"), measure=config.get("measure"),
-                            baseline=config.get("baseline"), alphas=config.get("alphas"))
+    built = collection_from(
+        runs=runs,
+        qrels=qrels,
+        name=source.name if source is not None else folder.resolve().name,
+        title=config.get("title"),
+        measure=config.get("measure"),
+        baseline=config.get("baseline"),
+        alphas=config.get("alphas"),
+    )
     return str(built.path)
 
 
@@ -108,8 +129,9 @@ def _loaded(collection) -> Collection:
         if "no qrels file" not in str(error) and "not a collection" not in str(error):
             raise
         path = Path(str(collection)).expanduser() / "runs"
-        return Collection(name=path.parent.resolve().name, path=path.parent.resolve(), qrels=None,
-                          runs=_run_folder(path))
+        return Collection(
+            name=path.parent.resolve().name, path=path.parent.resolve(), qrels=None, runs=_run_folder(path)
+        )
 
 
 def _write_folder(files: dict[str, str | Path], name: str, folder) -> Path:
@@ -121,6 +143,7 @@ def _write_folder(files: dict[str, str | Path], name: str, folder) -> Path:
         digest.update(content.encode() if isinstance(content, str) else _file_key(content))
     if folder is None:
         from riskreport.io.cache import default_cache_dir
+
         target = default_cache_dir() / "inputs" / digest.hexdigest()[:24] / name
         if (target / ".complete").is_file():
             return target
@@ -142,7 +165,7 @@ def _write_folder(files: dict[str, str | Path], name: str, folder) -> Path:
         if target.exists():
             target.rmdir()
         os.replace(work, target)
-    except FileExistsError:              # written meanwhile by another process: the same content
+    except FileExistsError:  # written meanwhile by another process: the same content
         shutil.rmtree(work, ignore_errors=True)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
@@ -162,10 +185,14 @@ def runs_input(runs) -> dict[str, Path | pd.DataFrame]:
     if isinstance(runs, pd.DataFrame):
         column = next((c for c in ("name", "system", "run") if c in runs.columns), None)
         if column is None:
-            raise ParameterError("one result frame holds several systems only with a column naming them (name or "
-                                 "system); pass {system: frame} otherwise.")
-        return {_system(str(s)): run_frame(part.drop(columns=column), f"runs[{s!r}]")
-                for s, part in runs.groupby(column, sort=False)}
+            raise ParameterError(
+                "one result frame holds several systems only with a column naming them (name or "
+                "system); pass {system: frame} otherwise."
+            )
+        return {
+            _system(str(s)): run_frame(part.drop(columns=column), f"runs[{s!r}]")
+            for s, part in runs.groupby(column, sort=False)
+        }
     if _is_ranx(runs, "Run"):
         runs = [runs]
     if isinstance(runs, Mapping):
@@ -175,15 +202,20 @@ def runs_input(runs) -> dict[str, Path | pd.DataFrame]:
         if any(not n for n, _ in items):
             raise ParameterError("a ranx Run without a name: give Run(..., name='system') or pass {system: run}.")
     else:
-        raise ParameterError(f"runs: got {type(runs).__name__}; expected a folder of TREC runs, {{system: run}}, "
-                             "ranx Runs or one result frame with a name column.")
+        raise ParameterError(
+            f"runs: got {type(runs).__name__}; expected a folder of TREC runs, {{system: run}}, "
+            "ranx Runs or one result frame with a name column."
+        )
     out: dict[str, Path | pd.DataFrame] = {}
     for system, run in items:
         system = _system(str(system))
         if system in out:
             raise ParameterError(f"runs: the system {system!r} is given twice.")
-        out[system] = (_run_file(Path(run).expanduser()) if isinstance(run, (str, os.PathLike))
-                       else run_frame(run, f"runs[{system!r}]"))
+        out[system] = (
+            _run_file(Path(run).expanduser())
+            if isinstance(run, (str, os.PathLike))
+            else run_frame(run, f"runs[{system!r}]")
+        )
     return out
 
 
@@ -192,8 +224,9 @@ def _run_folder(folder: Path) -> dict[str, Path]:
         raise InputFormatError(folder, "not a folder of TREC runs", expected="a folder of run files")
     runs = _find_runs(folder)
     if not runs:
-        raise InputFormatError(folder, "no run files", expected="files named <system>.run or <system>.txt, "
-                                                                 "optionally .gz/.bz2")
+        raise InputFormatError(
+            folder, "no run files", expected="files named <system>.run or <system>.txt, optionally .gz/.bz2"
+        )
     return runs
 
 
@@ -203,23 +236,23 @@ def _run_file(path: Path) -> Path:
     return path
 
 
-
-
 def run_frame(run, what: str = "run") -> pd.DataFrame:
     """A run as columns `query_id, doc_id, score` from a PyTerrier/ranx frame, a ranx Run or `{qid: {docno: score}}`."""
-    if hasattr(run, "to_dict") and not isinstance(run, (pd.DataFrame, Mapping)):          # ranx Run
+    if hasattr(run, "to_dict") and not isinstance(run, (pd.DataFrame, Mapping)):  # ranx Run
         run = run.to_dict()
     if isinstance(run, Mapping):
         rows = [(str(q), str(d), s) for q, docs in run.items() for d, s in _mapping(docs, what).items()]
         run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
     if not isinstance(run, pd.DataFrame):
-        raise ParameterError(f"{what}: got {type(run).__name__}; expected a TREC run file, a result frame ({RUN_FRAME}), "
-                             "a ranx Run or {qid: {docno: score}}.")
+        raise ParameterError(
+            f"{what}: got {type(run).__name__}; expected a TREC run file, a result frame ({RUN_FRAME}), "
+            "a ranx Run or {qid: {docno: score}}."
+        )
     table = _renamed(run, ("query_id", "doc_id"), what, RUN_FRAME)
     if "score" in run.columns:
         score = _numbers(run["score"], what, "score", RUN_FRAME)
     elif "rank" in run.columns:
-        score = -_numbers(run["rank"], what, "rank", RUN_FRAME)         # rank 1 first: the highest score
+        score = -_numbers(run["rank"], what, "rank", RUN_FRAME)  # rank 1 first: the highest score
     else:
         raise InputFormatError(what, "no score or rank column", expected=RUN_FRAME)
     table["score"] = score
@@ -231,8 +264,10 @@ def run_text(run: pd.DataFrame, system: str) -> str:
     """A TREC run file's text: per topic by decreasing score, ranks from 1, scores at full precision."""
     ordered = run.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")
     rank = ordered.groupby("query_id", sort=False).cumcount() + 1
-    return "".join(f"{q} Q0 {d} {r} {s!r} {system}\n"
-                   for q, d, r, s in zip(ordered["query_id"], ordered["doc_id"], rank, ordered["score"].astype(float)))
+    return "".join(
+        f"{q} Q0 {d} {r} {s!r} {system}\n"
+        for q, d, r, s in zip(ordered["query_id"], ordered["doc_id"], rank, ordered["score"].astype(float))
+    )
 
 
 def qrels_frame(qrels) -> pd.DataFrame:
@@ -245,16 +280,22 @@ def qrels_frame(qrels) -> pd.DataFrame:
             return read_qrels(path)
         if text.startswith(IRDS_PREFIX) or _irds_knows(text):
             return irds_qrels(text.removeprefix(IRDS_PREFIX))
-        raise InputFormatError(path, "no such qrels file", expected="a TREC qrels file, or an ir_datasets id "
-                               "(irds:<id>; ir_datasets must be installed: pip install 'riskreport[irds]')")
-    if hasattr(qrels, "to_dict") and not isinstance(qrels, (pd.DataFrame, Mapping)):        # ranx Qrels
+        raise InputFormatError(
+            path,
+            "no such qrels file",
+            expected="a TREC qrels file, or an ir_datasets id "
+            "(irds:<id>; ir_datasets must be installed: pip install 'riskreport[irds]')",
+        )
+    if hasattr(qrels, "to_dict") and not isinstance(qrels, (pd.DataFrame, Mapping)):  # ranx Qrels
         qrels = qrels.to_dict()
     if isinstance(qrels, Mapping):
         rows = [(str(q), str(d), r) for q, docs in qrels.items() for d, r in _mapping(docs, "qrels").items()]
         qrels = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
     if not isinstance(qrels, pd.DataFrame):
-        raise ParameterError(f"qrels: got {type(qrels).__name__}; expected a qrels file, an ir_datasets id, a frame "
-                             f"({QRELS_FRAME}), a ranx Qrels or {{qid: {{docno: relevance}}}}.")
+        raise ParameterError(
+            f"qrels: got {type(qrels).__name__}; expected a qrels file, an ir_datasets id, a frame "
+            f"({QRELS_FRAME}), a ranx Qrels or {{qid: {{docno: relevance}}}}."
+        )
     table = _renamed(qrels, ("query_id", "doc_id", "relevance"), "qrels", QRELS_FRAME)
     grades = _numbers(table["relevance"], "qrels", "relevance", "integer relevance grades")
     if (grades != np.round(grades)).any():
@@ -268,6 +309,7 @@ def _irds_knows(dataset_id: str) -> bool:
     """Whether ir_datasets is installed and has a dataset of this id (a bare id, without `irds:`)."""
     try:
         import ir_datasets
+
         ir_datasets.registry[dataset_id]
     except (ImportError, KeyError):
         return False
@@ -280,16 +322,22 @@ def irds_qrels(dataset_id: str) -> pd.DataFrame:
     try:
         import ir_datasets
     except ImportError:
-        raise ParameterError(f"qrels {dataset_id!r} name an ir_datasets dataset, and ir_datasets is not installed: "
-                             "pip install 'riskreport[irds]' (or give a TREC qrels file).") from None
+        raise ParameterError(
+            f"qrels {dataset_id!r} name an ir_datasets dataset, and ir_datasets is not installed: "
+            "pip install 'riskreport[irds]' (or give a TREC qrels file)."
+        ) from None
     try:
         dataset = ir_datasets.load(dataset_id)
     except KeyError:
-        raise ParameterError(f"qrels {dataset_id!r}: neither a file nor a dataset ir_datasets knows "
-                             "(see https://ir-datasets.com for the ids).") from None
+        raise ParameterError(
+            f"qrels {dataset_id!r}: neither a file nor a dataset ir_datasets knows "
+            "(see https://ir-datasets.com for the ids)."
+        ) from None
     if not dataset.has_qrels():
-        raise ParameterError(f"qrels {dataset_id!r}: this ir_datasets dataset has no qrels (pick a dataset with "
-                             "judgments, e.g. one ending in the topic set's name).")
+        raise ParameterError(
+            f"qrels {dataset_id!r}: this ir_datasets dataset has no qrels (pick a dataset with "
+            "judgments, e.g. one ending in the topic set's name)."
+        )
     try:
         rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
     except Exception as error:  # noqa: BLE001 - ir_datasets raises many kinds (download, HTTP, missing file) for one reason
@@ -298,7 +346,8 @@ def irds_qrels(dataset_id: str) -> pd.DataFrame:
             f"qrels {dataset_id!r} are not available offline: ir_datasets could not read them from {home} "
             f"({type(error).__name__}: {str(error)[:200]}). Fetch them once with network access "
             f"(`ir_datasets export {dataset_id} qrels > qrels.txt`) and give that file, or set IR_DATASETS_HOME "
-            "to where they were downloaded.") from None
+            "to where they were downloaded."
+        ) from None
     if not rows:
         raise ParameterError(f"qrels {dataset_id!r}: ir_datasets returned no judgments.")
     table = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]).astype({"query_id": str, "doc_id": str})

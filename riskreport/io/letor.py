@@ -11,6 +11,7 @@ column, what was expected) before anything is allocated. `read_folds` reads the 
 (`Fold1/train.txt`, `vali.txt`, `test.txt`, …), or a folder that holds `train.txt`/`test.txt`
 itself (one fold).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -30,12 +31,15 @@ else:  # pragma: no cover
 
 SPLITS = ("train", "vali", "test")
 SUFFIXES = (".txt", ".txt.gz", ".svmlight", ".svm")
-MAX_FEATURE = 1_000_000             # a larger id is a typo (a dense matrix of that width would not fit)
-DEMO = "demo-letor"                 # the synthetic demo's name (io.letor_demo)
-CONFIG = "letor.toml"               # title, description and report defaults of a data folder (optional)
+MAX_FEATURE = 1_000_000  # a larger id is a typo (a dense matrix of that width would not fit)
+DEMO = "demo-letor"  # the synthetic demo's name (io.letor_demo)
+CONFIG = "letor.toml"  # title, description and report defaults of a data folder (optional)
 CONFIG_KEYS = {"title", "description", "baseline", "alphas", "trees", "leaves", "learning_rate", "min_data_in_leaf"}
-PROBLEMS = {                        # scanner status -> (problem, what was expected)
-    1: ("the relevance label is not a number", "a non-negative whole number such as 0, 1 or 4 at the start of the line"),
+PROBLEMS = {  # scanner status -> (problem, what was expected)
+    1: (
+        "the relevance label is not a number",
+        "a non-negative whole number such as 0, 1 or 4 at the start of the line",
+    ),
     2: ("the relevance label is not a non-negative whole number", "a grade such as 0, 1 or 4"),
     3: ("no query id after the label", "'qid:<whole number>' as the second field"),
     4: ("a feature field is not '<id>:<value>'", "fields such as 7:0.25 after the query id"),
@@ -54,10 +58,10 @@ class LetorData:
     """
 
     path: Path
-    labels: np.ndarray        # (n,) int32
-    features: np.ndarray      # (n, F) float32
-    query_ids: np.ndarray     # (Q,) int64, in file order
-    bounds: np.ndarray        # (Q + 1,) int64
+    labels: np.ndarray  # (n,) int32
+    features: np.ndarray  # (n, F) float32
+    query_ids: np.ndarray  # (Q,) int64, in file order
+    bounds: np.ndarray  # (Q + 1,) int64
     lines: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, np.int64))
 
     @property
@@ -105,8 +109,14 @@ class LetorData:
         starts, ends = self.bounds[queries], self.bounds[queries + 1]
         rows = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)]) if len(queries) else np.zeros(0, int)
         bounds = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
-        return LetorData(self.path, self.labels[rows], self.features[rows], self.query_ids[queries], bounds,
-                         self.lines[rows] if len(self.lines) else self.lines)
+        return LetorData(
+            self.path,
+            self.labels[rows],
+            self.features[rows],
+            self.query_ids[queries],
+            bounds,
+            self.lines[rows] if len(self.lines) else self.lines,
+        )
 
 
 def read_letor(path: str | os.PathLike, width: int | None = None) -> LetorData:
@@ -118,8 +128,9 @@ def read_letor(path: str | os.PathLike, width: int | None = None) -> LetorData:
     """
     path = Path(path)
     buffer = _read_bytes(path)
-    status, line, column, rows, widest = _scan(buffer, False, _EMPTY_I32, _EMPTY_I64, _EMPTY_I64, _EMPTY_F32,
-                                                 MAX_FEATURE)
+    status, line, column, rows, widest = _scan(
+        buffer, False, _EMPTY_I32, _EMPTY_I64, _EMPTY_I64, _EMPTY_F32, MAX_FEATURE
+    )
     if status:
         _raise(path, buffer, status, line, column)
     if rows == 0:
@@ -140,10 +151,13 @@ def query_blocks(path: Path, qids: np.ndarray, lines: np.ndarray) -> tuple[np.nd
     if len(repeated):
         first, again = starts[order[repeated[0]]], starts[order[repeated[0] + 1]]
         gap = int(starts[np.searchsorted(starts, first, side="right")])
-        raise InputFormatError(path, f"query {ids[order[repeated[0]]]} appears again after other queries "
-                               f"(its lines start at line {lines[first]} and stop before line {lines[gap]})",
-                               line=int(lines[again]),
-                               expected="every line of a query on consecutive lines (sort the file by query id)")
+        raise InputFormatError(
+            path,
+            f"query {ids[order[repeated[0]]]} appears again after other queries "
+            f"(its lines start at line {lines[first]} and stop before line {lines[gap]})",
+            line=int(lines[again]),
+            expected="every line of a query on consecutive lines (sort the file by query id)",
+        )
     return ids, np.r_[starts, len(qids)].astype(np.int64)
 
 
@@ -168,21 +182,20 @@ def _raise(path: Path, buffer: np.ndarray, status: int, line: int, column: int) 
 def _line_text(buffer: np.ndarray, line: int) -> str:
     breaks = np.flatnonzero(buffer == 10)
     start = 0 if line == 1 else int(breaks[line - 2]) + 1
-    return bytes(buffer[start:int(breaks[line - 1])]).decode("utf-8", "replace").rstrip("\r")
+    return bytes(buffer[start : int(breaks[line - 1])]).decode("utf-8", "replace").rstrip("\r")
 
 
 _EMPTY_I32, _EMPTY_I64, _EMPTY_F32 = np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
 
 
 def _scan(*args):
-    from ._letor_scan import (
-        scan,  # numba: imported when a file is read, not when a folder is planned
-    )
+    from ._letor_scan import scan  # numba: imported when a file is read, not when a folder is planned
 
     return scan(*args)
 
 
 # ---- folds and data folders ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Fold:
@@ -244,8 +257,10 @@ def find_folds(path: Path) -> dict[str, Fold]:
     if not folds and find_split(path, "train") is not None:
         folds[path.name] = _fold(path, path.name)
     if not folds:
-        raise RiskReportError(f"{path} holds no LETOR folds: expected Fold1/train.txt, Fold1/test.txt (and "
-                              "vali.txt), … as in MSLR-WEB10K, or train.txt and test.txt in the folder itself.")
+        raise RiskReportError(
+            f"{path} holds no LETOR folds: expected Fold1/train.txt, Fold1/test.txt (and "
+            "vali.txt), … as in MSLR-WEB10K, or train.txt and test.txt in the folder itself."
+        )
     return folds
 
 
@@ -253,8 +268,10 @@ def _fold(folder: Path, name: str) -> Fold:
     files = {split: find_split(folder, split) for split in SPLITS}
     missing = [split for split in ("train", "test") if files[split] is None]
     if missing:
-        raise RiskReportError(f"{folder}: fold {name} has no {' and no '.join(f'{m}.txt' for m in missing)} "
-                              "(a fold needs train.txt and test.txt; vali.txt is optional).")
+        raise RiskReportError(
+            f"{folder}: fold {name} has no {' and no '.join(f'{m}.txt' for m in missing)} "
+            "(a fold needs train.txt and test.txt; vali.txt is optional)."
+        )
     return Fold(name, {split: p for split, p in files.items() if p is not None})
 
 
@@ -289,8 +306,10 @@ def _make_demo() -> Path:
     try:
         return generate_letor_demo(path).resolve()
     except OSError as error:
-        raise RiskReportError(f"Cannot make the learning-to-rank demo in {path}: {error}. Set RISKREPORT_DATA to a "
-                              "writable folder and run `riskreport demo`.") from None
+        raise RiskReportError(
+            f"Cannot make the learning-to-rank demo in {path}: {error}. Set RISKREPORT_DATA to a "
+            "writable folder and run `riskreport demo`."
+        ) from None
 
 
 def choose_folds(folder: LetorFolder, names: list[str] | None) -> list[Fold]:
@@ -314,13 +333,15 @@ def _read_config(path: Path) -> dict:
         raise InputFormatError(path, f"invalid TOML ({error})") from None
     unknown = sorted(set(config) - CONFIG_KEYS)
     if unknown:
-        raise InputFormatError(path, f"unknown key(s) {', '.join(unknown)}",
-                               expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}")
+        raise InputFormatError(
+            path, f"unknown key(s) {', '.join(unknown)}", expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}"
+        )
     return config
 
 
-def write_letor(path: str | os.PathLike, labels: np.ndarray, query_ids: np.ndarray, features: np.ndarray,
-                decimals: int = 4) -> Path:
+def write_letor(
+    path: str | os.PathLike, labels: np.ndarray, query_ids: np.ndarray, features: np.ndarray, decimals: int = 4
+) -> Path:
     """Write documents (rows in query blocks) as a LETOR file: `label qid:Q 1:v 2:v …`, every feature."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -346,13 +367,21 @@ def read_run_scores(path: str | os.PathLike):
         raise InputFormatError(path, f"not a readable CSV ({error})") from None
     missing = {"system", "topic", "score"} - set(frame.columns)
     if missing:
-        raise InputFormatError(path, f"no column(s) {', '.join(sorted(missing))}", line=1,
-                               expected="a header system,topic,score (topic: the LETOR query id, score: its NDCG@k)")
+        raise InputFormatError(
+            path,
+            f"no column(s) {', '.join(sorted(missing))}",
+            line=1,
+            expected="a header system,topic,score (topic: the LETOR query id, score: its NDCG@k)",
+        )
     topic = pd.to_numeric(frame["topic"], errors="coerce")
     score = pd.to_numeric(frame["score"], errors="coerce")
     bad = np.flatnonzero(topic.isna() | (topic % 1 != 0) | score.isna())
     if len(bad):
         row = frame.iloc[bad[0]]
-        raise InputFormatError(path, f"topic {row['topic']!r}, score {row['score']!r}", line=int(bad[0]) + 2,
-                               expected="a whole-number query id and a numeric score")
+        raise InputFormatError(
+            path,
+            f"topic {row['topic']!r}, score {row['score']!r}",
+            line=int(bad[0]) + 2,
+            expected="a whole-number query id and a numeric score",
+        )
     return frame.assign(topic=topic.astype(np.int64), score=score.astype(float))

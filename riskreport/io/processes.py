@@ -6,6 +6,7 @@ thread (`raise_on_signals`); a second signal during the clean-up that follows is
 impatient second Ctrl-C cannot leave a half-removed build folder. `deferred_signals` holds a
 signal back while a few renames must happen together (a report moved into place).
 """
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """What produced a report: SHA-256 of its input files and the versions of the packages that computed it."""
+
 from __future__ import annotations
 
 import hashlib
@@ -8,8 +9,19 @@ from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
-PACKAGES = ("riskreport", "ir_measures", "pytrec_eval-terrier", "numpy", "pandas", "scipy", "statsmodels",
-            "matplotlib", "seaborn", "papermill", "nbconvert")
+PACKAGES = (
+    "riskreport",
+    "ir_measures",
+    "pytrec_eval-terrier",
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+    "matplotlib",
+    "seaborn",
+    "papermill",
+    "nbconvert",
+)
 
 
 def package_versions(packages=PACKAGES, python: bool = True) -> dict[str, str]:
@@ -26,6 +38,7 @@ def package_versions(packages=PACKAGES, python: bool = True) -> dict[str, str]:
 def file_hashes(paths) -> dict[str, str]:
     """SHA-256 of every input file, keyed by its path (hashed in threads: hashlib releases the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
+
     paths = list(paths)
     with ThreadPoolExecutor(max(1, min(len(paths), os.cpu_count() or 1))) as pool:
         return dict(zip(map(str, paths), pool.map(file_digest, paths)))
@@ -36,7 +49,7 @@ def inputs_digest(hashes: dict[str, str]) -> str:
     return hashlib.sha256("".join(f"{k}={v}\n" for k, v in sorted(hashes.items())).encode()).hexdigest()
 
 
-_DIGESTS: dict[tuple, str] = {}   # file signature -> SHA-256: a file is hashed once per process while unchanged
+_DIGESTS: dict[tuple, str] = {}  # file signature -> SHA-256: a file is hashed once per process while unchanged
 
 
 def file_signature(path: str | Path) -> tuple:

@@ -1,5 +1,6 @@
 """Per-topic scores where users have them: long frames, systems × topics matrices, score tables, `trec_eval -q`
 and ir_measures `-q` output, pytrec_eval results and ir_measures `iter_calc` results."""
+
 from __future__ import annotations
 
 import os
@@ -29,11 +30,18 @@ def scores_frame(scores, measure: str | None = None) -> pd.DataFrame:
     elif isinstance(scores, (str, os.PathLike)):
         table = _path_scores(Path(scores).expanduser())
     elif isinstance(scores, Mapping):
-        table = pd.concat([_query_scores(output, _system(str(system))) for system, output in scores.items()],
-                          ignore_index=True) if scores else pd.DataFrame()
+        table = (
+            pd.concat(
+                [_query_scores(output, _system(str(system))) for system, output in scores.items()], ignore_index=True
+            )
+            if scores
+            else pd.DataFrame()
+        )
     else:
-        raise ParameterError(f"scores: got {type(scores).__name__}; expected {SCORES_FRAME}, a score table or "
-                             "trec_eval -q output, or {system: per-query output}.")
+        raise ParameterError(
+            f"scores: got {type(scores).__name__}; expected {SCORES_FRAME}, a score table or "
+            "trec_eval -q output, or {system: per-query output}."
+        )
     if table.empty:
         raise ParameterError("scores: no per-topic values found.")
     table = _pick_measure(table, measure)
@@ -45,13 +53,13 @@ def scores_frame(scores, measure: str | None = None) -> pd.DataFrame:
 
 def _frame_scores(frame: pd.DataFrame) -> pd.DataFrame:
     value = next((c for c in ("value", "score") if c in frame.columns), None)
-    if {"system", "topic"} <= set(frame.columns) and value is not None:            # long
+    if {"system", "topic"} <= set(frame.columns) and value is not None:  # long
         table = frame.rename(columns={value: "score"})
         table = table.assign(system=table["system"].astype(str), topic=table["topic"].astype(str))
         if "measure" not in table:
             table["measure"] = ""
         return table.assign(measure=table["measure"].fillna("").astype(str).map(_measure_label))
-    if all(pd.api.types.is_numeric_dtype(t) for t in frame.dtypes) and len(frame.columns):      # systems × topics
+    if all(pd.api.types.is_numeric_dtype(t) for t in frame.dtypes) and len(frame.columns):  # systems × topics
         long = frame.rename_axis(index="system", columns="topic").stack(future_stack=True).rename("score").reset_index()
         return long.assign(system=long["system"].astype(str), topic=long["topic"].astype(str), measure="")
     raise InputFormatError("scores", f"columns {list(frame.columns)[:8]}", expected=SCORES_FRAME)
@@ -75,18 +83,22 @@ def _query_scores(output, system: str) -> pd.DataFrame:
     """One system's per-query values as `system, topic, score, measure`."""
     if isinstance(output, (str, os.PathLike)):
         rows = _per_query_lines(Path(output).expanduser())
-    elif isinstance(output, Mapping):                                           # pytrec_eval
+    elif isinstance(output, Mapping):  # pytrec_eval
         rows = [(str(q), m, v) for q, values in output.items() for m, v in _mapping(values, system).items()]
-    elif isinstance(output, Iterable):                                          # ir_measures iter_calc
+    elif isinstance(output, Iterable):  # ir_measures iter_calc
         rows = []
         for item in output:
             if not all(hasattr(item, a) for a in ("query_id", "measure", "value")):
-                raise ParameterError(f"scores[{system!r}]: got {type(item).__name__} items; expected ir_measures "
-                                     "Metric(query_id, measure, value) results.")
+                raise ParameterError(
+                    f"scores[{system!r}]: got {type(item).__name__} items; expected ir_measures "
+                    "Metric(query_id, measure, value) results."
+                )
             rows.append((str(item.query_id), str(item.measure), item.value))
     else:
-        raise ParameterError(f"scores[{system!r}]: got {type(output).__name__}; expected a trec_eval or ir_measures "
-                             "-q output file, iter_calc results or {qid: {measure: value}}.")
+        raise ParameterError(
+            f"scores[{system!r}]: got {type(output).__name__}; expected a trec_eval or ir_measures "
+            "-q output file, iter_calc results or {qid: {measure: value}}."
+        )
     table = pd.DataFrame(rows, columns=["topic", "measure", "score"])
     table = table[table["topic"] != "all"]
     return table.assign(system=system, measure=table["measure"].map(_measure_label))
@@ -102,9 +114,13 @@ def _per_query_lines(path: Path) -> list[tuple[str, str, float]]:
         if not fields:
             continue
         if len(fields) != 3:
-            raise InputFormatError(path, f"{len(fields)} fields", line=number,
-                                   expected="3 whitespace-separated columns (trec_eval -q: measure topic value; "
-                                            "ir_measures -q: topic measure value)")
+            raise InputFormatError(
+                path,
+                f"{len(fields)} fields",
+                line=number,
+                expected="3 whitespace-separated columns (trec_eval -q: measure topic value; "
+                "ir_measures -q: topic measure value)",
+            )
         order = order or _column_order(fields)
         first, second, value = fields
         topic, measure = (second, first) if order == "trec_eval" else (first, second)
@@ -123,6 +139,7 @@ def _column_order(fields: list[str]) -> str:
 
 def _trec_measure(name: str) -> str | None:
     import ir_measures
+
     try:
         parsed = ir_measures.parse_trec_measure(name)
     except Exception:  # noqa: BLE001 - ir_measures raises several kinds for a name it does not read
@@ -141,10 +158,12 @@ def _pick_measure(table: pd.DataFrame, measure: str | None) -> pd.DataFrame:
     labels = list(dict.fromkeys(table["measure"]))
     if measure is None:
         if len([label for label in labels if label]) > 1:
-            raise ParameterError(f"scores hold {len(labels)} measures ({', '.join(labels[:10])}): choose one with "
-                                 "measure=.")
+            raise ParameterError(
+                f"scores hold {len(labels)} measures ({', '.join(labels[:10])}): choose one with measure=."
+            )
         return table
     import ir_measures
+
     wanted = {measure, _measure_label(measure)}
     try:
         wanted.add(str(ir_measures.parse_measure(measure)))
@@ -165,7 +184,10 @@ def _check_scores(table: pd.DataFrame) -> None:
     values = _numbers(table["score"], "scores", "value", "finite numbers ≥ 0")
     if (values < 0).any():
         row = table[values < 0].iloc[0]
-        raise InputFormatError("scores", f"system {row['system']}, topic {row['topic']}: value {row['score']} is "
-                               "negative", expected="each system's own score ≥ 0, not a difference from a baseline")
+        raise InputFormatError(
+            "scores",
+            f"system {row['system']}, topic {row['topic']}: value {row['score']} is negative",
+            expected="each system's own score ≥ 0, not a difference from a baseline",
+        )
     table["score"] = values
     _unique(table, ["system", "measure", "topic"], "scores", "system {system} has two values for topic {topic}")

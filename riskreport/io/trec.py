@@ -6,6 +6,7 @@ traceback from deep inside pandas. Compressed files (`.gz`, `.bz2`) are read tra
 A file is read into memory once, so that NUL bytes, invalid UTF-8 and wrong column counts
 are located by line wherever they are.
 """
+
 from __future__ import annotations
 
 import bz2
@@ -30,11 +31,12 @@ QRELS_FORMAT = "4 whitespace-separated columns: topic iteration docno relevance"
 SCORES_FORMAT = "a CSV header system,topic,score[,measure][,instance]"
 RANK_GAIN_COLUMNS = ["system", "topic", "rank", "score"]
 RANK_GAINS_FORMAT = "a CSV header system,topic,rank,score"
-SYSTEM_LIST_FORMAT = ("one system id per line, or a CSV whose header has a 'system' column (and optionally a 'pooled' "
-                      "column of 0/1)")
-LINE_BREAK = re.compile(rb"\r\n|\n|\r")          # what pandas' C parser ends a line on
+SYSTEM_LIST_FORMAT = (
+    "one system id per line, or a CSV whose header has a 'system' column (and optionally a 'pooled' column of 0/1)"
+)
+LINE_BREAK = re.compile(rb"\r\n|\n|\r")  # what pandas' C parser ends a line on
 FIELD_GAP = re.compile(rb"[ \t]+")
-MAX_DIGITS = 18                                  # integers that fit int64
+MAX_DIGITS = 18  # integers that fit int64
 
 
 def read_run(path: str | Path) -> pd.DataFrame:
@@ -62,8 +64,13 @@ def _read_run_fast(path: Path) -> pd.DataFrame | None:
     score, rank = table["score"].to_numpy(), table["rank"].to_numpy()
     if not np.isfinite(score).all() or (rank < 0).any():
         return None
-    run = pd.DataFrame({"query_id": pd.Series(table["query_id"], dtype="str"),
-                        "doc_id": pd.Series(table["doc_id"], dtype="str"), "score": score})
+    run = pd.DataFrame(
+        {
+            "query_id": pd.Series(table["query_id"], dtype="str"),
+            "doc_id": pd.Series(table["doc_id"], dtype="str"),
+            "score": score,
+        }
+    )
     return None if _has_duplicate_pairs(run) else run
 
 
@@ -78,15 +85,23 @@ def _read_single_spaced(path: Path, names: list[str], numeric: dict[str, str]):
     except ImportError:
         return None
     data = _read_bytes(path)
-    if not data or b"\x00" in data or any(bad in data for bad in (b"\t", b"  ", b"\r", b"\n ", b" \n", b"\x0b", b"\x0c")) \
-            or data[:1] == b" ":
+    if (
+        not data
+        or b"\x00" in data
+        or any(bad in data for bad in (b"\t", b"  ", b"\r", b"\n ", b" \n", b"\x0b", b"\x0c"))
+        or data[:1] == b" "
+    ):
         return None
     types = {name: getattr(pa, numeric.get(name, "string"))() for name in names}
     try:
-        table = pa_csv.read_csv(pa.py_buffer(data), read_options=pa_csv.ReadOptions(column_names=names),
-                                parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
-                                convert_options=pa_csv.ConvertOptions(column_types=types, strings_can_be_null=False,
-                                                                      quoted_strings_can_be_null=False))
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(column_names=names),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
+        )
     except (pa.ArrowException, ValueError):
         return None
     if not table.num_rows or any(table[name].null_count for name in numeric):
@@ -105,9 +120,13 @@ def read_qrels(path: str | Path) -> pd.DataFrame:
     """Read TREC qrels into columns `query_id, doc_id, relevance` (int; spam −2 kept as is)."""
     fast = _read_single_spaced(Path(path), QRELS_COLUMNS, {"relevance": "int64"})
     if fast is not None:
-        qrels = pd.DataFrame({"query_id": pd.Series(fast["query_id"], dtype="str"),
-                              "doc_id": pd.Series(fast["doc_id"], dtype="str"),
-                              "relevance": fast["relevance"].to_numpy()})
+        qrels = pd.DataFrame(
+            {
+                "query_id": pd.Series(fast["query_id"], dtype="str"),
+                "doc_id": pd.Series(fast["doc_id"], dtype="str"),
+                "relevance": fast["relevance"].to_numpy(),
+            }
+        )
         if not _has_duplicate_pairs(qrels):
             return qrels
     table = _read_whitespace_table(path, QRELS_COLUMNS, QRELS_FORMAT, text=("query_id", "iteration", "doc_id"))
@@ -137,11 +156,16 @@ def read_scores(path: str | Path) -> pd.DataFrame:
     negative = table["score"] < 0
     if negative.any():
         row = table[negative].iloc[0]
-        raise InputFormatError(path, f"score {row['score']:g} is negative", line=int(row["line"]),
-                               expected="a score ≥ 0, as every ir_measures measure is; give each system's own "
-                                        "score, not its difference from the baseline")
-    _reject_duplicates(table, path, ["system", "instance", "measure", "topic"],
-                       "system {system} has two scores for topic {topic}")
+        raise InputFormatError(
+            path,
+            f"score {row['score']:g} is negative",
+            line=int(row["line"]),
+            expected="a score ≥ 0, as every ir_measures measure is; give each system's own "
+            "score, not its difference from the baseline",
+        )
+    _reject_duplicates(
+        table, path, ["system", "instance", "measure", "topic"], "system {system} has two scores for topic {topic}"
+    )
     return table[SCORE_COLUMNS].reset_index(drop=True)
 
 
@@ -162,21 +186,33 @@ def read_system_list(path: str | Path) -> list[str]:
     if "system" not in header:
         for number, line in lines:
             if "," in line:
-                raise InputFormatError(path, f"{line!r} has a comma but the first line is not a CSV header naming a "
-                                       "'system' column", line=number, expected=SYSTEM_LIST_FORMAT)
+                raise InputFormatError(
+                    path,
+                    f"{line!r} has a comma but the first line is not a CSV header naming a 'system' column",
+                    line=number,
+                    expected=SYSTEM_LIST_FORMAT,
+                )
         return list(dict.fromkeys(line for _, line in lines))
     systems = []
     for number, line in lines[1:]:
         fields = [field.strip() for field in line.split(",")]
         if len(fields) != len(header):
-            raise InputFormatError(path, f"{len(fields)} field(s) instead of {len(header)}", line=number,
-                                   expected=f"one value per column of the header {','.join(header)}")
+            raise InputFormatError(
+                path,
+                f"{len(fields)} field(s) instead of {len(header)}",
+                line=number,
+                expected=f"one value per column of the header {','.join(header)}",
+            )
         row = dict(zip(header, fields))
         if not row["system"]:
             raise InputFormatError(path, "empty system", line=number, expected="a system id in column 'system'")
         if "pooled" in row and row["pooled"] not in ("0", "1"):
-            raise InputFormatError(path, f"pooled is {row['pooled']!r}", line=number,
-                                   expected="0 or 1 in column 'pooled' (1: the system is in the pool)")
+            raise InputFormatError(
+                path,
+                f"pooled is {row['pooled']!r}",
+                line=number,
+                expected="0 or 1 in column 'pooled' (1: the system is in the pool)",
+            )
         if row.get("pooled", "1") == "1":
             systems.append(row["system"])
     if not systems:
@@ -196,23 +232,37 @@ def read_rank_gains(path: str | Path) -> pd.DataFrame:
     def check(path, header):
         missing = [c for c in RANK_GAIN_COLUMNS if c not in header]
         if missing:
-            raise InputFormatError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(map(repr, header))}",
-                                   line=1, expected=RANK_GAINS_FORMAT)
+            raise InputFormatError(
+                path,
+                f"missing column(s) {', '.join(missing)}; found {', '.join(map(repr, header))}",
+                line=1,
+                expected=RANK_GAINS_FORMAT,
+            )
 
     table = _read_csv_table(path, RANK_GAINS_FORMAT, check)
     for column in ("system", "topic"):
         table[column] = table[column].str.strip()
     _require_integer(table, path, "rank", "a whole number ≥ 1 in column 'rank'")
     if (table["rank"] < 1).any():
-        raise InputFormatError(path, "rank 0", line=int(table.loc[table["rank"] < 1, "line"].iloc[0]),
-                               expected="a whole number ≥ 1 in column 'rank'")
+        raise InputFormatError(
+            path,
+            "rank 0",
+            line=int(table.loc[table["rank"] < 1, "line"].iloc[0]),
+            expected="a whole number ≥ 1 in column 'rank'",
+        )
     _require_numeric(table, path, "score", "a gain in [0, 1) in column 'score'")
     outside = (table["score"] < 0) | (table["score"] >= 1)
     if outside.any():
         row = table[outside].iloc[0]
-        raise InputFormatError(path, f"gain {row['score']:g} is outside [0, 1)", line=int(row["line"]),
-                               expected="a per-rank gain in [0, 1) in column 'score'")
-    _reject_duplicates(table, path, ["system", "topic", "rank"], "system {system} has two gains at rank {rank} of topic {topic}")
+        raise InputFormatError(
+            path,
+            f"gain {row['score']:g} is outside [0, 1)",
+            line=int(row["line"]),
+            expected="a per-rank gain in [0, 1) in column 'score'",
+        )
+    _reject_duplicates(
+        table, path, ["system", "topic", "rank"], "system {system} has two gains at rank {rank} of topic {topic}"
+    )
     return table[RANK_GAIN_COLUMNS].reset_index(drop=True)
 
 
@@ -228,15 +278,20 @@ def _read_csv_table(path: Path, expected: str, check_header) -> pd.DataFrame:
         rows, lines = [], []
         for row in reader:
             if not any(field.strip() for field in row):
-                continue                                          # blank line
+                continue  # blank line
             if len(row) != len(header):
-                raise InputFormatError(path, f"{len(row)} field(s) instead of {len(header)}", line=reader.line_num,
-                                       expected=f"one value per column of the header {','.join(header)}")
+                raise InputFormatError(
+                    path,
+                    f"{len(row)} field(s) instead of {len(header)}",
+                    line=reader.line_num,
+                    expected=f"one value per column of the header {','.join(header)}",
+                )
             rows.append(row)
             lines.append(reader.line_num)
     except csv.Error as error:
-        raise InputFormatError(path, f"cannot parse the CSV ({error})", line=reader.line_num,
-                               expected=expected) from None
+        raise InputFormatError(
+            path, f"cannot parse the CSV ({error})", line=reader.line_num, expected=expected
+        ) from None
     if not rows:
         raise InputFormatError(path, "the file has a header but no data rows", expected="one row per system and topic")
     table = pd.DataFrame(rows, columns=header)
@@ -247,16 +302,28 @@ def _read_csv_table(path: Path, expected: str, check_header) -> pd.DataFrame:
 def _check_header(path: Path, header: list[str]) -> None:
     duplicated = sorted({c for c in header if header.count(c) > 1})
     if duplicated:
-        raise InputFormatError(path, f"column(s) {', '.join(map(repr, duplicated))} appear twice in the header",
-                               line=1, expected=SCORES_FORMAT)
+        raise InputFormatError(
+            path,
+            f"column(s) {', '.join(map(repr, duplicated))} appear twice in the header",
+            line=1,
+            expected=SCORES_FORMAT,
+        )
     missing = [c for c in ("system", "topic", "score") if c not in header]
     if missing:
-        raise InputFormatError(path, f"missing column(s) {', '.join(missing)}; found {', '.join(map(repr, header))}",
-                               line=1, expected=SCORES_FORMAT + ", comma-separated")
+        raise InputFormatError(
+            path,
+            f"missing column(s) {', '.join(missing)}; found {', '.join(map(repr, header))}",
+            line=1,
+            expected=SCORES_FORMAT + ", comma-separated",
+        )
     unknown = [c for c in header if c not in SCORE_COLUMNS]
     if unknown:
-        raise InputFormatError(path, f"unknown column(s) {', '.join(map(repr, unknown))}", line=1,
-                               expected=f"columns among {', '.join(SCORE_COLUMNS)}")
+        raise InputFormatError(
+            path,
+            f"unknown column(s) {', '.join(map(repr, unknown))}",
+            line=1,
+            expected=f"columns among {', '.join(SCORE_COLUMNS)}",
+        )
 
 
 def _read_whitespace_table(path: str | Path, names: list[str], expected: str, text: tuple[str, ...]) -> pd.DataFrame:
@@ -271,19 +338,31 @@ def _read_whitespace_table(path: str | Path, names: list[str], expected: str, te
     _check_text(path, data, expected)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)   # a line with extra columns, not data lost
-            table = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=names, index_col=False,
-                                dtype={c: str for c in text}, skip_blank_lines=False, keep_default_na=False,
-                                na_values=[""], encoding="utf-8", comment=None, quoting=3)
+            warnings.simplefilter("error", pd.errors.ParserWarning)  # a line with extra columns, not data lost
+            table = pd.read_csv(
+                io.BytesIO(data),
+                sep=r"\s+",
+                header=None,
+                names=names,
+                index_col=False,
+                dtype={c: str for c in text},
+                skip_blank_lines=False,
+                keep_default_na=False,
+                na_values=[""],
+                encoding="utf-8",
+                comment=None,
+                quoting=3,
+            )
     except pd.errors.EmptyDataError:
         raise InputFormatError(path, "the file is empty", expected=expected) from None
     except UnicodeDecodeError:
         raise _not_utf8(path, data) from None
     except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, OverflowError) as error:
         raise _column_count_error(path, data, len(names), expected) or InputFormatError(
-            path, f"cannot parse the file ({error})", expected=expected) from None
+            path, f"cannot parse the file ({error})", expected=expected
+        ) from None
     table["line"] = table.index + 1
-    if table[names[0]].isna().any():                          # blank lines
+    if table[names[0]].isna().any():  # blank lines
         table = table[table[names].notna().any(axis=1)]
     if table.empty:
         raise InputFormatError(path, "the file has no data lines", expected=expected)
@@ -291,8 +370,9 @@ def _read_whitespace_table(path: str | Path, names: list[str], expected: str, te
     if short.any():
         row = table[short].iloc[0]
         fields = int(row[names].notna().sum())
-        raise InputFormatError(path, f"{fields} column(s) instead of {len(names)}", line=int(row["line"]),
-                               expected=expected)
+        raise InputFormatError(
+            path, f"{fields} column(s) instead of {len(names)}", line=int(row["line"]), expected=expected
+        )
     return table
 
 
@@ -367,8 +447,9 @@ def _require_numeric(table: pd.DataFrame, path, column: str, expected: str) -> N
     bad = ~np.isfinite(values.to_numpy(dtype=float))
     if bad.any():
         row = table[bad].iloc[0]
-        raise InputFormatError(path, f"{_shown(row[column])} is not a finite number", line=int(row["line"]),
-                               expected=expected)
+        raise InputFormatError(
+            path, f"{_shown(row[column])} is not a finite number", line=int(row["line"]), expected=expected
+        )
     table[column] = values.astype(float)
 
 
@@ -376,19 +457,23 @@ def _require_integer(table: pd.DataFrame, path, column: str, expected: str, sign
     values = table[column]
     if pd.api.types.is_signed_integer_dtype(values):
         bad = values < 0 if not signed else pd.Series(False, index=values.index)
-    elif pd.api.types.is_float_dtype(values):      # the C parser read every value as a number: whole ones pass
+    elif pd.api.types.is_float_dtype(values):  # the C parser read every value as a number: whole ones pass
         number = values.to_numpy()
         with np.errstate(invalid="ignore"):
-            bad = ~(np.isfinite(number) & (number == np.round(number)) & (np.abs(number) < 2.0 ** 62))
+            bad = ~(np.isfinite(number) & (number == np.round(number)) & (np.abs(number) < 2.0**62))
         if not signed:
             bad |= number < 0
-    else:                                          # text or uint64: check the digits
+    else:  # text or uint64: check the digits
         values = values.astype(str)
         bad = ~values.str.fullmatch((r"[+-]?" if signed else r"\+?") + rf"\d{{1,{MAX_DIGITS}}}")
     if bad.any():
         row = table[bad].iloc[0]
-        raise InputFormatError(path, f"{_shown(row[column])} is not {'an integer' if signed else 'a non-negative integer'}",
-                               line=int(row["line"]), expected=expected)
+        raise InputFormatError(
+            path,
+            f"{_shown(row[column])} is not {'an integer' if signed else 'a non-negative integer'}",
+            line=int(row["line"]),
+            expected=expected,
+        )
     table[column] = values.astype(np.int64)
 
 
@@ -398,5 +483,9 @@ def _reject_duplicates(table: pd.DataFrame, path, key: list[str], what: str) -> 
         first = table[duplicated].iloc[0]
         same = table[duplicated & (table[key] == first[key]).all(axis=1)]
         lines = same["line"].tolist()[:2]
-        raise InputFormatError(path, what.format(**first[key].to_dict()) + f" (lines {lines[0]} and {lines[1]})",
-                               line=lines[1], expected="each pair once")
+        raise InputFormatError(
+            path,
+            what.format(**first[key].to_dict()) + f" (lines {lines[0]} and {lines[1]})",
+            line=lines[1],
+            expected="each pair once",
+        )

@@ -4,6 +4,7 @@
 pair gradients with |ΔM| replaced by ΔM′ (`objectives` explains the rules and chooses the inputs).
 Sorting is stable (ties keep file order), as LightGBM's `lambdarank` sorts.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,7 +12,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-PLAIN, CONDITIONAL, SCALED, GEORISK = 0, 1, 2, 3     # how ΔM becomes ΔM′ (objectives.KINDS)
+PLAIN, CONDITIONAL, SCALED, GEORISK = 0, 1, 2, 3  # how ΔM becomes ΔM′ (objectives.KINDS)
 
 
 @njit(cache=True)
@@ -27,7 +28,7 @@ def ideal_dcg(gains, bounds, k):
     out = np.zeros(n_queries)
     discount = discounts(max(k, 1))
     for q in prange(n_queries):
-        ideal = -np.sort(-gains[bounds[q]:bounds[q + 1]])
+        ideal = -np.sort(-gains[bounds[q] : bounds[q + 1]])
         for r in range(min(k, ideal.shape[0])):
             out[q] += ideal[r] * discount[r]
     return out
@@ -76,8 +77,8 @@ def weight(kind, signed, q, alpha, model, base, column, lz, geo, g0):
     return 1.0
 
 
-SIGMOID_BINS = 1024 * 1024          # LightGBM's sigmoid table (rank_objective.hpp): 2^20 bins over ±50/σ/2
-LIGHTGBM_NORM_OFFSET = 0.009999999776482582   # LightGBM's 0.01f, as the double it becomes
+SIGMOID_BINS = 1024 * 1024  # LightGBM's sigmoid table (rank_objective.hpp): 2^20 bins over ±50/σ/2
+LIGHTGBM_NORM_OFFSET = 0.009999999776482582  # LightGBM's 0.01f, as the double it becomes
 
 
 @njit(cache=True)
@@ -96,8 +97,27 @@ def lightgbm_sigmoid(gap, sigma):
 
 
 @njit(cache=True, parallel=True)
-def pair_gradients(scores, gains, labels, bounds, order, inverse_ideal, truncation, cutoff, lightgbm, sigma,
-                   kind, alpha, model, base, column, lz, geo, grad, hess):
+def pair_gradients(
+    scores,
+    gains,
+    labels,
+    bounds,
+    order,
+    inverse_ideal,
+    truncation,
+    cutoff,
+    lightgbm,
+    sigma,
+    kind,
+    alpha,
+    model,
+    base,
+    column,
+    lz,
+    geo,
+    grad,
+    hess,
+):
     """LambdaMART gradients (LightGBM's sign: minimised) with |ΔM| replaced by ΔM′ = |ΔM|·`weight`.
 
     Pairs: the document at rank i < `truncation` with every lower-ranked one of another label.
@@ -115,7 +135,7 @@ def pair_gradients(scores, gains, labels, bounds, order, inverse_ideal, truncati
             continue
         n = end - start
         discount = discounts(n)
-        discount[min(cutoff, n):] = 0.0
+        discount[min(cutoff, n) :] = 0.0
         if kind == GEORISK:
             g0 = geo_value(0.0, model[q], column[q], lz[q], geo)
         spread = scores[start + order[start]] != scores[start + order[end - 1]]

@@ -7,6 +7,7 @@ several baselines on them (GBRT, LambdaMART, a linear model, AdaRank), and learn
 GeoRisk against all of them at once. A baseline here scores documents (`scores`) or gives one
 score per query (`per_query`, from runs); `ndcg` turns either into NDCG@k per query.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from ..errors import ParameterError, RiskReportError, UnknownNameError
 from ..io.letor import LetorData, read_run_scores
 from .objectives import ndcg_per_query
 
-LEARNED = ("gbrt", "lambdamart", "linear")      # learned baselines this module can pre-learn
+LEARNED = ("gbrt", "lambdamart", "linear")  # learned baselines this module can pre-learn
 LEARNED_NAMES = {"gbrt": "GBRT", "lambdamart": "LambdaMART-b", "linear": "Linear"}
 
 
@@ -28,7 +29,7 @@ class Baseline:
     """A named baseline: `scorer(features) -> scores`, or fixed `per_query` NDCG keyed by query id."""
 
     name: str
-    kind: str                                    # feature, learned or run
+    kind: str  # feature, learned or run
     scorer: Callable[[np.ndarray], np.ndarray] | None = None
     per_query: dict = field(default_factory=dict)
     feature: int | None = None
@@ -69,8 +70,9 @@ def parse_baseline(spec: str | int, train: LetorData, k: int = 10) -> Baseline:
         return feature_baseline(number, f"feature {number} (best single feature)")
     digits = text.removeprefix("feature:").strip()
     if not digits.isdigit():
-        raise ParameterError(f"baseline must be 'feature:<id>' (e.g. feature:110, BM25 of MSLR-WEB10K) or 'best', "
-                             f"got {spec!r}.")
+        raise ParameterError(
+            f"baseline must be 'feature:<id>' (e.g. feature:110, BM25 of MSLR-WEB10K) or 'best', got {spec!r}."
+        )
     return feature_baseline(int(digits))
 
 
@@ -86,8 +88,16 @@ def hold_out(data: LetorData, share: float, seed: int) -> tuple[LetorData, Letor
     return data.select(chosen), data.select(rest)
 
 
-def learned_baseline(kind: str, held_out: LetorData, seed: int = 2026, trees: int = 100, leaves: int = 31,
-                     learning_rate: float = 0.1, min_data_in_leaf: int = 20, threads: int = 0) -> Baseline:
+def learned_baseline(
+    kind: str,
+    held_out: LetorData,
+    seed: int = 2026,
+    trees: int = 100,
+    leaves: int = 31,
+    learning_rate: float = 0.1,
+    min_data_in_leaf: int = 20,
+    threads: int = 0,
+) -> Baseline:
     """A baseline learned on `held_out`: `gbrt` (LightGBM regression on the labels), `lambdamart` (LightGBM's
     `lambdarank`), or `linear` (ridge regression on standardised features)."""
     if kind not in LEARNED:
@@ -96,9 +106,16 @@ def learned_baseline(kind: str, held_out: LetorData, seed: int = 2026, trees: in
         return Baseline(LEARNED_NAMES[kind], "learned", _ridge(held_out.features, held_out.labels))
     import lightgbm as lgb
 
-    params = {"objective": "regression" if kind == "gbrt" else "lambdarank", "num_leaves": leaves,
-              "learning_rate": learning_rate, "min_data_in_leaf": min_data_in_leaf, "seed": seed,
-              "deterministic": True, "verbose": -1, "num_threads": threads}
+    params = {
+        "objective": "regression" if kind == "gbrt" else "lambdarank",
+        "num_leaves": leaves,
+        "learning_rate": learning_rate,
+        "min_data_in_leaf": min_data_in_leaf,
+        "seed": seed,
+        "deterministic": True,
+        "verbose": -1,
+        "num_threads": threads,
+    }
     group = None if kind == "gbrt" else held_out.group_sizes
     dataset = lgb.Dataset(held_out.features, held_out.labels, group=group, params={"verbose": -1})
     booster = lgb.train(params, dataset, num_boost_round=trees)
@@ -122,8 +139,10 @@ def run_baselines(table: pd.DataFrame | str) -> list[Baseline]:
     """Baselines from per-query scores of existing runs: a table, or the path of a CSV (`io.letor.read_run_scores`),
     with `system, topic, score`: `topic` the LETOR query id, `score` the run's NDCG@k on it."""
     frame = read_run_scores(table) if isinstance(table, str) else table
-    return [Baseline(str(system), "run", per_query=dict(zip(rows["topic"].astype(int), rows["score"].astype(float))))
-            for system, rows in frame.groupby("system", sort=False)]
+    return [
+        Baseline(str(system), "run", per_query=dict(zip(rows["topic"].astype(int), rows["score"].astype(float))))
+        for system, rows in frame.groupby("system", sort=False)
+    ]
 
 
 def baseline_matrix(baselines: list[Baseline], data: LetorData, k: int = 10) -> np.ndarray:

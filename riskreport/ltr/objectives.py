@@ -35,6 +35,7 @@ so it grows the same trees as the built-in objective. `ndcg="exact"` uses the ex
 >>> objective = make_objective("u-cro", labels, bounds, baselines=bm25_ndcg, alpha=1.0)   # doctest: +SKIP
 >>> booster = lightgbm.train({"objective": objective, ...}, train_set)                    # doctest: +SKIP
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -44,19 +45,26 @@ from scipy import stats
 
 from ..errors import ParameterError, UnknownNameError
 
-NAMES = {"lambdamart": "LambdaMART", "u-cro": "U-CRO", "t-saro": "T-SARO", "t-faro": "T-FARO",
-         "t*-faro": "T*-FARO", "georisk": "GeoRisk"}
-KINDS = {"lambdamart": 0, "u-cro": 1, "t-saro": 1, "t-faro": 2, "t*-faro": 2, "georisk": 3}   # _lambdas kinds
+NAMES = {
+    "lambdamart": "LambdaMART",
+    "u-cro": "U-CRO",
+    "t-saro": "T-SARO",
+    "t-faro": "T-FARO",
+    "t*-faro": "T*-FARO",
+    "georisk": "GeoRisk",
+}
+KINDS = {"lambdamart": 0, "u-cro": 1, "t-saro": 1, "t-faro": 2, "t*-faro": 2, "georisk": 3}  # _lambdas kinds
 MODES = ("exact", "lightgbm")
-PARALLEL_ROWS = 100_000        # below this many rows one thread is faster than numba's pool (measured: 1.5 vs 23 ms)
-SEVERAL_BASELINES = ("t*-faro", "georisk")       # the 2016 objectives learn against every baseline at once
+PARALLEL_ROWS = 100_000  # below this many rows one thread is faster than numba's pool (measured: 1.5 vs 23 ms)
+SEVERAL_BASELINES = ("t*-faro", "georisk")  # the 2016 objectives learn against every baseline at once
 
 
 def objective_key(name: str) -> str:
     """The key of an objective from any spelling (`T*-FARO`, `tstar-faro`, `ucro`, `LambdaMART`)."""
     key = str(name).strip().lower().replace("_", "-").replace("tstar", "t*")
-    key = {"ucro": "u-cro", "tsaro": "t-saro", "tfaro": "t-faro", "t*faro": "t*-faro", "lambdarank": "lambdamart"
-           }.get(key, key)
+    key = {"ucro": "u-cro", "tsaro": "t-saro", "tfaro": "t-faro", "t*faro": "t*-faro", "lambdarank": "lambdamart"}.get(
+        key, key
+    )
     if key not in NAMES:
         raise UnknownNameError("objective", str(name), list(NAMES))
     return key
@@ -106,9 +114,19 @@ class RiskObjective:
     `last` keeps the per-query NDCG@k (`model`) and ΔM′ inputs of the latest call.
     """
 
-    def __init__(self, name: str, labels: np.ndarray, bounds: np.ndarray, baselines: np.ndarray | None = None,
-                 alpha: float = 0.0, k: int = 10, ndcg: str = "lightgbm", sigma: float = 1.0, se_iteration: int = 1,
-                 threads: int | None = None):
+    def __init__(
+        self,
+        name: str,
+        labels: np.ndarray,
+        bounds: np.ndarray,
+        baselines: np.ndarray | None = None,
+        alpha: float = 0.0,
+        k: int = 10,
+        ndcg: str = "lightgbm",
+        sigma: float = 1.0,
+        se_iteration: int = 1,
+        threads: int | None = None,
+    ):
         from . import _lambdas
 
         self.key = objective_key(name)
@@ -137,17 +155,37 @@ class RiskObjective:
 
         scores = np.ascontiguousarray(preds, dtype=float)
         if scores.shape != self.labels.shape:
-            raise ParameterError(f"{self.name}: {scores.shape[0]} predictions for {self.labels.shape[0]} training rows "
-                                 "(the objective was built for another data set).")
+            raise ParameterError(
+                f"{self.name}: {scores.shape[0]} predictions for {self.labels.shape[0]} training rows "
+                "(the objective was built for another data set)."
+            )
         model = np.empty(len(self.bounds) - 1)
         _lambdas.rank_queries(scores, self.gains, self.bounds, self.inverse_ideal, self.k, self._order, model)
         alpha, base, column, lz, geo = self._inputs(model)
         grad, hess = np.empty_like(scores), np.empty_like(scores)
         exact = self.ndcg == "exact"
         cutoff = self.k if exact else np.iinfo(np.int64).max // 2
-        _lambdas.pair_gradients(scores, self.gains, self.labels, self.bounds, self._order, self.inverse_ideal,
-                                self.k, cutoff, not exact, self.sigma, KINDS[self.key], alpha,
-                                np.nan_to_num(model), base, column, lz, geo, grad, hess)
+        _lambdas.pair_gradients(
+            scores,
+            self.gains,
+            self.labels,
+            self.bounds,
+            self._order,
+            self.inverse_ideal,
+            self.k,
+            cutoff,
+            not exact,
+            self.sigma,
+            KINDS[self.key],
+            alpha,
+            np.nan_to_num(model),
+            base,
+            column,
+            lz,
+            geo,
+            grad,
+            hess,
+        )
         self.last = {"model": model, "alpha": alpha, "base": base}
         self.iteration += 1
         return grad, hess
@@ -167,7 +205,7 @@ class RiskObjective:
         delta = model - base
         se = self.se
         if se is None or self.iteration <= self.se_iteration:
-            se = self.se = urisk_se(delta, self.alpha)     # recomputed until the iteration after which it is kept
+            se = self.se = urisk_se(delta, self.alpha)  # recomputed until the iteration after which it is kept
         return np.nan_to_num(adaptive_alpha(delta, se, self.alpha)), base, zeros, zeros, geo
 
 
@@ -187,8 +225,14 @@ def _numba_threads(threads: int | None):
         numba.set_num_threads(before)
 
 
-def make_objective(name: str, labels: np.ndarray, bounds: np.ndarray, baselines: np.ndarray | None = None,
-                   alpha: float = 0.0, **options) -> RiskObjective:
+def make_objective(
+    name: str,
+    labels: np.ndarray,
+    bounds: np.ndarray,
+    baselines: np.ndarray | None = None,
+    alpha: float = 0.0,
+    **options,
+) -> RiskObjective:
     """`RiskObjective` for `name` (any spelling of `NAMES`); `options`: k, ndcg, sigma, se_iteration, threads."""
     return RiskObjective(name, labels, bounds, baselines, alpha, **options)
 
@@ -203,8 +247,9 @@ def ndcg_per_query(scores: np.ndarray, labels: np.ndarray, bounds: np.ndarray, k
     ideal = _lambdas.ideal_dcg(gains, bounds, int(k))
     inverse = np.where(ideal > 0, 1.0 / np.where(ideal > 0, ideal, 1.0), 0.0)
     out = np.empty(len(bounds) - 1)
-    _lambdas.rank_queries(np.ascontiguousarray(scores, dtype=float), gains, bounds, inverse, int(k),
-                          np.zeros(len(labels), np.int64), out)
+    _lambdas.rank_queries(
+        np.ascontiguousarray(scores, dtype=float), gains, bounds, inverse, int(k), np.zeros(len(labels), np.int64), out
+    )
     return out
 
 

@@ -5,6 +5,7 @@ leaves, learning_rate, min_data_in_leaf), else from Dinçer, Macdonald & Ounis S
 α ∈ {1, 5}, 500 trees, 50 leaves, learning rate 0.1, 1500 documents per leaf, BM25 of the whole
 document (MSLR-WEB10K feature 110) as the single baseline. Imports no numba, scipy or LightGBM.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,8 +15,14 @@ from ..io.letor import LetorFolder, choose_folds, load_letor_folder
 
 OBJECTIVES = ("lambdamart", "u-cro", "t-saro", "t-faro", "t*-faro", "georisk")
 LEARNED = ("gbrt", "lambdamart", "linear")
-PAPER = {"alphas": [1.0, 5.0], "trees": 500, "leaves": 50, "learning_rate": 0.1, "min_data_in_leaf": 1500,
-         "baseline": "feature:110"}
+PAPER = {
+    "alphas": [1.0, 5.0],
+    "trees": 500,
+    "leaves": 50,
+    "learning_rate": 0.1,
+    "min_data_in_leaf": 1500,
+    "baseline": "feature:110",
+}
 NDCG_MODES = ("lightgbm", "exact")
 
 
@@ -49,12 +56,24 @@ class LetorParameters:
         return list(self.objectives)
 
 
-def resolve_ltr_parameters(collection: str | LetorFolder, *, folds: list[str] | None = None,
-                           objectives: list[str] | None = None, alphas: list[float] | None = None,
-                           baseline: str | None = None, learned_baselines: list[str] | None = None,
-                           trees: int | None = None, leaves: int | None = None, learning_rate: float | None = None,
-                           min_data_in_leaf: int | None = None, k: int = 10, held_out: float = 0.2,
-                           ndcg: str = "lightgbm", sig_level: float = 0.05, **_ignored) -> LetorParameters:
+def resolve_ltr_parameters(
+    collection: str | LetorFolder,
+    *,
+    folds: list[str] | None = None,
+    objectives: list[str] | None = None,
+    alphas: list[float] | None = None,
+    baseline: str | None = None,
+    learned_baselines: list[str] | None = None,
+    trees: int | None = None,
+    leaves: int | None = None,
+    learning_rate: float | None = None,
+    min_data_in_leaf: int | None = None,
+    k: int = 10,
+    held_out: float = 0.2,
+    ndcg: str = "lightgbm",
+    sig_level: float = 0.05,
+    **_ignored,
+) -> LetorParameters:
     """Fill defaults (`letor.toml`, else the 2016 paper's) and check every value; a clear error otherwise."""
     from ..options import check_alphas, check_options
 
@@ -74,9 +93,22 @@ def resolve_ltr_parameters(collection: str | LetorFolder, *, folds: list[str] | 
         raise ParameterError(f"ndcg must be one of {', '.join(NDCG_MODES)}, got {ndcg!r}.")
     if not 0 < held_out < 1:
         raise ParameterError(f"held_out must be a share of the training queries between 0 and 1, got {held_out!r}.")
-    params = LetorParameters(folder, chosen, keys, check_alphas(pick("alphas", alphas)), str(pick("baseline", baseline)),
-                             learned, pick("trees", trees), pick("leaves", leaves), pick("learning_rate", learning_rate),
-                             pick("min_data_in_leaf", min_data_in_leaf), k, held_out, ndcg, sig_level)
+    params = LetorParameters(
+        folder,
+        chosen,
+        keys,
+        check_alphas(pick("alphas", alphas)),
+        str(pick("baseline", baseline)),
+        learned,
+        pick("trees", trees),
+        pick("leaves", leaves),
+        pick("learning_rate", learning_rate),
+        pick("min_data_in_leaf", min_data_in_leaf),
+        k,
+        held_out,
+        ndcg,
+        sig_level,
+    )
     _check_numbers(params)
     check_options({"sig_level": sig_level})
     return params
@@ -91,7 +123,7 @@ def _objective_keys(objectives: list[str] | None) -> list[str]:
         if key not in OBJECTIVES:
             raise UnknownNameError("objective", given, list(OBJECTIVES))
     if not keys:
-        raise ParameterError("objectives must name at least one objective, e.g. [\"lambdamart\", \"u-cro\"].")
+        raise ParameterError('objectives must name at least one objective, e.g. ["lambdamart", "u-cro"].')
     return list(dict.fromkeys(keys))
 
 
@@ -105,5 +137,7 @@ def _check_numbers(params: LetorParameters) -> None:
         raise ParameterError(f"learning_rate must be a number in (0, 1], got {rate!r}.")
     text = params.baseline.strip().lower()
     if text != "best" and not text.removeprefix("feature:").strip().isdigit():
-        raise ParameterError(f"baseline must be 'feature:<id>' (e.g. feature:110, BM25 of MSLR-WEB10K) or 'best' "
-                             f"(the best single feature on the training queries), got {params.baseline!r}.")
+        raise ParameterError(
+            f"baseline must be 'feature:<id>' (e.g. feature:110, BM25 of MSLR-WEB10K) or 'best' "
+            f"(the best single feature on the training queries), got {params.baseline!r}."
+        )

@@ -7,6 +7,7 @@ mean max(0, −Δ) (Wang et al. 2012); Reward/Risk (2016) or Risk/Reward (2014);
 baseline's NDCG (baseline > 0). Against several learned baselines the 2016 paper macro-averages:
 each measure against each baseline, then the mean over baselines.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,9 +17,18 @@ from ..stats.risk import risk_table
 
 PAPER_2016 = ["ndcg", "reward_risk", "wl", "wins", "losses", "loss20"]
 PAPER_2014 = ["ndcg", "risk", "reward", "risk_reward", "wins", "losses", "lw", "loss20"]
-LABELS = {"ndcg": "NDCG@{k}", "reward": "Reward", "risk": "Risk", "reward_risk": "Reward/Risk",
-          "risk_reward": "Risk/Reward", "wins": "Wins", "losses": "Losses", "wl": "W/L", "lw": "Loss/Win",
-          "loss20": "L>20%"}
+LABELS = {
+    "ndcg": "NDCG@{k}",
+    "reward": "Reward",
+    "risk": "Risk",
+    "reward_risk": "Reward/Risk",
+    "risk_reward": "Risk/Reward",
+    "wins": "Wins",
+    "losses": "Losses",
+    "wl": "W/L",
+    "lw": "Loss/Win",
+    "loss20": "L>20%",
+}
 
 
 def score_matrix(per_fold: list[dict[str, np.ndarray]], query_ids: list[np.ndarray]) -> pd.DataFrame:
@@ -35,11 +45,18 @@ def against(matrix: pd.DataFrame, baseline: str, learners: list[str], k: int = 1
     """Every paper column of each learner against one baseline (tidy: learner, baseline, columns…)."""
     risk = risk_table(matrix.loc[[baseline, *learners]], baseline, [0.0], f"NDCG@{k}")
     base = matrix.loc[baseline]
-    table = pd.DataFrame({
-        "learner": risk["system"], "baseline": baseline,
-        "ndcg": matrix.loc[learners].mean(axis=1).to_numpy(),
-        "reward": risk["freward"].to_numpy(), "risk": risk["frisk"].to_numpy(),
-        "wins": risk["wins"].to_numpy(), "losses": risk["losses"].to_numpy(), "loss20": risk["loss20"].to_numpy()})
+    table = pd.DataFrame(
+        {
+            "learner": risk["system"],
+            "baseline": baseline,
+            "ndcg": matrix.loc[learners].mean(axis=1).to_numpy(),
+            "reward": risk["freward"].to_numpy(),
+            "risk": risk["frisk"].to_numpy(),
+            "wins": risk["wins"].to_numpy(),
+            "losses": risk["losses"].to_numpy(),
+            "loss20": risk["loss20"].to_numpy(),
+        }
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         table["reward_risk"] = table["reward"] / table["risk"]
         table["risk_reward"] = table["risk"] / table["reward"]
@@ -49,8 +66,9 @@ def against(matrix: pd.DataFrame, baseline: str, learners: list[str], k: int = 1
     return table
 
 
-def paper_table(matrix: pd.DataFrame, single: str, learned: list[str], learners: list[str], layout: str = "2016",
-                k: int = 10) -> pd.DataFrame:
+def paper_table(
+    matrix: pd.DataFrame, single: str, learned: list[str], learners: list[str], layout: str = "2016", k: int = 10
+) -> pd.DataFrame:
     """Learners (rows) x columns of the 2016 Table 7 or 2014 Table 3 layout: against the single (BM25-like)
     baseline and, when there are learned baselines, macro-averaged against them (a column group each)."""
     columns = PAPER_2016 if layout == "2016" else PAPER_2014
@@ -66,8 +84,9 @@ def paper_table(matrix: pd.DataFrame, single: str, learned: list[str], learners:
     return table
 
 
-def compare_losses(matrix: pd.DataFrame, single: str, learners: list[str], reference: str = "LambdaMART",
-                   k: int = 10) -> pd.DataFrame:
+def compare_losses(
+    matrix: pd.DataFrame, single: str, learners: list[str], reference: str = "LambdaMART", k: int = 10
+) -> pd.DataFrame:
     """The papers' finding in numbers: each learner's L>20% and NDCG@k against `single`, and their change from
     `reference` (LambdaMART): fewer large losses at a similar NDCG is what risk-sensitive learning is for."""
     table = against(matrix, single, [reference, *[x for x in learners if x != reference]], k).set_index("learner")
@@ -98,8 +117,10 @@ def flat(table: pd.DataFrame) -> pd.DataFrame:
 def risk_against_baselines(experiment, alphas: list[float], sig_level: float = 0.05, k: int = 10) -> pd.DataFrame:
     """URisk, TRisk (with verdicts), wins, losses and L>20% of every learner against every baseline, at every α."""
     baselines = [experiment.single, *experiment.learned, *experiment.runs]
-    parts = [risk_table(experiment.matrix.loc[[b, *experiment.learners]], b, alphas, f"NDCG@{k}", sig_level)
-             for b in baselines]
+    parts = [
+        risk_table(experiment.matrix.loc[[b, *experiment.learners]], b, alphas, f"NDCG@{k}", sig_level)
+        for b in baselines
+    ]
     return pd.concat(parts, ignore_index=True)
 
 

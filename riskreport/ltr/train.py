@@ -8,6 +8,7 @@ Papers' settings (MSLR-WEB10K): Dinçer et al. 2014 (§6.3) 800 trees, 50 leaves
 0.075, min docs per leaf 500 or 1000 (chosen on validation); 2016 (§6) 500 trees, 50 leaves,
 learning rate 0.1, min docs per leaf 1500.
 """
+
 from __future__ import annotations
 
 import sys
@@ -36,7 +37,7 @@ def say_stderr(message: str) -> None:
 class Setting:
     """Tree parameters shared by every learner of an experiment (LightGBM names in `lightgbm_params`)."""
 
-    trees: int = 500                   # PAPER_2016
+    trees: int = 500  # PAPER_2016
     leaves: int = 50
     learning_rate: float = 0.1
     min_data_in_leaf: int = 1500
@@ -48,16 +49,25 @@ class Setting:
     def __post_init__(self):
         for name in ("trees", "leaves", "min_data_in_leaf", "k"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (2 if name == "leaves"
-                                                                                               else 1):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, np.integer))
+                or value < (2 if name == "leaves" else 1)
+            ):
                 raise ParameterError(f"{name} must be a whole number ≥ {2 if name == 'leaves' else 1}, got {value!r}.")
         if not 0 < self.learning_rate <= 1:
             raise ParameterError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}.")
 
     def lightgbm_params(self, rows: int | None = None) -> dict:
-        return {"num_leaves": self.leaves, "learning_rate": self.learning_rate,
-                "min_data_in_leaf": self.min_data_in_leaf, "seed": self.seed, "deterministic": True,
-                "verbose": -1, "num_threads": self.threads_for(rows)}
+        return {
+            "num_leaves": self.leaves,
+            "learning_rate": self.learning_rate,
+            "min_data_in_leaf": self.min_data_in_leaf,
+            "seed": self.seed,
+            "deterministic": True,
+            "verbose": -1,
+            "num_threads": self.threads_for(rows),
+        }
 
     def threads_for(self, rows: int | None) -> int:
         """One thread below `PARALLEL_ROWS` training rows: starting threads then costs more than it saves
@@ -81,12 +91,20 @@ class TreeProgress:
         self.last = now
         done = self.done_before + trees
         left = (now - self.started) / trees * (total - done)
-        self.say(f"{self.label}: {trees} trees ({done}/{total} of the experiment), {now - self.started:.0f} s, "
-                 f"about {left:.0f} s left")
+        self.say(
+            f"{self.label}: {trees} trees ({done}/{total} of the experiment), {now - self.started:.0f} s, "
+            f"about {left:.0f} s left"
+        )
 
 
-def train_ranker(train: LetorData, objective: str, setting: Setting, baselines: np.ndarray | None = None,
-                 alpha: float = 0.0, callbacks: list | None = None):
+def train_ranker(
+    train: LetorData,
+    objective: str,
+    setting: Setting,
+    baselines: np.ndarray | None = None,
+    alpha: float = 0.0,
+    callbacks: list | None = None,
+):
     """A LightGBM booster of `objective` (any of `objectives.NAMES`) on `train`; `baselines` are the
     baselines' NDCG@k per training query, (baselines, queries)."""
     import lightgbm as lgb
@@ -95,8 +113,16 @@ def train_ranker(train: LetorData, objective: str, setting: Setting, baselines: 
     rows = None if key == "lambdamart" or baselines is None else np.atleast_2d(baselines)
     if rows is not None and key not in SEVERAL_BASELINES:
         rows = rows[:1]
-    fobj = make_objective(key, train.labels, train.bounds, rows, alpha, k=setting.k, ndcg=setting.ndcg,
-                          threads=setting.threads_for(train.n_documents) or None)
+    fobj = make_objective(
+        key,
+        train.labels,
+        train.bounds,
+        rows,
+        alpha,
+        k=setting.k,
+        ndcg=setting.ndcg,
+        threads=setting.threads_for(train.n_documents) or None,
+    )
     dataset = lgb.Dataset(train.features, train.labels, group=train.group_sizes, params={"verbose": -1})
     params = {**setting.lightgbm_params(train.n_documents), "objective": fobj}
     return lgb.train(params, dataset, num_boost_round=setting.trees, callbacks=callbacks or [])
@@ -108,7 +134,7 @@ class FoldResult:
 
     fold: str
     test: LetorData
-    scores: dict[str, np.ndarray] = field(default_factory=dict)        # learner or baseline name -> scores
+    scores: dict[str, np.ndarray] = field(default_factory=dict)  # learner or baseline name -> scores
     baseline_ndcg: dict[str, np.ndarray] = field(default_factory=dict)  # run baselines: NDCG per test query
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -122,12 +148,23 @@ def learner_grid(objectives: list[str], alphas: list[float]) -> list[tuple[str, 
     """(objective, α) of every learner: LambdaMART once (α plays no part), the others at every α."""
     keys = list(dict.fromkeys(objective_key(o) for o in objectives))
     return [(key, 0.0) for key in keys if key == "lambdamart"] + [
-        (key, float(a)) for key in keys if key != "lambdamart" for a in alphas]
+        (key, float(a)) for key in keys if key != "lambdamart" for a in alphas
+    ]
 
 
-def run_fold(name: str, train: LetorData, test: LetorData, objectives: list[str], alphas: list[float],
-             single: Baseline, learned: list[str], setting: Setting, held_out: float = 0.2,
-             extra: list[Baseline] | None = None, say: Progress = say_stderr) -> FoldResult:
+def run_fold(
+    name: str,
+    train: LetorData,
+    test: LetorData,
+    objectives: list[str],
+    alphas: list[float],
+    single: Baseline,
+    learned: list[str],
+    setting: Setting,
+    held_out: float = 0.2,
+    extra: list[Baseline] | None = None,
+    say: Progress = say_stderr,
+) -> FoldResult:
     """One fold: learn the `learned` baselines on held-out training queries, then every learner on the rest
     against [single, learned…, extra…] (the single baseline first: U-CRO, T-SARO and T-FARO use it alone)."""
     result = FoldResult(name, test)
@@ -150,8 +187,9 @@ def run_fold(name: str, train: LetorData, test: LetorData, objectives: list[str]
     for position, (key, alpha) in enumerate(grid):
         label = f"{name} {learner_name(key, alpha)}"
         started = time.perf_counter()
-        booster = train_ranker(learn_on, key, setting, matrix, alpha,
-                               callbacks=[TreeProgress(label, say, position * setting.trees, total)])
+        booster = train_ranker(
+            learn_on, key, setting, matrix, alpha, callbacks=[TreeProgress(label, say, position * setting.trees, total)]
+        )
         result.seconds[learner_name(key, alpha)] = time.perf_counter() - started
         result.scores[learner_name(key, alpha)] = booster.predict(test.features)
     return result
@@ -159,8 +197,10 @@ def run_fold(name: str, train: LetorData, test: LetorData, objectives: list[str]
 
 def fold_ndcg(result: FoldResult, k: int = 10) -> dict[str, np.ndarray]:
     """NDCG@k per test query of every learner and baseline of a fold (NaN: a query without a relevant document)."""
-    out = {name: ndcg_per_query(scores, result.test.labels, result.test.bounds, k)
-           for name, scores in result.scores.items()}
+    out = {
+        name: ndcg_per_query(scores, result.test.labels, result.test.bounds, k)
+        for name, scores in result.scores.items()
+    }
     out.update(result.baseline_ndcg)
     return out
 
@@ -170,22 +210,24 @@ class Experiment:
     """A whole experiment: the systems x queries NDCG@k matrix over every fold's test queries, and who is who."""
 
     matrix: pd.DataFrame
-    single: str                 # the single (BM25-like) baseline's row
-    learned: list[str]          # learned baselines' rows
-    runs: list[str]             # run baselines' rows
-    learners: list[str]         # learners' rows, LambdaMART first
-    folds: pd.DataFrame       # per fold: queries and documents of each split, seconds of training
+    single: str  # the single (BM25-like) baseline's row
+    learned: list[str]  # learned baselines' rows
+    runs: list[str]  # run baselines' rows
+    learners: list[str]  # learners' rows, LambdaMART first
+    folds: pd.DataFrame  # per fold: queries and documents of each split, seconds of training
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def run_experiment(params, seed: int = 2026, threads: int = 0, run_scores: str | None = None,
-                   say: Progress = say_stderr) -> Experiment:
+def run_experiment(
+    params, seed: int = 2026, threads: int = 0, run_scores: str | None = None, say: Progress = say_stderr
+) -> Experiment:
     """Every fold of a `ltr.params.LetorParameters`: baselines, learners, test scores; one matrix over all folds."""
     from .baselines import LEARNED_NAMES, parse_baseline, run_baselines
     from .tables import score_matrix
 
-    setting = Setting(params.trees, params.leaves, params.learning_rate, params.min_data_in_leaf, params.k,
-                      params.ndcg, seed, threads)
+    setting = Setting(
+        params.trees, params.leaves, params.learning_rate, params.min_data_in_leaf, params.k, params.ndcg, seed, threads
+    )
     extra = run_baselines(run_scores) if run_scores else []
     per_fold, ids, rows = [], [], []
     seconds: dict[str, float] = {}
@@ -195,20 +237,46 @@ def run_experiment(params, seed: int = 2026, threads: int = 0, run_scores: str |
             continue
         data = fold.read()
         single = parse_baseline(params.baseline, data["train"], params.k)
-        say(f"{fold.name}: {data['train'].n_queries} training and {data['test'].n_queries} test queries, "
-            f"{data['train'].n_features} features; single baseline {single.name}")
-        result = run_fold(fold.name, data["train"], data["test"], params.objectives, params.alphas, single,
-                          params.learned, setting, params.held_out, extra, say)
+        say(
+            f"{fold.name}: {data['train'].n_queries} training and {data['test'].n_queries} test queries, "
+            f"{data['train'].n_features} features; single baseline {single.name}"
+        )
+        result = run_fold(
+            fold.name,
+            data["train"],
+            data["test"],
+            params.objectives,
+            params.alphas,
+            single,
+            params.learned,
+            setting,
+            params.held_out,
+            extra,
+            say,
+        )
         per_fold.append(fold_ndcg(result, params.k))
         ids.append(data["test"].query_ids)
-        rows.append({"fold": fold.name, **{f"{s}_queries": d.n_queries for s, d in data.items()},
-                     **{f"{s}_documents": d.n_documents for s, d in data.items()},
-                     "features": data["train"].n_features, "training_s": sum(result.seconds.values())})
+        rows.append(
+            {
+                "fold": fold.name,
+                **{f"{s}_queries": d.n_queries for s, d in data.items()},
+                **{f"{s}_documents": d.n_documents for s, d in data.items()},
+                "features": data["train"].n_features,
+                "training_s": sum(result.seconds.values()),
+            }
+        )
         for name, value in result.seconds.items():
             seconds[name] = seconds.get(name, 0.0) + value
     if single is None:
         raise ParameterError(f"No fold of {params.collection.path} to run (folds {params.folds}).")
     learners = [learner_name(key, alpha) for key, alpha in learner_grid(params.objectives, params.alphas)]
     learned = [LEARNED_NAMES[kind] for kind in params.learned]
-    return Experiment(score_matrix(per_fold, ids), single.name, learned, [b.name for b in extra], learners,
-                      pd.DataFrame(rows), seconds)
+    return Experiment(
+        score_matrix(per_fold, ids),
+        single.name,
+        learned,
+        [b.name for b in extra],
+        learners,
+        pd.DataFrame(rows),
+        seconds,
+    )

@@ -5,6 +5,7 @@ The score matrix of docs/measures/index.md, Scores: topics are those of the qrel
 document (`riskreport.measures.topics`); a run lacking such a topic scores 0 on it (as `trec_eval -c` /
 `gdeval -c`) and is reported; run topics absent from the qrels are dropped with a warning.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -41,10 +42,26 @@ from riskreport.progress import Progress
 
 # What this module offers, with the names whose home it was before it was split (runner.py, report.py,
 # params.py and notebooks import them from here).
-__all__ = ["CollectionWarning", "TidyScores", "TopicScores", "evaluate", "available_systems", "judged_fraction",
-           "Progress", "SCORE", "canonical_measure", "judged_measure", "measure_pipeline", "resolve_measure",
-           "score_table_measures", "collection_topics", "natural_sort", "evaluate_runs", "RunScores",
-           "default_cache_dir"]
+__all__ = [
+    "CollectionWarning",
+    "TidyScores",
+    "TopicScores",
+    "evaluate",
+    "available_systems",
+    "judged_fraction",
+    "Progress",
+    "SCORE",
+    "canonical_measure",
+    "judged_measure",
+    "measure_pipeline",
+    "resolve_measure",
+    "score_table_measures",
+    "collection_topics",
+    "natural_sort",
+    "evaluate_runs",
+    "RunScores",
+    "default_cache_dir",
+]
 
 
 class CollectionWarning(UserWarning):
@@ -85,9 +102,16 @@ class TopicScores(TidyScores):
         return table.loc[self.systems, self.topics]
 
 
-def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None = None, *,
-             jobs: int | None = None, cache_dir: str | Path | None = None, use_cache: bool = True,
-             progress: Progress | None = None) -> TopicScores:
+def evaluate(
+    collection: Collection,
+    measure: str,
+    systems: Iterable[str] | None = None,
+    *,
+    jobs: int | None = None,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> TopicScores:
     """Per-topic `measure` of every (or the given) deterministic system of `collection`.
 
     Runs are evaluated with ir_measures in `jobs` processes (default: all cores); results
@@ -98,23 +122,31 @@ def evaluate(collection: Collection, measure: str, systems: Iterable[str] | None
     """
     measure = resolve_measure(collection, measure)
     known = available_systems(collection, measure)
-    wanted = list(known) if systems is None else list(dict.fromkeys(systems))   # a name given twice counts once
+    wanted = list(known) if systems is None else list(dict.fromkeys(systems))  # a name given twice counts once
     for system in wanted:
         if system not in known:
             raise UnknownNameError("system", system, list(known))
     parts = []
     run_systems = [s for s in wanted if known[s] == "run"]
     if run_systems:
-        parts.append(evaluate_runs(collection.qrels_file(), {s: collection.runs[s] for s in run_systems}, [measure],
-                                   jobs=jobs, cache_dir=cache_dir, use_cache=use_cache, progress=progress)[measure])
+        parts.append(
+            evaluate_runs(
+                collection.qrels_file(),
+                {s: collection.runs[s] for s in run_systems},
+                [measure],
+                jobs=jobs,
+                cache_dir=cache_dir,
+                use_cache=use_cache,
+                progress=progress,
+            )[measure]
+        )
     table_systems = [s for s in wanted if known[s] == "scores"]
     if table_systems:
         parts.append(_scores_from_table(collection, measure, table_systems))
     return _assemble(parts, collection, wanted)
 
 
-def available_systems(collection: Collection, measure: str | None = None,
-                      instances: bool = False) -> dict[str, str]:
+def available_systems(collection: Collection, measure: str | None = None, instances: bool = False) -> dict[str, str]:
     """System id -> source of the systems of a collection.
 
     Sources: `run` (runs/), `scores` (scores.csv, one instance), and with `instances=True` also
@@ -125,9 +157,11 @@ def available_systems(collection: Collection, measure: str | None = None,
     if instances:
         for system in collection.instances:
             if system in systems:
-                raise InputFormatError(collection.path / "instances" / system,
-                                       f"system {system!r} has both runs/{system} and instances/{system}/",
-                                       expected="a system either in runs/ or in instances/")
+                raise InputFormatError(
+                    collection.path / "instances" / system,
+                    f"system {system!r} has both runs/{system} and instances/{system}/",
+                    expected="a system either in runs/ or in instances/",
+                )
             if not collection.instances[system]:
                 raise empty_instances_folder(collection, system)
             systems[system] = "instances"
@@ -159,26 +193,39 @@ def _assemble(parts: list[RunScores], collection: Collection, systems: list[str]
     present = pd.concat([p.run_topics for p in parts], ignore_index=True)
     topics, judged_topics = collection_topic_set(collection, present["topic"])
     for system, found in present.groupby("system")["topic"]:
-        require_common_topics(collection.runs.get(system) or collection.scores_file(), found, topics, collection.qrels,
-                              None if system in collection.runs else system)
+        require_common_topics(
+            collection.runs.get(system) or collection.scores_file(),
+            found,
+            topics,
+            collection.qrels,
+            None if system in collection.runs else system,
+        )
     extra = present[~present["topic"].isin(judged_topics)].drop_duplicates().reset_index(drop=True)
     if not extra.empty:
-        warnings.warn(f"{len(extra)} run topic(s) absent from the qrels were dropped "
-                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning,
-                      stacklevel=3)                                   # points at the caller of evaluate*
+        warnings.warn(
+            f"{len(extra)} run topic(s) absent from the qrels were dropped "
+            f"(systems: {', '.join(sorted(extra['system'].unique()))})",
+            CollectionWarning,
+            stacklevel=3,
+        )  # points at the caller of evaluate*
     grid = pd.MultiIndex.from_product([systems, topics], names=["system", "topic"])
     present_pairs = pd.MultiIndex.from_frame(present[["system", "topic"]].drop_duplicates())
     missing = grid.difference(present_pairs, sort=False).to_frame(index=False)
-    scores = (values.drop_duplicates(["system", "topic"]).set_index(["system", "topic"])["score"]
-              .reindex(grid, fill_value=0.0).reset_index())
+    scores = (
+        values.drop_duplicates(["system", "topic"])
+        .set_index(["system", "topic"])["score"]
+        .reindex(grid, fill_value=0.0)
+        .reset_index()
+    )
     scores["score"] = scores["score"].astype(float).fillna(0.0)
     order = {t: i for i, t in enumerate(topics)}
     missing = missing.sort_values(["system", "topic"], key=lambda c: c.map(order) if c.name == "topic" else c)
     return TopicScores(measure, scores, missing.reset_index(drop=True), extra)
 
 
-def judged_fraction(collection: Collection, measure: str, systems: Iterable[str] | None = None,
-                    **options: Any) -> pd.DataFrame:
+def judged_fraction(
+    collection: Collection, measure: str, systems: Iterable[str] | None = None, **options: Any
+) -> pd.DataFrame:
     """Per system the mean ir_measures `Judged@k` at the cutoff of `measure`, over the topics it ranks.
 
     Unjudged documents count as non-relevant, which biases comparisons against a pooled

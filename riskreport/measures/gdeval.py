@@ -18,6 +18,7 @@ gdeval's order), so riskreport's URisk agrees with gdeval to the precision gdeva
 Registered as the ir_measures provider `riskreport_gdeval`; `riskreport.measures.evaluation` puts it ahead
 of ir_measures' Perl provider unless `RISKREPORT_GDEVAL=perl`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -30,11 +31,12 @@ from ir_measures.util import QrelsConverter
 
 from riskreport.measures.ranked import rank_run, run_arrays
 
-MAX_JUDGMENT = 4   # gdeval's maximum grade: ERR's gains are divided by 2^4
+MAX_JUDGMENT = 4  # gdeval's maximum grade: ERR's gains are divided by 2^4
 
 
-def ranked_gains(topics: np.ndarray, docnos: np.ndarray, scores: np.ndarray, judgments: Mapping[tuple[str, str], int],
-                 k: int) -> tuple[np.ndarray, np.ndarray]:
+def ranked_gains(
+    topics: np.ndarray, docnos: np.ndarray, scores: np.ndarray, judgments: Mapping[tuple[str, str], int], k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(topic ids, gains matrix topics × k) of a run in gdeval's order, padded with gain 0.
 
     Rows are ranked by score descending and docno descending (gdeval's `runOrder`, `riskreport.measures.ranked`);
@@ -56,7 +58,7 @@ def err(gains: np.ndarray) -> np.ndarray:
     """Σ_i r_i/(i + 1)·Π_{j<i}(1 − r_j), r = (2^g − 1)/2^4 (gdeval's `err`), along the last axis."""
     if not gains.shape[-1]:
         return np.zeros(gains.shape[:-1])
-    r = (np.exp2(gains) - 1) / 2.0 ** MAX_JUDGMENT
+    r = (np.exp2(gains) - 1) / 2.0**MAX_JUDGMENT
     decay = np.cumprod(np.concatenate([np.ones(gains.shape[:-1] + (1,)), 1 - r[..., :-1]], axis=-1), axis=-1)
     return np.cumsum(r * decay / (np.arange(gains.shape[-1]) + 1), axis=-1)[..., -1]
 
@@ -66,8 +68,9 @@ class NativeGdevalProvider(providers.Provider):
 
     NAME = "riskreport_gdeval"
     SUPPORTED_MEASURES = [
-        measures._nDCG(cutoff=Any(required=True), dcg=Choices("exp-log2"), gains=Choices(NOT_PROVIDED),
-                       judged_only=Choices(False)),
+        measures._nDCG(
+            cutoff=Any(required=True), dcg=Choices("exp-log2"), gains=Choices(NOT_PROVIDED), judged_only=Choices(False)
+        ),
         measures._ERR(cutoff=Any(required=True)),
     ]
 
@@ -75,24 +78,33 @@ class NativeGdevalProvider(providers.Provider):
         table = QrelsConverter(qrels).as_pd_dataframe()
         grades = pd.to_numeric(table["relevance"])
         if (grades > MAX_JUDGMENT).any():
-            raise ValueError(f"gdeval's ERR and nDCG take grades up to {MAX_JUDGMENT}; the qrels have "
-                             f"{int(grades.max())}")
+            raise ValueError(
+                f"gdeval's ERR and nDCG take grades up to {MAX_JUDGMENT}; the qrels have {int(grades.max())}"
+            )
         positive = table[grades > 0]
-        judgments = dict(zip(zip(positive["query_id"].astype(str), positive["doc_id"].astype(str)),
-                             pd.to_numeric(positive["relevance"]).astype(int)))
+        judgments = dict(
+            zip(
+                zip(positive["query_id"].astype(str), positive["doc_id"].astype(str)),
+                pd.to_numeric(positive["relevance"]).astype(int),
+            )
+        )
         return NativeGdevalEvaluator(list(measure_list), judgments, positive, set(table["query_id"].astype(str)))
 
 
 class NativeGdevalEvaluator(providers.Evaluator):
     def __init__(self, measure_list, judgments: dict, positive: pd.DataFrame, qrels_topics: set[str]):
-        super().__init__(measure_list, qrels_topics)     # as every provider: topics a run lacks score the default
+        super().__init__(measure_list, qrels_topics)  # as every provider: topics a run lacks score the default
         self.judgments = judgments
         self.cutoffs = sorted({m["cutoff"] for m in measure_list})
-        ideal = positive.assign(query_id=positive["query_id"].astype(str),
-                                grade=pd.to_numeric(positive["relevance"]))
+        ideal = positive.assign(query_id=positive["query_id"].astype(str), grade=pd.to_numeric(positive["relevance"]))
         ideal = ideal.sort_values(["query_id", "grade"], ascending=[True, False], kind="stable")
-        self.ideal = {k: {topic: float(dcg(group["grade"].to_numpy(dtype=float)[:k][None, :])[0])
-                          for topic, group in ideal.groupby("query_id", sort=False)} for k in self.cutoffs}
+        self.ideal = {
+            k: {
+                topic: float(dcg(group["grade"].to_numpy(dtype=float)[:k][None, :])[0])
+                for topic, group in ideal.groupby("query_id", sort=False)
+            }
+            for k in self.cutoffs
+        }
 
     def _iter_calc(self, run):
         topics, docnos, scores = run_arrays(run)
@@ -101,7 +113,7 @@ class NativeGdevalEvaluator(providers.Evaluator):
         for k in self.cutoffs:
             names, gains = ranked_gains(topics, docnos, scores, self.judgments, k)
             scored = np.array([name in self.ideal[k] for name in names], dtype=bool)
-            values: dict[str | None, np.ndarray] = {"nDCG": dcg(gains), "ERR": err(gains)}   # by measure.NAME
+            values: dict[str | None, np.ndarray] = {"nDCG": dcg(gains), "ERR": err(gains)}  # by measure.NAME
             for measure in self.measures:
                 if measure["cutoff"] != k:
                     continue

@@ -6,6 +6,7 @@ change); the denominator is k, or the number of documents the run ranks for the 
 fewer (all of them without a cutoff); a run topic is scored when the qrels judge it at all. riskreport
 reports it beside a measure at that measure's cutoff (`evaluation.judged_fraction`).
 """
+
 from __future__ import annotations
 
 import numpy as np

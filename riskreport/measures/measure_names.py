@@ -1,6 +1,7 @@
 """Which measure: canonical ir_measures strings (every parameter given kept), the measure a report on a
 collection uses, the labels of a score table that mean it, and the providers riskreport evaluates with
 (its native gdeval, RBP and Judged first, then ir_measures' own)."""
+
 from __future__ import annotations
 
 import functools
@@ -31,6 +32,7 @@ def native_providers() -> list:
     """riskreport's own ir_measures providers, in the order they are tried: gdeval's ERR and
     nDCG(dcg='exp-log2') (unless `RISKREPORT_GDEVAL=perl`), RBP and Judged."""
     from riskreport.measures import gdeval, judged, rbp
+
     return ([] if gdeval_provider() == "perl" else [gdeval.NATIVE]) + [rbp.NATIVE, judged.NATIVE]
 
 
@@ -38,10 +40,11 @@ def measure_pipeline():
     """The ir_measures providers riskreport evaluates with: its native ones first (`native_providers`),
     then ir_measures' own, in ir_measures' order."""
     from ir_measures import providers
+
     return providers.FallbackProvider(native_providers() + list(ir_measures.DefaultPipeline.providers))
 
 
-SCORE = "score"   # the label of a score table's values when neither the table nor the user names a measure
+SCORE = "score"  # the label of a score table's values when neither the table nor the user names a measure
 
 
 def canonical_measure(measure: str) -> str:
@@ -61,16 +64,22 @@ def canonical_measure(measure: str) -> str:
         parsed = ir_measures.parse_measure(text)
     except (ValueError, NameError, SyntaxError, TypeError, AttributeError) as error:
         raise UnknownNameError(
-            "measure", text, ["ERR@20", "nDCG@10", "nDCG(dcg='exp-log2')@20", "AP", "P@10", "RR",
-                              "RBP(p=0.8)", "Judged@10"],
-            hint=f"ir_measures could not parse it ({error}); any measure string ir_measures parses works.") from None
+            "measure",
+            text,
+            ["ERR@20", "nDCG@10", "nDCG(dcg='exp-log2')@20", "AP", "P@10", "RR", "RBP(p=0.8)", "Judged@10"],
+            hint=f"ir_measures could not parse it ({error}); any measure string ir_measures parses works.",
+        ) from None
     return _measure_string(parsed)
 
 
 def _measure_string(parsed) -> str:
     """ir_measures' `Measure.__repr__` without its omission of parameters equal to their default."""
+
     def value(v):
-        return "{" + ",".join(f"{k}:{x}" for k, x in sorted(v.items()) if k != x) + "}" if isinstance(v, dict) else repr(v)
+        return (
+            "{" + ",".join(f"{k}:{x}" for k, x in sorted(v.items()) if k != x) + "}" if isinstance(v, dict) else repr(v)
+        )
+
     params = ",".join(f"{k}={value(v)}" for k, v in parsed.params.items() if k != parsed.AT_PARAM)
     text = f"{parsed.__name__}({params})" if params else parsed.__name__
     return f"{text}@{parsed.params[parsed.AT_PARAM]}" if parsed.AT_PARAM in parsed.params else text
@@ -93,8 +102,10 @@ def resolve_measure(collection: Collection, measure: str | None = None, fallback
         if not labels:
             return canonical_measure(fallback)
         if len(labels) > 1:
-            raise ParameterError(f"{collection.scores} holds scores of {len(labels)} measures ({', '.join(labels)}): "
-                                 "choose one with --measure (or `measure` in collection.toml).")
+            raise ParameterError(
+                f"{collection.scores} holds scores of {len(labels)} measures ({', '.join(labels)}): "
+                "choose one with --measure (or `measure` in collection.toml)."
+            )
         return labels[0]
     if str(measure).strip() in labels:
         return str(measure).strip()
@@ -103,7 +114,9 @@ def resolve_measure(collection: Collection, measure: str | None = None, fallback
     except UnknownNameError as error:
         if not labels:
             raise
-        raise UnknownNameError("measure", str(measure), labels, hint=f"(the measures of {collection.scores})") from error
+        raise UnknownNameError(
+            "measure", str(measure), labels, hint=f"(the measures of {collection.scores})"
+        ) from error
 
 
 def score_table_measures(collection: Collection) -> list[str]:
@@ -150,5 +163,5 @@ def measure_labels(collection: Collection, measure: str) -> set[str]:
 def _same_measure(label: str, measure: str) -> bool:
     try:
         return label != "" and ir_measures.parse_measure(label) == ir_measures.parse_measure(measure)
-    except Exception:      # noqa: BLE001 - a label ir_measures does not parse (a score table may name any measure)
+    except Exception:  # noqa: BLE001 - a label ir_measures does not parse (a score table may name any measure)
         return False

@@ -1,4 +1,5 @@
 """Report parameters: defaults from `collection.toml`, checked before any notebook starts."""
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,8 @@ class ReportParameters:
     alphas: list[float]
     systems: list[str]
     sig_level: float = 0.05
-    extra: dict = field(default_factory=dict)     # systems_file, absent: when the systems came from a file
-    known: list = field(default_factory=list)     # every system of the collection with scores for the measure
+    extra: dict = field(default_factory=dict)  # systems_file, absent: when the systems came from a file
+    known: list = field(default_factory=list)  # every system of the collection with scores for the measure
     baselines: list = field(default_factory=list)  # every baseline when there are several (`baseline` is the first)
 
     @property
@@ -43,10 +44,16 @@ class ReportParameters:
         return list(self.baselines) or [self.baseline]
 
 
-def resolve_parameters(collection: str | Collection, *, measure: str | None = None,
-                       baseline: str | Sequence[str] | None = None,
-                       alphas: Sequence[float] | None = None, systems: Sequence[str] | str | os.PathLike | None = None,
-                       sig_level: float = 0.05, instances: bool = False) -> ReportParameters:
+def resolve_parameters(
+    collection: str | Collection,
+    *,
+    measure: str | None = None,
+    baseline: str | Sequence[str] | None = None,
+    alphas: Sequence[float] | None = None,
+    systems: Sequence[str] | str | os.PathLike | None = None,
+    sig_level: float = 0.05,
+    instances: bool = False,
+) -> ReportParameters:
     """Fill defaults from the collection and check every value; raise a clear error otherwise.
 
     With `instances=True` the non-deterministic systems (instances/, or scores.csv rows with
@@ -65,19 +72,27 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     measure = resolve_measure(collection, measure, fallback=DEFAULT_MEASURE)
     known = list(available_systems(collection, measure, instances=instances))
     if not known:
-        raise ParameterError(f"Collection {collection.name!r} has no system with {measure} scores "
-                             "(no runs/ folder, and scores.csv has no rows for this measure).")
+        raise ParameterError(
+            f"Collection {collection.name!r} has no system with {measure} scores "
+            "(no runs/ folder, and scores.csv has no rows for this measure)."
+        )
     several = [] if baseline is None or isinstance(baseline, str) else list(dict.fromkeys(baseline))
     if not isinstance(baseline, str) and baseline is not None and not several:
         raise ParameterError("baseline: an empty list; give one baseline or several.")
     baseline = several[0] if several else baseline or collection.default_baseline or known[0]
     for name in several or [cast(str, baseline)]:
         if name not in known:
-            raise UnknownNameError("baseline", name, known,
-                                   hint=f"(systems of collection {collection.name!r} with {measure} scores)")
-    alphas = check_alphas(DEFAULT_ALPHAS if alphas is None and not collection.default_alphas
-                          else alphas if alphas is not None else collection.default_alphas)
-    collection_topics(collection, measure)               # a clear error now, not in a template cell
+            raise UnknownNameError(
+                "baseline", name, known, hint=f"(systems of collection {collection.name!r} with {measure} scores)"
+            )
+    alphas = check_alphas(
+        DEFAULT_ALPHAS
+        if alphas is None and not collection.default_alphas
+        else alphas
+        if alphas is not None
+        else collection.default_alphas
+    )
+    collection_topics(collection, measure)  # a clear error now, not in a template cell
     chosen, absent = (known, []) if systems is None else choose_systems(systems, known)
     extra = {"systems_file": str(systems), "absent": absent} if is_system_file(systems) else {}
     baseline = cast(str, baseline)
@@ -85,8 +100,17 @@ def resolve_parameters(collection: str | Collection, *, measure: str | None = No
     if len(chosen) < 2:
         raise ParameterError(f"A risk report needs the baseline and at least one other system; got {chosen}.")
     check_report_options({"sig_level": sig_level})
-    return ReportParameters(collection, measure, baseline, alphas, list(dict.fromkeys(chosen)), float(sig_level),
-                            extra, known, several if len(several) > 1 else [])
+    return ReportParameters(
+        collection,
+        measure,
+        baseline,
+        alphas,
+        list(dict.fromkeys(chosen)),
+        float(sig_level),
+        extra,
+        known,
+        several if len(several) > 1 else [],
+    )
 
 
 SYSTEM_FILE_SUFFIXES = (".csv", ".txt", ".tsv", ".lst", ".list")
@@ -102,7 +126,9 @@ def is_system_file(value: object) -> TypeGuard[str | os.PathLike]:
     return os.sep in value or value.lower().endswith(SYSTEM_FILE_SUFFIXES) or Path(value).expanduser().is_file()
 
 
-def choose_systems(value: str | os.PathLike | Sequence[str], known: Sequence[str], name: str = "system") -> tuple[list[str], list[str]]:
+def choose_systems(
+    value: str | os.PathLike | Sequence[str], known: Sequence[str], name: str = "system"
+) -> tuple[list[str], list[str]]:
     """The systems a `systems` or `pool` value names, and those a file lists that `known` lacks.
 
     `value`: a list of ids, comma-separated text, or the path of a file (`trec.read_system_list`:
@@ -123,9 +149,11 @@ def choose_systems(value: str | os.PathLike | Sequence[str], known: Sequence[str
     chosen = [s for s in listed if s in present]
     if not chosen:
         shown = ", ".join(listed[:5]) + (", …" if len(listed) > 5 else "")
-        raise ParameterError(f"{path}: none of the {len(listed)} system(s) it lists ({shown}) is in the collection "
-                             f"(systems: {', '.join(list(known)[:10])}{', …' if len(known) > 10 else ''}). Is it the "
-                             "list of another collection?")
+        raise ParameterError(
+            f"{path}: none of the {len(listed)} system(s) it lists ({shown}) is in the collection "
+            f"(systems: {', '.join(list(known)[:10])}{', …' if len(known) > 10 else ''}). Is it the "
+            "list of another collection?"
+        )
     return chosen, [s for s in listed if s not in present]
 
 

@@ -6,6 +6,7 @@ ranked per topic by score descending, equal scores by docno descending (byte ord
 `runOrder`, docs/measures/index.md, Scores); the run file's own rank column is ignored. Everything is vectorised over
 the rows of a run: no Python loop over topics or tied groups.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -45,12 +46,14 @@ class RankedRun:
     def lookup(self, judgments: Mapping[tuple[str, str], float], default: float = 0) -> np.ndarray:
         """Per row, `judgments[(topic, docno)]`, `default` for a document the judgments do not hold."""
         names = self.topics[self.topic]
-        return np.fromiter((judgments.get(key, default) for key in zip(names.tolist(), self.docno.tolist())),
-                           dtype=float, count=len(names))
+        return np.fromiter(
+            (judgments.get(key, default) for key in zip(names.tolist(), self.docno.tolist())),
+            dtype=float,
+            count=len(names),
+        )
 
 
-def rank_run(topics, docnos, scores: np.ndarray, depth: int | None = None,
-             docnos_descending: bool = True) -> RankedRun:
+def rank_run(topics, docnos, scores: np.ndarray, depth: int | None = None, docnos_descending: bool = True) -> RankedRun:
     """Rank a run's rows by topic, score descending, docno descending; keep the first `depth` per topic.
 
     `topics` and `docnos` are arrays of text (numpy or pandas). A run file is usually written topic
@@ -62,12 +65,13 @@ def rank_run(topics, docnos, scores: np.ndarray, depth: int | None = None,
     codes, names = pd.factorize(topics)
     scores = np.asarray(scores, dtype=float)
     boundary = np.r_[True, codes[1:] != codes[:-1]] if len(codes) else np.zeros(0, dtype=bool)
-    in_order = len(codes) == 0 or (np.count_nonzero(boundary) == len(names)
-                                   and not np.any((scores[1:] > scores[:-1]) & ~boundary[1:]))
+    in_order = len(codes) == 0 or (
+        np.count_nonzero(boundary) == len(names) and not np.any((scores[1:] > scores[:-1]) & ~boundary[1:])
+    )
     rows = np.arange(len(codes)) if in_order else np.lexsort((-scores, codes))
     codes, scores = codes[rows], scores[rows]
     rank = _ranks(codes)
-    if depth is not None:                      # the first `depth`, and the ties of the depth-th score
+    if depth is not None:  # the first `depth`, and the ties of the depth-th score
         last = np.full(len(names), -np.inf)
         at_depth = rank == depth - 1
         last[codes[at_depth]] = scores[at_depth]
@@ -92,10 +96,10 @@ def _ranks(codes: np.ndarray) -> np.ndarray:
 def _order_ties(docnos: np.ndarray, same: np.ndarray, descending: bool) -> np.ndarray:
     """Reorder docnos (descending or ascending) inside each run of equal (topic, score) rows; `same[i]`
     says row i + 1 ties with row i. Only tied rows are sorted."""
-    tied = np.r_[same, False] | np.r_[False, same]                    # rows in a group of two or more
+    tied = np.r_[same, False] | np.r_[False, same]  # rows in a group of two or more
     rows = np.flatnonzero(tied)
-    group = np.cumsum(np.r_[True, ~same])[rows]                       # group id of each tied row
-    key = pd.factorize(docnos[rows], sort=True)[0]                    # str order = UTF-8 byte order
+    group = np.cumsum(np.r_[True, ~same])[rows]  # group id of each tied row
+    key = pd.factorize(docnos[rows], sort=True)[0]  # str order = UTF-8 byte order
     docnos = docnos.copy()
     docnos[rows] = docnos[rows][np.lexsort((-key if descending else key, group))]
     return docnos
@@ -113,6 +117,7 @@ def run_arrays(run) -> tuple[Any, Any, np.ndarray]:
         return np.asarray(topics, dtype=object), np.asarray(docnos, dtype=object), np.asarray(scores, dtype=float)
     if not isinstance(run, pd.DataFrame):
         from ir_measures.util import RunConverter
+
         run = RunConverter(run).as_pd_dataframe()
     text = [run[c] if pd.api.types.is_string_dtype(run[c]) else run[c].astype(str) for c in ("query_id", "doc_id")]
     return text[0].array, text[1].array, run["score"].to_numpy(dtype=float)

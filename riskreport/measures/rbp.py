@@ -25,6 +25,7 @@ provider (`TrecEval.get_rbp(p, depth, binary_topical_relevance=False, average_ti
 Registered as the ir_measures provider `riskreport_rbp`; `riskreport.measures.evaluation.measure_pipeline`
 puts it ahead of ir_measures' providers, so users only name the measure.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,7 +41,7 @@ def discounts(ranked: RankedRun, p: float) -> np.ndarray:
     """(1 − p)·p^rank per row (rank 0-based), averaged over each group of equal scores in a topic."""
     weight = (1 - p) * np.power(p, ranked.rank.astype(float))
     group = ranked.tie_groups()
-    if len(group) == 0 or group[-1] == len(group) - 1:               # no ties
+    if len(group) == 0 or group[-1] == len(group) - 1:  # no ties
         return weight
     return (np.bincount(group, weight) / np.bincount(group))[group]
 
@@ -59,8 +60,9 @@ def gains(grades: np.ndarray, rel: int | None) -> np.ndarray:
 def rbp(ranked: RankedRun, judgments: dict, p: float, rel: int | None = None, depth: int | None = None) -> np.ndarray:
     """RBP_p per topic of `ranked.topics` (`judgments`: {(topic, docno): grade}, every judged document)."""
     top = ranked.head(depth)
-    return np.bincount(top.topic, discounts(top, p) * gains(top.lookup(judgments, np.nan), rel),
-                       minlength=len(top.topics))
+    return np.bincount(
+        top.topic, discounts(top, p) * gains(top.lookup(judgments, np.nan), rel), minlength=len(top.topics)
+    )
 
 
 def rank_gains(ranked: RankedRun, judgments: dict, p: float, depth: int, scale: float = 1.0) -> np.ndarray:
@@ -71,7 +73,9 @@ def rank_gains(ranked: RankedRun, judgments: dict, p: float, depth: int, scale: 
     """
     top = ranked.head(depth)
     out = np.zeros((len(top.topics), depth))
-    out[top.topic, top.rank] = (1 - p) * np.power(p, top.rank.astype(float)) * gains(top.lookup(judgments), None) / scale
+    out[top.topic, top.rank] = (
+        (1 - p) * np.power(p, top.rank.astype(float)) * gains(top.lookup(judgments), None) / scale
+    )
     return out
 
 
@@ -86,8 +90,12 @@ class NativeRBPProvider(providers.Provider):
             if not 0 < measure["p"] < 1:
                 raise ValueError(f"{measure}: RBP's persistence p must lie strictly between 0 and 1")
         table = QrelsConverter(qrels).as_pd_dataframe()
-        judgments = dict(zip(zip(table["query_id"].astype(str), table["doc_id"].astype(str)),
-                             pd.to_numeric(table["relevance"]).astype(float)))
+        judgments = dict(
+            zip(
+                zip(table["query_id"].astype(str), table["doc_id"].astype(str)),
+                pd.to_numeric(table["relevance"]).astype(float),
+            )
+        )
         return NativeRBPEvaluator(list(measure_list), judgments, set(table["query_id"].astype(str)))
 
 
@@ -98,7 +106,7 @@ class NativeRBPEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run):
         arrays = run_arrays(run)
-        ranked: dict = {}                                   # one ranking per cutoff
+        ranked: dict = {}  # one ranking per cutoff
         for measure in self.measures:
             rel = None if measure["rel"] is NOT_PROVIDED else int(measure["rel"])
             depth = None if measure["cutoff"] is NOT_PROVIDED else int(measure["cutoff"])

@@ -5,6 +5,7 @@ measure string and the ir_measures version, so a changed file is always re-evalu
 entry carries its key and a checksum of its content: a truncated, edited or misplaced entry
 is a miss (recomputed and rewritten, with a warning naming the file), never served.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,9 +30,16 @@ from riskreport.progress import Progress
 CACHE_FORMAT = 3
 
 
-def evaluate_runs(qrels_path: Path, runs: dict[str, Path], measures: list[str], *, jobs: int | None = None,
-                  cache_dir: str | Path | None = None, use_cache: bool = True,
-                  progress: Progress | None = None) -> dict[str, RunScores]:
+def evaluate_runs(
+    qrels_path: Path,
+    runs: dict[str, Path],
+    measures: list[str],
+    *,
+    jobs: int | None = None,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> dict[str, RunScores]:
     """Evaluate run files against one qrels file: measure -> RunScores (raw, before the topic set)."""
     measures = [canonical_measure(m) for m in measures]
     cache = ScoreCache(Path(cache_dir) if cache_dir else None) if use_cache else None
@@ -75,15 +83,17 @@ class RunScores:
     @classmethod
     def from_results(cls, measure: str, results: dict[str, dict]) -> RunScores:
         values = pd.DataFrame(
-            [(s, t, v) for s, r in results.items() for t, v in zip(*r[measure])],
-            columns=["system", "topic", "score"])
-        topics = pd.DataFrame([(s, t) for s, r in results.items() for t in r["run_topics"]],
-                              columns=["system", "topic"])
+            [(s, t, v) for s, r in results.items() for t, v in zip(*r[measure])], columns=["system", "topic", "score"]
+        )
+        topics = pd.DataFrame(
+            [(s, t) for s, r in results.items() for t in r["run_topics"]], columns=["system", "topic"]
+        )
         return cls(measure, values, topics)
 
 
-def _evaluate_files(qrels: pd.DataFrame, runs: dict[str, Path], measures: list[str], jobs: int | None,
-                    progress: Progress | None):
+def _evaluate_files(
+    qrels: pd.DataFrame, runs: dict[str, Path], measures: list[str], jobs: int | None, progress: Progress | None
+):
     """Yield (system, result) for each run, in worker processes when there is more than one run."""
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
     if jobs == 1:
@@ -102,9 +112,11 @@ def _evaluate_files(qrels: pd.DataFrame, runs: dict[str, Path], measures: list[s
             except BaseException as error:
                 for other in futures:
                     other.cancel()
-                if isinstance(error, BrokenProcessPool):   # a worker died (e.g. a crash inside pytrec_eval)
-                    raise RiskReportError(f"an evaluation process died while evaluating {runs[system]} "
-                                          f"({error}); evaluate it alone to see why.") from None
+                if isinstance(error, BrokenProcessPool):  # a worker died (e.g. a crash inside pytrec_eval)
+                    raise RiskReportError(
+                        f"an evaluation process died while evaluating {runs[system]} "
+                        f"({error}); evaluate it alone to see why."
+                    ) from None
                 raise
             if progress:
                 progress(f"evaluated {done}/{len(runs)}: {system}")
@@ -115,9 +127,9 @@ _WORKER: dict = {}
 
 
 def _init_worker(qrels: pd.DataFrame, measures: list[str], worker: bool = True) -> None:
-    if worker:   # a pool process ends with the process that started it (e.g. a batch killed with -9)
+    if worker:  # a pool process ends with the process that started it (e.g. a batch killed with -9)
         exit_with_parent()
-        ignore_interrupts()      # Ctrl-C reaches the whole process group: the parent stops the pool, quietly
+        ignore_interrupts()  # Ctrl-C reaches the whole process group: the parent stops the pool, quietly
     parsed = [ir_measures.parse_measure(m) for m in measures]
     _WORKER["measures"] = dict(zip(parsed, measures))
     evaluator = measure_pipeline().evaluator(parsed, qrels)
@@ -128,6 +140,7 @@ def _init_worker(qrels: pd.DataFrame, measures: list[str], worker: bool = True) 
 def _is_native(evaluator) -> bool:
     """riskreport's providers take a run as a table (`query_id, doc_id, score`) at numpy speed."""
     from riskreport.measures import gdeval, judged, rbp
+
     return isinstance(evaluator, (gdeval.NativeGdevalEvaluator, rbp.NativeRBPEvaluator, judged.NativeJudgedEvaluator))
 
 
@@ -138,7 +151,7 @@ def _evaluate_file(path: Path) -> dict:
     if _WORKER["native"]:
         run = table
         run_topics = set(pd.unique(table["query_id"]).tolist())
-    else:                                       # ir_measures converts a dict far faster than a DataFrame
+    else:  # ir_measures converts a dict far faster than a DataFrame
         nested: dict[str, dict[str, float]] = {}
         for topic, docno, score in zip(table["query_id"].tolist(), table["doc_id"].tolist(), table["score"].tolist()):
             nested.setdefault(topic, {})[docno] = score
@@ -165,9 +178,15 @@ class ScoreCache:
         self.cache = Cache("scores", root)
 
     def _key(self, qrels_digest: str, run_digest: str, measure: str) -> str:
-        return cache_key("scores", format=CACHE_FORMAT, ir_measures=ir_measures.__version__,
-                         gdeval=gdeval_provider(),       # the two gdeval providers differ in rounding
-                         qrels=qrels_digest, run=run_digest, measure=measure)
+        return cache_key(
+            "scores",
+            format=CACHE_FORMAT,
+            ir_measures=ir_measures.__version__,
+            gdeval=gdeval_provider(),  # the two gdeval providers differ in rounding
+            qrels=qrels_digest,
+            run=run_digest,
+            measure=measure,
+        )
 
     def get_all(self, qrels_digest: str, run_digest: str, measures: list[str]) -> dict | None:
         result: dict = {}
@@ -181,11 +200,21 @@ class ScoreCache:
 
     def put_all(self, qrels_digest: str, run_digest: str, result: dict) -> None:
         for measure, (topics, values) in ((m, e) for m, e in result.items() if m != "run_topics"):
-            self.cache.put(self._key(qrels_digest, run_digest, measure),
-                           {"measure": measure, "topics": list(topics), "values": [float(v) for v in values],
-                            "run_topics": list(result["run_topics"])})
+            self.cache.put(
+                self._key(qrels_digest, run_digest, measure),
+                {
+                    "measure": measure,
+                    "topics": list(topics),
+                    "values": [float(v) for v in values],
+                    "run_topics": list(result["run_topics"]),
+                },
+            )
 
 
 def _whole(entry: Any, measure: str) -> TypeGuard[dict]:
-    return (isinstance(entry, dict) and entry.get("measure") == measure
-            and len(entry.get("topics", ())) == len(entry.get("values", ())) and "run_topics" in entry)
+    return (
+        isinstance(entry, dict)
+        and entry.get("measure") == measure
+        and len(entry.get("topics", ())) == len(entry.get("values", ()))
+        and "run_topics" in entry
+    )

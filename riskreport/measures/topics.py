@@ -1,5 +1,6 @@
 """The topic set of a collection (docs/measures/index.md, Scores): the qrels topics with a relevant document
 or, without qrels, the topics scored; and the errors that name a run or table sharing no topic with it."""
+
 from __future__ import annotations
 
 import functools
@@ -48,17 +49,24 @@ def collection_topics(collection: Collection, measure: str | None = None) -> lis
 
 
 def empty_instances_folder(collection: Collection, system: str) -> InputFormatError:
-    return InputFormatError(collection.path / "instances" / system, "the folder holds no run files",
-                            expected="one run file per instance, e.g. instances/<system>/1.run.gz")
+    return InputFormatError(
+        collection.path / "instances" / system,
+        "the folder holds no run files",
+        expected="one run file per instance, e.g. instances/<system>/1.run.gz",
+    )
 
 
 def no_relevant_documents(qrels: Path) -> InputFormatError:
-    return InputFormatError(qrels, "no topic has a relevant document (relevance > 0), so there is nothing to evaluate",
-                            expected="at least one judgment with relevance ≥ 1")
+    return InputFormatError(
+        qrels,
+        "no topic has a relevant document (relevance > 0), so there is nothing to evaluate",
+        expected="at least one judgment with relevance ≥ 1",
+    )
 
 
-def require_common_topics(path: Path, found: Iterable[str], topics: Iterable[str], qrels: Path | None,
-                          system: str | None = None) -> None:
+def require_common_topics(
+    path: Path, found: Iterable[str], topics: Iterable[str], qrels: Path | None, system: str | None = None
+) -> None:
     """A run (or scores of a system) sharing no topic with the topic set is an error, not all zeros:
     it is almost always a run of another collection, or the wrong qrels file."""
     found, topics = set(map(str, found)), set(topics)
@@ -67,7 +75,8 @@ def require_common_topics(path: Path, found: Iterable[str], topics: Iterable[str
         raise RiskReportError(
             f"{path}: none of {whose} ({_preview(found)}) is among the {len(topics)} topics of "
             f"{qrels.name if qrels else 'the collection'} with a relevant document ({_preview(topics)}). Is it a run "
-            "of another collection, or the wrong qrels file? Remove it, or use the qrels it was made for.")
+            "of another collection, or the wrong qrels file? Remove it, or use the qrels it was made for."
+        )
 
 
 def _preview(values: Iterable[str], limit: int = 5) -> str:
@@ -91,6 +100,9 @@ def collection_topic_set(collection: Collection, present: Iterable[str]) -> tupl
         return topics, judged
     topics = natural_sort(pd.unique(pd.Series(list(present), dtype=object)))
     if not topics:
-        raise InputFormatError(collection.scores or collection.path, "no topic has a score, so there is nothing to "
-                               "evaluate", expected="rows system,topic,score")
+        raise InputFormatError(
+            collection.scores or collection.path,
+            "no topic has a score, so there is nothing to evaluate",
+            expected="rows system,topic,score",
+        )
     return topics, set(topics)

@@ -1,4 +1,5 @@
 """Figures of the Bayesian risk report; each takes tidy tables and returns the matplotlib Axes (or Figure)."""
+
 from __future__ import annotations
 
 import html
@@ -14,7 +15,7 @@ from riskreport.render.plot_layout import tight_layout
 from riskreport.render.report import HTML
 
 RISK, REWARD, NEUTRAL = VERDICT_COLOURS["risk"], VERDICT_COLOURS["reward"], VERDICT_COLOURS["inconclusive"]
-BASE = "#1f3b73"      # the baseline's posterior interval
+BASE = "#1f3b73"  # the baseline's posterior interval
 
 
 def forest(effects: pd.DataFrame, baseline: str, level: float = 0.95, ax=None):
@@ -61,8 +62,16 @@ def predictive_overlay(overlay: pd.DataFrame, bins: int = 40):
     return fig
 
 
-def ppdrisk_densities(values: np.ndarray, systems: list, alphas, ppdrisk: pd.DataFrame, shown: list,
-                      convention: str = "standard", sample: int = 4000, seed: int = 0):
+def ppdrisk_densities(
+    values: np.ndarray,
+    systems: list,
+    alphas,
+    ppdrisk: pd.DataFrame,
+    shown: list,
+    convention: str = "standard",
+    sample: int = 4000,
+    seed: int = 0,
+):
     """Densities of PPDRisk⁻ draws per α (thesis Fig. 5.9 style): one line per shown challenger, risk verdicts in orange.
 
     `values` (alphas, draws, systems) are −PPDRisk⁻ draws (standard convention); `convention="minus"`
@@ -80,8 +89,13 @@ def ppdrisk_densities(values: np.ndarray, systems: list, alphas, ppdrisk: pd.Dat
             density = _kde(draws, grid)
             verdict = verdicts.get((float(alpha), system), "inconclusive")
             color = {"risk": RISK, "reward": REWARD}.get(verdict, NEUTRAL)
-            ax.plot(grid, density, color=color, lw=1.4 if verdict != "inconclusive" else 0.8,
-                    label=system if verdict != "inconclusive" else None)
+            ax.plot(
+                grid,
+                density,
+                color=color,
+                lw=1.4 if verdict != "inconclusive" else 0.8,
+                label=system if verdict != "inconclusive" else None,
+            )
         ax.axvline(0, color="black", lw=0.8, ls="--")
         name = "PPDRisk⁻ (right of 0 = risk)" if convention == "minus" else "−PPDRisk⁻ (left of 0 = risk)"
         ax.set_xlabel(f"{name}, r = {1 + float(alpha):g}")
@@ -96,8 +110,9 @@ def brisk_intervals(brisk: pd.DataFrame, shown: list, convention: str = "standar
     """Draw-wise intervals of r_sys[c] − r_sys[h] on the risk-adjusted scores per α; colour = the thesis's overlap verdict."""
     sign = -1.0 if convention == "minus" else 1.0
     alphas = sorted(brisk["alpha"].unique())
-    fig, axes = plt.subplots(1, len(alphas), figsize=(5.5 * len(alphas), max(3, 0.25 * len(shown) + 1)),
-                             squeeze=False, sharey=True)
+    fig, axes = plt.subplots(
+        1, len(alphas), figsize=(5.5 * len(alphas), max(3, 0.25 * len(shown) + 1)), squeeze=False, sharey=True
+    )
     for ax, alpha in zip(axes[0], alphas):
         part = brisk[(brisk["alpha"] == alpha) & brisk["system"].isin(shown)].set_index("system").reindex(shown)
         for y, (_system, row) in enumerate(part.iterrows()):
@@ -115,6 +130,7 @@ def brisk_intervals(brisk: pd.DataFrame, shown: list, convention: str = "standar
 
 def _kde(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
     from scipy import stats
+
     if np.ptp(values) == 0:
         return np.zeros_like(grid)
     return stats.gaussian_kde(values)(grid)

@@ -6,6 +6,7 @@ the network off looks finished. After export a table of contents is built from t
 headings and a provenance footer (collection, file hashes, versions, parameters, run time)
 is appended; every value in it is HTML-escaped.
 """
+
 from __future__ import annotations
 
 import html
@@ -15,8 +16,9 @@ from pathlib import Path
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "nbtemplates"
 TOC_SLOT = '<div class="rr-toc-slot"></div>'
-EXTERNAL = re.compile(r"""<(?:script|link|img|iframe|source|video|audio)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""",
-                      re.IGNORECASE)
+EXTERNAL = re.compile(
+    r"""<(?:script|link|img|iframe|source|video|audio)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.IGNORECASE
+)
 
 
 def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, provenance: dict | None = None) -> Path:
@@ -28,16 +30,29 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, p
     config = Config()
     config.TagRemovePreprocessor.enabled = True
     config.TagRemovePreprocessor.remove_cell_tags = {"remove_cell"}
-    exporter = _exporter_class()(config=config, extra_template_basedirs=[str(TEMPLATE_DIR)],
-                                 template_name="riskreport", embed_images=True, exclude_input=not show_code,
-                                 exclude_input_prompt=True, exclude_output_prompt=True)
+    exporter = _exporter_class()(
+        config=config,
+        extra_template_basedirs=[str(TEMPLATE_DIR)],
+        template_name="riskreport",
+        embed_images=True,
+        exclude_input=not show_code,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+    )
     try:
         body, _ = exporter.from_notebook_node(notebook)
-    except (AttributeError, TypeError, ImportError):   # nbconvert's internals moved: its own exporter, slower, as it is
+    except (AttributeError, TypeError, ImportError):  # nbconvert's internals moved: its own exporter, slower, as it is
         from nbconvert import HTMLExporter
-        body, _ = HTMLExporter(config=config, extra_template_basedirs=[str(TEMPLATE_DIR)], template_name="riskreport",
-                               embed_images=True, exclude_input=not show_code, exclude_input_prompt=True,
-                               exclude_output_prompt=True).from_notebook_node(notebook)
+
+        body, _ = HTMLExporter(
+            config=config,
+            extra_template_basedirs=[str(TEMPLATE_DIR)],
+            template_name="riskreport",
+            embed_images=True,
+            exclude_input=not show_code,
+            exclude_input_prompt=True,
+            exclude_output_prompt=True,
+        ).from_notebook_node(notebook)
     if provenance is not None:
         body = body.replace("</body>", footer(provenance) + "\n</body>", 1)
     body = add_contents(body)
@@ -45,7 +60,7 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, p
     return html_path
 
 
-OMIT_SECTION = "rr-omit-section"     # a cell whose output holds this class removes itself and its section heading
+OMIT_SECTION = "rr-omit-section"  # a cell whose output holds this class removes itself and its section heading
 
 
 def omit_sections(notebook):
@@ -61,7 +76,7 @@ def omit_sections(notebook):
             start -= 1
             if cells[start].source.lstrip().startswith("## "):
                 break
-        for part in cells[start:i + 1]:
+        for part in cells[start : i + 1]:
             tags = part.metadata.setdefault("tags", [])
             if "remove_cell" not in tags:
                 tags.append("remove_cell")
@@ -86,9 +101,9 @@ def accessible(page: str) -> tuple[str, int]:
         if tag.lower() == "img" and not re.search(r"\balt\s*=", attributes):
             missing += 1
             return f'<{tag}{attributes} alt="{NO_ALT}"{end}'
-        if tag.lower() == "div" and FOCUSABLE.search(attributes):       # an existing tabindex becomes 0, as there
+        if tag.lower() == "div" and FOCUSABLE.search(attributes):  # an existing tabindex becomes 0, as there
             attributes, found = TABINDEX.subn('tabindex="0"', attributes)
-            return f'<{tag}{attributes}{"" if found else " tabindex=" + chr(34) + "0" + chr(34)}{end}'
+            return f"<{tag}{attributes}{'' if found else ' tabindex=' + chr(34) + '0' + chr(34)}{end}"
         return match.group(0)
 
     return START_TAG.sub(edit, page), missing
@@ -113,14 +128,17 @@ def _exporter_class():
         def from_notebook_node(self, nb, resources=None, **kw):
             language = nb.metadata.get("language_info", {})
             lexer = language.get("pygments_lexer", language.get("name", None))
-            self.register_filter("highlight_code", self.filters.get("highlight_code", Highlight2HTML(
-                pygments_lexer=lexer, parent=self)))
+            self.register_filter(
+                "highlight_code", self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+            )
             resources = self._init_resources(resources)
-            self.register_filter("filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata,
-                                                                           parent=self, resources=resources))
+            self.register_filter(
+                "filter_data_type",
+                WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources),
+            )
             page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             page, missing = accessible(page)
-            page = NUMERIC_REFERENCE.sub(_non_ascii_character, page)   # "&#945;" as "α", as a soup round trip writes it
+            page = NUMERIC_REFERENCE.sub(_non_ascii_character, page)  # "&#945;" as "α", as a soup round trip writes it
             if missing:
                 self.log.warning("Alternative text is missing on %s image(s).", missing)
             return page, resources
@@ -145,22 +163,33 @@ def footer(record: dict) -> str:
     esc = lambda value: html.escape(str(value))  # noqa: E731
     collection = record.get("collection") or {}
     files = collection.get("files_sha256") or {}
-    file_rows = "".join(f"<tr><td><code>{esc(Path(p).name)}</code></td><td><code>{esc(h)}</code></td></tr>"
-                        for p, h in sorted(files.items()))
-    parameters = "".join(f"<tr><th>{esc(k)}</th><td><code>{esc(json.dumps(v, ensure_ascii=False))}</code></td></tr>"
-                         for k, v in (record.get("parameters") or {}).items())
+    file_rows = "".join(
+        f"<tr><td><code>{esc(Path(p).name)}</code></td><td><code>{esc(h)}</code></td></tr>"
+        for p, h in sorted(files.items())
+    )
+    parameters = "".join(
+        f"<tr><th>{esc(k)}</th><td><code>{esc(json.dumps(v, ensure_ascii=False))}</code></td></tr>"
+        for k, v in (record.get("parameters") or {}).items()
+    )
     versions = ", ".join(f"{esc(k)} {esc(v)}" for k, v in (record.get("versions") or {}).items())
-    rows = [("Collection", f"{esc(collection.get('name', ''))} ({esc(collection.get('path', ''))})"),
-            ("Template", f"{esc(record.get('template', ''))} (SHA-256 <code>{esc(record.get('template_sha256', ''))}</code>)"),
-            ("Generated (UTC)", esc(record.get("finished_utc", ""))),
-            ("Run time", f"{float(record.get('duration_s', 0)):.1f} s"),
-            ("Status", esc(record.get("status", ""))),
-            ("Versions", versions)]
+    rows = [
+        ("Collection", f"{esc(collection.get('name', ''))} ({esc(collection.get('path', ''))})"),
+        (
+            "Template",
+            f"{esc(record.get('template', ''))} (SHA-256 <code>{esc(record.get('template_sha256', ''))}</code>)",
+        ),
+        ("Generated (UTC)", esc(record.get("finished_utc", ""))),
+        ("Run time", f"{float(record.get('duration_s', 0)):.1f} s"),
+        ("Status", esc(record.get("status", ""))),
+        ("Versions", versions),
+    ]
     head = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
-    return (f'<footer class="rr-footer"><h2 id="provenance">Provenance<a class="anchor-link" href="#provenance">¶</a></h2><table>{head}</table>'
-            f"<details><summary>Parameters</summary><table>{parameters}</table></details>"
-            f"<details><summary>Input files ({len(files)}, SHA-256)</summary><table>{file_rows}</table></details>"
-            "</footer>")
+    return (
+        f'<footer class="rr-footer"><h2 id="provenance">Provenance<a class="anchor-link" href="#provenance">¶</a></h2><table>{head}</table>'
+        f"<details><summary>Parameters</summary><table>{parameters}</table></details>"
+        f"<details><summary>Input files ({len(files)}, SHA-256)</summary><table>{file_rows}</table></details>"
+        "</footer>"
+    )
 
 
 def external_references(page: str) -> list[str]:

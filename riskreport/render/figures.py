@@ -15,6 +15,7 @@ When the kernel shuts down, ipykernel terminates every child of its process grou
 them; the tracker outlived those signals until jupyter_client killed the kernel 2.5 s later,
 in most demo runs. `wait` therefore stops the tracker when this writer started it.
 """
+
 from __future__ import annotations
 
 import io
@@ -27,20 +28,24 @@ from pathlib import Path
 from riskreport.io.processes import exit_with_parent
 
 PNG_DPI = 200
-PNG_COMPRESSION = 3     # zlib level: 40% less time than PIL's default 6, files ~15% larger
+PNG_COMPRESSION = 3  # zlib level: 40% less time than PIL's default 6, files ~15% larger
 RC = {"pdf.fonttype": 42, "svg.fonttype": "none", "svg.hashsalt": "riskreport"}
 
 
 def metadata(title: str, caption: str) -> dict[str, dict[str, str]]:
     """Per format, the metadata keys that carry the figure's title and caption."""
-    return {"svg": {"Title": title, "Description": caption}, "pdf": {"Title": title, "Subject": caption},
-            "png": {"Title": title, "Description": caption}}
+    return {
+        "svg": {"Title": title, "Description": caption},
+        "pdf": {"Title": title, "Subject": caption},
+        "png": {"Title": title, "Description": caption},
+    }
 
 
 def tight_bbox(figure):
     """The region `savefig(bbox_inches="tight")` would cut, in inches: the figure's tight box, padded as
     `savefig.pad_inches` says. Passed to every format, it spares each a layout pass of its own."""
     import matplotlib as mpl
+
     box = figure.get_tightbbox(figure.canvas.get_renderer())
     return box.padded(mpl.rcParams["savefig.pad_inches"])
 
@@ -49,14 +54,20 @@ def write_png(figure, stem: Path, title: str, caption: str, bbox=None) -> bytes:
     """Write `<stem>.png` at 200 dpi with `caption` in its metadata; return a half-size copy for a screen page.
     `bbox`: the region to write, in inches (default: `tight_bbox(figure)`)."""
     from PIL import Image
+
     stem.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata=metadata(title, caption)["png"],
-                   bbox_inches=tight_bbox(figure) if bbox is None else bbox, dpi=PNG_DPI,
-                   pil_kwargs={"compress_level": PNG_COMPRESSION})
+    figure.savefig(
+        buffer,
+        format="png",
+        metadata=metadata(title, caption)["png"],
+        bbox_inches=tight_bbox(figure) if bbox is None else bbox,
+        dpi=PNG_DPI,
+        pil_kwargs={"compress_level": PNG_COMPRESSION},
+    )
     stem.with_suffix(".png").write_bytes(buffer.getvalue())
     with Image.open(buffer) as image:
-        small = image.reduce(2)     # the mean of each 2×2 block: the 200-dpi drawing seen at 100 dpi
+        small = image.reduce(2)  # the mean of each 2×2 block: the 200-dpi drawing seen at 100 dpi
     out = io.BytesIO()
     small.save(out, format="PNG", compress_level=PNG_COMPRESSION)
     return out.getvalue()
@@ -65,6 +76,7 @@ def write_png(figure, stem: Path, title: str, caption: str, bbox=None) -> bytes:
 def write_vector(figure, stem: Path, title: str, caption: str, bbox=None) -> list[Path]:
     """Write `figure` as `<stem>.svg` and `<stem>.pdf` with `caption` in each file's metadata (`bbox` as `write_png`)."""
     import matplotlib as mpl
+
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
     with mpl.rc_context(RC):  # type: ignore[arg-type]  # matplotlib's stubs want literal rc keys
@@ -78,8 +90,10 @@ def write_vector(figure, stem: Path, title: str, caption: str, bbox=None) -> lis
 
 def _write_pickled(payload: bytes, stem: str, title: str, caption: str, bbox) -> list[str]:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     figure = pickle.loads(payload)
     try:
         return [str(p) for p in write_vector(figure, Path(stem), title, caption, bbox)]
@@ -107,6 +121,7 @@ def _can_spawn() -> bool:
 def _resource_tracker():
     """multiprocessing's resource tracker of this process (a private object: None if it ever moves)."""
     from multiprocessing import resource_tracker
+
     tracker = getattr(resource_tracker, "_resource_tracker", None)
     return tracker if hasattr(tracker, "_fd") and hasattr(tracker, "_stop") else None
 
@@ -122,7 +137,7 @@ def _stop_tracker() -> None:
     if tracker is not None:
         try:
             tracker._stop()
-        except Exception:       # noqa: BLE001 - at worst the kernel's shutdown waits for it, as before
+        except Exception:  # noqa: BLE001 - at worst the kernel's shutdown waits for it, as before
             pass
 
 
@@ -145,15 +160,16 @@ class FigureWriter:
         if self.background:
             try:
                 payload = pickle.dumps(_without_foreign_containers(figure))
-            except Exception:                # noqa: BLE001 - e.g. a lambda in a formatter: write now instead
+            except Exception:  # noqa: BLE001 - e.g. a lambda in a formatter: write now instead
                 payload = None
         if payload is None:
             write_vector(figure, stem, title, caption, bbox)
             return png
         if self._pool is None:
             self._started_tracker = not _tracker_running()
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=exit_with_parent)   # ends with the kernel
+            self._pool = ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=exit_with_parent
+            )  # ends with the kernel
         self._pending.append(self._pool.submit(_write_pickled, payload, str(stem), title, caption, bbox))
         return png
 
@@ -166,6 +182,6 @@ class FigureWriter:
             if self._pool is not None and not self._pending:
                 self._pool.shutdown(wait=True)
                 self._pool = None
-                if self._started_tracker:     # its only user is gone: don't leave it to stall the kernel's exit
+                if self._started_tracker:  # its only user is gone: don't leave it to stall the kernel's exit
                     _stop_tracker()
                     self._started_tracker = False

@@ -1,4 +1,5 @@
 """Small pieces of report HTML: a rich-display wrapper, notes, number formats and the styled pandas table."""
+
 from __future__ import annotations
 
 import html
@@ -26,14 +27,18 @@ def note(text: str) -> HTML:
     return HTML(f"<p>{html.escape(text)}</p>")
 
 
-def styled(table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | None = None,
-           caption: str | None = None):
+def styled(
+    table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | None = None, caption: str | None = None
+):
     """A pandas Styler: escaped text, fixed precision, optional best-value highlight per column.
 
     `highlight` maps a column to "max" or "min".
     """
-    style = (table.style.format(precision=precision, escape="html", na_rep="–")
-             .format_index(escape="html", axis=1).hide(axis="index"))
+    style = (
+        table.style.format(precision=precision, escape="html", na_rep="–")
+        .format_index(escape="html", axis=1)
+        .hide(axis="index")
+    )
     grid_columns = [c for c in table.columns if c in ("alpha", "r")]
     if grid_columns:
         style = style.format("{:g}", subset=grid_columns)
@@ -46,7 +51,8 @@ def styled(table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | 
     for column, how in (highlight or {}).items():
         if column in table:
             style = (style.highlight_max if how == "max" else style.highlight_min)(
-                subset=[column], props="font-weight: bold; background-color: #e8f4ea")
+                subset=[column], props="font-weight: bold; background-color: #e8f4ea"
+            )
     if caption:
         style = style.set_caption(html.escape(caption))
     return style
@@ -59,12 +65,15 @@ def format_p(p: float) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def significance_marks(table: pd.DataFrame, sig_level: float, p_column: str = "p_adjusted",
-                       effect_column: str = "delta") -> pd.Series:
+def significance_marks(
+    table: pd.DataFrame, sig_level: float, p_column: str = "p_adjusted", effect_column: str = "delta"
+) -> pd.Series:
     """▲ significantly better, ▼ significantly worse than the baseline, '' otherwise."""
     significant = table[p_column] < sig_level
-    return pd.Series(["▲" if s and e > 0 else "▼" if s and e < 0 else "" for s, e in
-                      zip(significant, table[effect_column])], index=table.index)
+    return pd.Series(
+        ["▲" if s and e > 0 else "▼" if s and e < 0 else "" for s, e in zip(significant, table[effect_column])],
+        index=table.index,
+    )
 
 
 def _signed(values: pd.Series, convention: str) -> pd.Series:

@@ -1,5 +1,6 @@
 """Figures of non-deterministic systems: the spread of their instances per topic, the mixed-model effects
 with their equivalence margin, and risk against α per instance."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -21,23 +22,42 @@ def instance_spread(scores: pd.DataFrame, baseline: str, measure: str):
     base = scores[scores["system"] == baseline].groupby("topic", sort=False)["score"].mean()
     order = base.sort_values(ascending=False, kind="stable").index.tolist()
     systems = [s for s in dict.fromkeys(scores["system"]) if s != baseline]
-    fig, axes = plt.subplots(len(systems), 1, figsize=(13, 2.6 * len(systems) + 0.8), sharex=True,
-                             sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        len(systems), 1, figsize=(13, 2.6 * len(systems) + 0.8), sharex=True, sharey=True, squeeze=False
+    )
     for ax, system in zip(axes[:, 0], systems):
         data = scores[scores["system"] == system]
-        sns.boxplot(data=data, x="topic", y="score", order=order, color=INSTANCE_COLOURS["instances"], whis=1.5,
-                    fliersize=2, linewidth=0.7, ax=ax)
-        ax.scatter(range(len(order)), base.loc[order], marker="D", s=14, color=INSTANCE_COLOURS["baseline"],
-                   zorder=3, label=baseline)
-        ax.set_title(f"{system}: {data['instance'].nunique()} instances per topic (boxes); "
-                     f"{baseline}: diamonds", loc="left", fontsize="medium")
+        sns.boxplot(
+            data=data,
+            x="topic",
+            y="score",
+            order=order,
+            color=INSTANCE_COLOURS["instances"],
+            whis=1.5,
+            fliersize=2,
+            linewidth=0.7,
+            ax=ax,
+        )
+        ax.scatter(
+            range(len(order)),
+            base.loc[order],
+            marker="D",
+            s=14,
+            color=INSTANCE_COLOURS["baseline"],
+            zorder=3,
+            label=baseline,
+        )
+        ax.set_title(
+            f"{system}: {data['instance'].nunique()} instances per topic (boxes); {baseline}: diamonds",
+            loc="left",
+            fontsize="medium",
+        )
         ax.set_ylabel(measure)
         ax.set_xlabel("")
     last = axes[-1, 0]
     last.set_xlabel(f"topic, sorted by {baseline}'s {measure}")
     last.tick_params(axis="x", labelrotation=90, labelsize=7)
-    fig.suptitle("Per-topic effectiveness across instances: a tall box is a topic on which instances disagree",
-                 y=1.0)
+    fig.suptitle("Per-topic effectiveness across instances: a tall box is a topic on which instances disagree", y=1.0)
     tight_layout(fig)
     return axes[:, 0]
 
@@ -59,11 +79,22 @@ def effect_intervals(mixed: pd.DataFrame, measure: str, sig_level: float, ax=Non
     for level in (-delta0, delta0):
         ax.axvline(level, color="#1b9e77", linestyle="--", linewidth=0.8)
     for i, row in enumerate(mixed.itertuples()):
-        ax.plot([row.ci_low, row.ci_high], [i, i], color=INSTANCE_COLOURS["pooled"], linewidth=1.2,
-                label=f"{100 * (1 - sig_level):g}% interval" if i == 0 else None)
-        ax.plot([row.tost_low, row.tost_high], [i, i], color=INSTANCE_COLOURS["pooled"], linewidth=6, alpha=0.55,
-                solid_capstyle="butt",
-                label=f"{100 * (1 - 2 * sig_level):g}% interval (equivalence)" if i == 0 else None)
+        ax.plot(
+            [row.ci_low, row.ci_high],
+            [i, i],
+            color=INSTANCE_COLOURS["pooled"],
+            linewidth=1.2,
+            label=f"{100 * (1 - sig_level):g}% interval" if i == 0 else None,
+        )
+        ax.plot(
+            [row.tost_low, row.tost_high],
+            [i, i],
+            color=INSTANCE_COLOURS["pooled"],
+            linewidth=6,
+            alpha=0.55,
+            solid_capstyle="butt",
+            label=f"{100 * (1 - 2 * sig_level):g}% interval (equivalence)" if i == 0 else None,
+        )
         ax.plot(row.effect, i, "o", color="black", markersize=4)
         ax.annotate(row.verdict, xy=(1.02, i), xycoords=("axes fraction", "data"), va="center")
     ax.set_yticks(range(n), mixed["system"])
@@ -74,8 +105,15 @@ def effect_intervals(mixed: pd.DataFrame, measure: str, sig_level: float, ax=Non
     return ax
 
 
-def instance_risk_lines(instances: pd.DataFrame, pooled: pd.DataFrame, y: str, baseline: str, measure: str,
-                        critical: float | None = None, col_wrap: int = 3) -> sns.FacetGrid:
+def instance_risk_lines(
+    instances: pd.DataFrame,
+    pooled: pd.DataFrame,
+    y: str,
+    baseline: str,
+    measure: str,
+    critical: float | None = None,
+    col_wrap: int = 3,
+) -> sns.FacetGrid:
     """URisk or TRisk (`y`) against α: one thin line per instance, the pooled system in bold, one panel per system.
 
     `instances` is `riskreport.stats.instances.instance_risk(...)`, `pooled` is `risk_agreement(...)`
@@ -83,20 +121,29 @@ def instance_risk_lines(instances: pd.DataFrame, pooled: pd.DataFrame, y: str, b
     """
     n = instances["system"].nunique()
     grid = sns.FacetGrid(instances, col="system", col_wrap=min(col_wrap, n), height=3.2, aspect=1.4, sharey=True)
-    grid.map_dataframe(sns.lineplot, x="alpha", y=y, units="instance", estimator=None,
-                       color=INSTANCE_COLOURS["instances"], linewidth=1)
+    grid.map_dataframe(
+        sns.lineplot, x="alpha", y=y, units="instance", estimator=None, color=INSTANCE_COLOURS["instances"], linewidth=1
+    )
     for system, ax in grid.axes_dict.items():
         part = pooled[pooled["system"] == system]
-        ax.plot(part["alpha"], part[f"pooled_{y}"], color=INSTANCE_COLOURS["pooled"], linewidth=2.5, marker="o",
-                markersize=4, label="pooled (mean over instances)")
+        ax.plot(
+            part["alpha"],
+            part[f"pooled_{y}"],
+            color=INSTANCE_COLOURS["pooled"],
+            linewidth=2.5,
+            marker="o",
+            markersize=4,
+            label="pooled (mean over instances)",
+        )
         ax.axhline(0, color="black", linewidth=0.6)
-        for level in ((-critical, critical) if critical is not None else ()):
+        for level in (-critical, critical) if critical is not None else ():
             ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
     label = {"urisk": "URisk", "trisk": "TRisk"}.get(y, y)
     grid.set_titles("{col_name}")
     grid.set_axis_labels("α (losses weigh 1 + α)", f"{label} vs {baseline} (< 0: risk)")
     grid.axes.flat[0].legend(frameon=False, fontsize="small", loc="lower left")
     dashed = f"; dashed: ±t critical value ({critical:.3f})" if critical is not None else ""
-    grid.figure.suptitle(f"{label} of {measure}: each instance (thin) and the pooled system (bold) against α{dashed}",
-                         y=1.03)
+    grid.figure.suptitle(
+        f"{label} of {measure}: each instance (thin) and the pooled system (bold) against α{dashed}", y=1.03
+    )
     return grid

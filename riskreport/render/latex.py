@@ -24,6 +24,7 @@ dense\\_a & \\textbf{0.3391} \\\\
 \\end{tabular}
 \\end{table}
 """
+
 from __future__ import annotations
 
 import math
@@ -31,18 +32,47 @@ import re
 
 import pandas as pd
 
-LONG_ROWS = 40      # more rows than fit a page: a longtable instead of a table float
+LONG_ROWS = 40  # more rows than fit a page: a longtable instead of a table float
 
 # The marks riskreport's pages use, and what each becomes in LaTeX (math mode, amssymb).
-MARKS = {"▲": r"\blacktriangle", "▼": r"\blacktriangledown", "△": r"\vartriangle", "▽": r"\triangledown",
-         "*": r"*", "†": r"\dagger", "‡": r"\ddagger"}
-_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "<": r"\textless{}", ">": r"\textgreater{}",
-            # Unicode the reports use, which plain pdflatex cannot print without extra packages.
-            "α": r"$\alpha$", "Δ": r"$\Delta$", "φ": r"$\varphi$", "≥": r"$\geq$", "≤": r"$\leq$",
-            "±": r"$\pm$", "×": r"$\times$", "−": "-", "–": "--", "—": "---", "⁻": r"$^{-}$", "²": r"$^{2}$",
-            "√": r"$\surd$", "…": r"\ldots{}"}
+MARKS = {
+    "▲": r"\blacktriangle",
+    "▼": r"\blacktriangledown",
+    "△": r"\vartriangle",
+    "▽": r"\triangledown",
+    "*": r"*",
+    "†": r"\dagger",
+    "‡": r"\ddagger",
+}
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    # Unicode the reports use, which plain pdflatex cannot print without extra packages.
+    "α": r"$\alpha$",
+    "Δ": r"$\Delta$",
+    "φ": r"$\varphi$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "±": r"$\pm$",
+    "×": r"$\times$",
+    "−": "-",
+    "–": "--",
+    "—": "---",
+    "⁻": r"$^{-}$",
+    "²": r"$^{2}$",
+    "√": r"$\surd$",
+    "…": r"\ldots{}",
+}
 _ESCAPE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
 
 
@@ -61,10 +91,18 @@ def mark(symbol: str) -> str:
     return "$^{" + "".join(MARKS[s] for s in symbol) + "}$"
 
 
-def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int = 4,
-                best: dict[str, str] | None = None, marks: pd.DataFrame | None = None,
-                legend: str | None = None, column_groups: list[tuple[str, int]] | None = None,
-                placement: str = "tbp") -> str:
+def latex_table(
+    table: pd.DataFrame,
+    *,
+    caption: str,
+    label: str,
+    precision: int = 4,
+    best: dict[str, str] | None = None,
+    marks: pd.DataFrame | None = None,
+    legend: str | None = None,
+    column_groups: list[tuple[str, int]] | None = None,
+    placement: str = "tbp",
+) -> str:
     """A booktabs `table` float of `table` (its columns as they are; the index is not printed).
 
     - `best`: column -> "max" or "min"; the best value of that column is bold (ties: all of them).
@@ -76,8 +114,7 @@ def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int
     Numbers print with `precision` decimals (p-values: below 10^-4 as `<0.0001`), NaN as `--`.
     """
     columns = list(table.columns)
-    numeric = {c: pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
-               for c in columns}
+    numeric = {c: pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c]) for c in columns}
     bold = _best_cells(table, best or {})
     body = []
     for row_label, row in table.iterrows():
@@ -94,10 +131,16 @@ def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int
     header = []
     if column_groups:
         if sum(span for _, span in column_groups) != len(columns):
-            raise ValueError(f"column_groups span {sum(s for _, s in column_groups)} columns, the table has "
-                             f"{len(columns)}")
-        header.append(" & ".join(rf"\multicolumn{{{span}}}{{c}}{{{escape(title)}}}" if span > 1 else escape(title)
-                                 for title, span in column_groups) + r" \\")
+            raise ValueError(
+                f"column_groups span {sum(s for _, s in column_groups)} columns, the table has {len(columns)}"
+            )
+        header.append(
+            " & ".join(
+                rf"\multicolumn{{{span}}}{{c}}{{{escape(title)}}}" if span > 1 else escape(title)
+                for title, span in column_groups
+            )
+            + r" \\"
+        )
         rules, start = [], 1
         for title, span in column_groups:
             if title:
@@ -107,10 +150,20 @@ def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int
     header.append(" & ".join(escape(c) for c in columns) + r" \\")
     if len(body) > LONG_ROWS:
         return _longtable(spec, header, body, caption, label, legend)
-    lines = [r"% riskreport table: needs \usepackage{booktabs,amssymb}",
-             rf"\begin{{table}}[{placement}]", r"\centering", rf"\caption{{{escape(caption)}}}",
-             rf"\label{{{label}}}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *header, r"\midrule", *body,
-             r"\bottomrule", r"\end{tabular}"]
+    lines = [
+        r"% riskreport table: needs \usepackage{booktabs,amssymb}",
+        rf"\begin{{table}}[{placement}]",
+        r"\centering",
+        rf"\caption{{{escape(caption)}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        *header,
+        r"\midrule",
+        *body,
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
     if legend:
         lines.append(r"\par\smallskip{\footnotesize " + _legend(legend) + "}")
     lines.append(r"\end{table}")
@@ -119,11 +172,24 @@ def latex_table(table: pd.DataFrame, *, caption: str, label: str, precision: int
 
 def _longtable(spec: str, header: list[str], body: list[str], caption: str, label: str, legend: str | None) -> str:
     """A `longtable` (breaks across pages, its header repeated on each) for tables of more than LONG_ROWS rows."""
-    lines = [r"% riskreport table: needs \usepackage{booktabs,amssymb,longtable} (a long table: it breaks across pages)",
-             rf"\begin{{longtable}}{{{spec}}}", rf"\caption{{{escape(caption)}}}\label{{{label}}} \\",
-             r"\toprule", *header, r"\midrule", r"\endfirsthead",
-             rf"\multicolumn{{{len(spec)}}}{{l}}{{\footnotesize (continued)}} \\", r"\toprule", *header, r"\midrule",
-             r"\endhead", r"\bottomrule", r"\endfoot", *body, r"\end{longtable}"]
+    lines = [
+        r"% riskreport table: needs \usepackage{booktabs,amssymb,longtable} (a long table: it breaks across pages)",
+        rf"\begin{{longtable}}{{{spec}}}",
+        rf"\caption{{{escape(caption)}}}\label{{{label}}} \\",
+        r"\toprule",
+        *header,
+        r"\midrule",
+        r"\endfirsthead",
+        rf"\multicolumn{{{len(spec)}}}{{l}}{{\footnotesize (continued)}} \\",
+        r"\toprule",
+        *header,
+        r"\midrule",
+        r"\endhead",
+        r"\bottomrule",
+        r"\endfoot",
+        *body,
+        r"\end{longtable}",
+    ]
     if legend:
         lines.append(r"{\footnotesize " + _legend(legend) + r"\par}")
     return "\n".join(lines) + "\n"

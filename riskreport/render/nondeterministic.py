@@ -1,4 +1,5 @@
 """Tables and prose of the non-deterministic systems report (mixed model, variance components, tests)."""
+
 from __future__ import annotations
 
 import html
@@ -7,9 +8,14 @@ import pandas as pd
 
 from riskreport.render.html import HTML, styled
 
-VERDICT_STYLES = {"equivalent": "background-color: #d9f0e3", "better": "background-color: #b7e1c4",
-                  "not_worse": "background-color: #eef6e8", "worse": "background-color: #fde0d2",
-                  "risk": "background-color: #fde0d2", "reward": "background-color: #d9f0e3"}
+VERDICT_STYLES = {
+    "equivalent": "background-color: #d9f0e3",
+    "better": "background-color: #b7e1c4",
+    "not_worse": "background-color: #eef6e8",
+    "worse": "background-color: #fde0d2",
+    "risk": "background-color: #fde0d2",
+    "reward": "background-color: #d9f0e3",
+}
 
 
 def mixed_summary(mixed: pd.DataFrame, sig_level: float, caption: str | None = None):
@@ -18,14 +24,25 @@ def mixed_summary(mixed: pd.DataFrame, sig_level: float, caption: str | None = N
     `mixed` is `riskreport.stats.mixed.mixed_table(...)` (standard convention: > 0 is better).
     """
     interval = lambda low, high: [f"[{a:+.4f}, {b:+.4f}]" for a, b in zip(low, high)]  # noqa: E731
-    table = pd.DataFrame({
-        "system": mixed["system"], "instances": mixed["n_instances"], "effect": mixed["effect"],
-        "se": mixed["se"], f"{100 * (1 - sig_level):g}% CI": interval(mixed["ci_low"], mixed["ci_high"]),
-        "p_value": mixed["p_value"],
-        f"{100 * (1 - 2 * sig_level):g}% CI (equivalence)": interval(mixed["tost_low"], mixed["tost_high"]),
-        "δ0": mixed["delta0"], "verdict": mixed["verdict"], "method": mixed["method"]})
-    return styled(table, caption=caption).format("{:g}", subset=["δ0"]).map(
-        lambda v: VERDICT_STYLES.get(v, ""), subset=["verdict"])
+    table = pd.DataFrame(
+        {
+            "system": mixed["system"],
+            "instances": mixed["n_instances"],
+            "effect": mixed["effect"],
+            "se": mixed["se"],
+            f"{100 * (1 - sig_level):g}% CI": interval(mixed["ci_low"], mixed["ci_high"]),
+            "p_value": mixed["p_value"],
+            f"{100 * (1 - 2 * sig_level):g}% CI (equivalence)": interval(mixed["tost_low"], mixed["tost_high"]),
+            "δ0": mixed["delta0"],
+            "verdict": mixed["verdict"],
+            "method": mixed["method"],
+        }
+    )
+    return (
+        styled(table, caption=caption)
+        .format("{:g}", subset=["δ0"])
+        .map(lambda v: VERDICT_STYLES.get(v, ""), subset=["verdict"])
+    )
 
 
 def variance_components(mixed: pd.DataFrame, caption: str | None = None):
@@ -44,8 +61,9 @@ def instance_tests_summary(tests: pd.DataFrame, caption: str | None = None):
     """Single-instance paired t-tests per system (from `riskreport.stats.instances.single_instance_tests`), shares as %."""
     shares = [c for c in tests.columns if c.startswith("share_p")]
     shown = tests.rename(columns={c: f"significant at {int(c[7:]) / 100:g}" for c in shares})
-    return styled(shown, caption=caption).format("{:.0%}", subset=[f"significant at {int(c[7:]) / 100:g}"
-                                                                    for c in shares])
+    return styled(shown, caption=caption).format(
+        "{:.0%}", subset=[f"significant at {int(c[7:]) / 100:g}" for c in shares]
+    )
 
 
 def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, sig_level: float) -> HTML:
@@ -71,5 +89,6 @@ def nondeterministic_methods(mixed: pd.DataFrame, baseline: str, measure: str, s
         "'inconclusive'. A lack of significance is never read as equivalence. The single-instance analyses compare "
         "each instance with the baseline (its per-topic mean over instances when the baseline has several): "
         "paired t-tests over topics, and URisk/TRisk at every α; the pooled system is the per-topic mean over an "
-        "system's instances.")
+        "system's instances."
+    )
     return HTML(f"<p>{html.escape(text)}</p>")

@@ -1,12 +1,13 @@
 """The layout shared by the figures: the templates' style, panels as a FacetGrid lays them out (from one
 `plt.subplots` call), topic tick labels, bars drawn as one collection, and a tight layout applied once."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
-STYLE_RC = {"axes.titley": 1.0}   # titles sit just above the axes (no axes of ours has top ticks): matplotlib
+STYLE_RC = {"axes.titley": 1.0}  # titles sit just above the axes (no axes of ours has top ticks): matplotlib
 # then skips placing each title above the x tick labels of every axes at each draw
 
 
@@ -17,6 +18,7 @@ def tight_layout(fig, **options) -> None:
     figure one extra time in every `savefig` (four formats: four extra draws). `options` as tight_layout's.
     """
     from matplotlib.layout_engine import TightLayoutEngine
+
     TightLayoutEngine(**options).execute(fig)
 
 
@@ -36,11 +38,18 @@ def topic_ticks(ax, labels, limit: int = 80, axis: str = "x", first: int = 0) ->
         ax.set_xticks(ticks, names, rotation=90, fontsize=size)
     else:
         ax.set_yticks(ticks, names, fontsize=size)
-    ax.grid(False, axis=axis)     # a grid line at every other bar is clutter, not a guide
+    ax.grid(False, axis=axis)  # a grid line at every other bar is clutter, not a guide
 
 
-def panels(n: int, col_wrap: int, height: float, aspect: float, sharey: bool = True, sharex: bool = False,
-           rows: int | None = None):
+def panels(
+    n: int,
+    col_wrap: int,
+    height: float,
+    aspect: float,
+    sharey: bool = True,
+    sharex: bool = False,
+    rows: int | None = None,
+):
     """A figure of `n` panels, `col_wrap` to a row (or `rows` rows), each `height` × `height·aspect` inches.
 
     The layout of a seaborn FacetGrid (shared axes, tick labels on the outer panels only, no top and
@@ -51,15 +60,16 @@ def panels(n: int, col_wrap: int, height: float, aspect: float, sharey: bool = T
     """
     ncols = -(-n // rows) if rows else max(1, min(col_wrap, n))
     nrows = rows or -(-n // ncols)
-    fig, grid = plt.subplots(nrows, ncols, figsize=(ncols * height * aspect, nrows * height), sharey=sharey,
-                             sharex=sharex, squeeze=False)
+    fig, grid = plt.subplots(
+        nrows, ncols, figsize=(ncols * height * aspect, nrows * height), sharey=sharey, sharex=sharex, squeeze=False
+    )
     axes = list(grid.flat)
     for i, ax in enumerate(axes):
         if i >= n:
             ax.set_visible(False)
         else:
             ax.spines[["top", "right"]].set_visible(False)
-            if sharex and i + ncols >= n:       # the lowest panel of its column: its tick labels show
+            if sharex and i + ncols >= n:  # the lowest panel of its column: its tick labels show
                 ax.xaxis.set_tick_params(labelbottom=True)
     return fig, axes[:n]
 
@@ -81,15 +91,21 @@ def bars(ax, x, height, width: float, colors):
     """Bars from 0 to `height` centred on `x`, as `Axes.bar` draws them without edges, but as one
     collection: hundreds of bars per panel draw, and write as SVG and PDF, many times faster."""
     from matplotlib.collections import PolyCollection
+
     x, height = np.asarray(x, dtype=float), np.asarray(height, dtype=float)
     colors = np.asarray(list(colors), dtype=object)
     shown = np.isfinite(x) & np.isfinite(height)
     x, height, colors = x[shown], height[shown], colors[shown]
     left, right, zero = x - width / 2, x + width / 2, np.zeros_like(height)
-    corners = np.stack([np.column_stack(c) for c in ((left, zero), (left, height), (right, height), (right, zero))],
-                       axis=1)
-    collection = PolyCollection(corners,  # type: ignore[arg-type]  # an (N, 4, 2) array: matplotlib's fast path
-                                facecolors=list(colors), edgecolors="none", linewidths=0)
+    corners = np.stack(
+        [np.column_stack(c) for c in ((left, zero), (left, height), (right, height), (right, zero))], axis=1
+    )
+    collection = PolyCollection(
+        corners,  # type: ignore[arg-type]  # an (N, 4, 2) array: matplotlib's fast path
+        facecolors=list(colors),
+        edgecolors="none",
+        linewidths=0,
+    )
     collection.sticky_edges.y.append(0)
     ax.add_collection(collection, autolim=True)
     ax.autoscale_view()

@@ -3,6 +3,7 @@
 Axis labels state the sign convention: Δ and URisk are challenger minus baseline, so
 values below 0 are losses (risk) and above 0 are wins (reward).
 """
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -15,12 +16,37 @@ from riskreport.render.palette import RISK_COLOURS, VERDICT_COLOURS, Palette, pa
 from riskreport.render.plot_layout import STYLE_RC, bars, label_panels, panels, set_style, tight_layout, topic_ticks
 
 # Every figure of the templates (`from riskreport import plots`), those of other modules included.
-__all__ = ["Palette", "RISK_COLOURS", "VERDICT_COLOURS", "STYLE_RC", "set_style", "tight_layout", "topic_ticks", "panels",
-           "label_panels", "bars", "topic_deltas", "alpha_lines", "urisk_by_alpha", "sign_note", "trisk_by_alpha",
-           "topic_tj", "delta_heatmap", "delta_boxplots", "georisk_by_alpha", "value_functions", "ci_by_alpha",
-           "bootstrap_density", "bootstrap_qq", "diagnostics_by_alpha", "forest", "INSTANCE_COLOURS",
-           "instance_spread", "effect_intervals", "instance_risk_lines"]
-
+__all__ = [
+    "Palette",
+    "RISK_COLOURS",
+    "VERDICT_COLOURS",
+    "STYLE_RC",
+    "set_style",
+    "tight_layout",
+    "topic_ticks",
+    "panels",
+    "label_panels",
+    "bars",
+    "topic_deltas",
+    "alpha_lines",
+    "urisk_by_alpha",
+    "sign_note",
+    "trisk_by_alpha",
+    "topic_tj",
+    "delta_heatmap",
+    "delta_boxplots",
+    "georisk_by_alpha",
+    "value_functions",
+    "ci_by_alpha",
+    "bootstrap_density",
+    "bootstrap_qq",
+    "diagnostics_by_alpha",
+    "forest",
+    "INSTANCE_COLOURS",
+    "instance_spread",
+    "effect_intervals",
+    "instance_risk_lines",
+]
 
 
 def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: int = 3):
@@ -40,14 +66,23 @@ def topic_deltas(deltas: pd.DataFrame, baseline: str, measure: str, col_wrap: in
         ax.set_title(system)
         topic_ticks(ax, part["topic"].tolist(), limit=40, first=1)
     label_panels(axes, min(col_wrap, len(systems)), "topic, sorted by Δ", f"Δ {measure}")
-    fig.suptitle(f"Per-topic difference Δ {measure} against {baseline} (above 0: challenger wins; "
-                 "below 0: loses)", y=1.02)
+    fig.suptitle(
+        f"Per-topic difference Δ {measure} against {baseline} (above 0: challenger wins; below 0: loses)", y=1.02
+    )
     tight_layout(fig)
     return fig
 
 
-def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, marker: str | None = None,
-                zero_line: bool = True, palette: Palette | None = None):
+def alpha_lines(
+    data: pd.DataFrame,
+    y: str,
+    ylabel: str,
+    title: str,
+    ax=None,
+    marker: str | None = None,
+    zero_line: bool = True,
+    palette: Palette | None = None,
+):
     """One line per system of column `y` against α (colours and markers from `palette`), legend outside."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
@@ -55,8 +90,14 @@ def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, ma
     dense = data["alpha"].nunique() > 12
     for system, part in data.sort_values("alpha").groupby("system", sort=False):
         style = dict(palette.get(system, {"color": "#777777", "marker": "o"}))
-        ax.plot(part["alpha"], part[y], label=system, markevery=max(1, len(part) // 6) if dense else 1,
-                markersize=4, **style)
+        ax.plot(
+            part["alpha"],
+            part[y],
+            label=system,
+            markevery=max(1, len(part) // 6) if dense else 1,
+            markersize=4,
+            **style,
+        )
     if zero_line:
         ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("α (losses weigh 1 + α)")
@@ -66,11 +107,24 @@ def alpha_lines(data: pd.DataFrame, y: str, ylabel: str, title: str, ax=None, ma
     return ax
 
 
-def urisk_by_alpha(risk: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", ax=None,
-                   palette: Palette | None = None):
+def urisk_by_alpha(
+    risk: pd.DataFrame,
+    baseline: str,
+    measure: str,
+    convention: str = "standard",
+    ax=None,
+    palette: Palette | None = None,
+):
     """URisk against α, one line per challenger (`risk` tidy: `system, alpha, urisk`)."""
-    return alpha_lines(risk, "urisk", f"URisk of {measure} vs {baseline}\n({sign_note(convention)})",
-                       f"URisk against α (baseline {baseline})", ax=ax, marker="o", palette=palette)
+    return alpha_lines(
+        risk,
+        "urisk",
+        f"URisk of {measure} vs {baseline}\n({sign_note(convention)})",
+        f"URisk against α (baseline {baseline})",
+        ax=ax,
+        marker="o",
+        palette=palette,
+    )
 
 
 def sign_note(convention: str) -> str:
@@ -78,21 +132,35 @@ def sign_note(convention: str) -> str:
     return "< 0: risk, > 0: reward" if convention == "standard" else "minus convention: > 0 risk, < 0 reward"
 
 
-def trisk_by_alpha(fine: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
-                   ax=None, palette: Palette | None = None):
+def trisk_by_alpha(
+    fine: pd.DataFrame,
+    critical: float,
+    baseline: str,
+    measure: str,
+    convention: str = "standard",
+    ax=None,
+    palette: Palette | None = None,
+):
     """TRisk against α, one line per challenger, with the ±t critical lines (Dinçer et al. 2014, Fig. 1).
 
     `fine` is tidy `system, alpha, trisk` (already in `convention`).
     """
-    ax = alpha_lines(fine, "trisk", f"TRisk of {measure} vs {baseline}\n({sign_note(convention)})",
-                     f"TRisk against α; dashed: ±t critical value ({critical:.3f})", ax=ax, palette=palette)
+    ax = alpha_lines(
+        fine,
+        "trisk",
+        f"TRisk of {measure} vs {baseline}\n({sign_note(convention)})",
+        f"TRisk against α; dashed: ±t critical value ({critical:.3f})",
+        ax=ax,
+        palette=palette,
+    )
     for level in (-critical, critical):
         ax.axhline(level, color="black", linestyle="--", linewidth=0.8)
     return ax
 
 
-def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard",
-             col_wrap: int = 3):
+def topic_tj(
+    topics: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard", col_wrap: int = 3
+):
     """Per-topic TJ_i bars at one α per row, one panel per challenger, ±t critical lines (Dinçer et al. 2014, Fig. 2).
 
     `topics` is tidy `system, topic, alpha, tj`; topics keep the collection's order. A bar is
@@ -101,14 +169,14 @@ def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str,
     data = topics.copy()
     order = list(dict.fromkeys(data["topic"]))
     data["position"] = data["topic"].map({t: i for i, t in enumerate(order)})
-    data["colour"] = np.select([data["tj"] < -critical, data["tj"] > critical],
-                               [RISK_COLOURS["loss"], RISK_COLOURS["win"]], "#9ecae1")
+    data["colour"] = np.select(
+        [data["tj"] < -critical, data["tj"] > critical], [RISK_COLOURS["loss"], RISK_COLOURS["win"]], "#9ecae1"
+    )
     systems = list(dict.fromkeys(data["system"]))
     alphas = list(dict.fromkeys(data["alpha"]))
     by_row = len(alphas) > 1
     cells = [(alpha, system) for alpha in alphas for system in systems]
-    fig, axes = panels(len(cells), col_wrap, height=2.4, aspect=1.7, sharex=True,
-                       rows=len(alphas) if by_row else None)
+    fig, axes = panels(len(cells), col_wrap, height=2.4, aspect=1.7, sharex=True, rows=len(alphas) if by_row else None)
     groups = dict(list(data.groupby(["alpha", "system"], sort=False)))
     for ax, (alpha, system) in zip(axes, cells):
         part = groups.get((alpha, system), data.iloc[:0])
@@ -116,10 +184,13 @@ def topic_tj(topics: pd.DataFrame, critical: float, baseline: str, measure: str,
         ax.set_title(f"{system}, α = {alpha:g}" if by_row else system)
         for level in (-critical, critical):
             ax.axhline(level, color="black", linestyle="--", linewidth=0.7)
-        topic_ticks(ax, order, limit=40)     # shared ticks; their size, rotation and grid are each panel's
+        topic_ticks(ax, order, limit=40)  # shared ticks; their size, rotation and grid are each panel's
     label_panels(axes, len(systems) if by_row else min(col_wrap, len(systems)), "topic", "TJ_i")
-    fig.suptitle(f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
-                 f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t", y=1.02)
+    fig.suptitle(
+        f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
+        f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t",
+        y=1.02,
+    )
     tight_layout(fig)
     return fig
 
@@ -138,6 +209,7 @@ def delta_heatmap(deltas: pd.DataFrame, baseline: str, measure: str, systems: li
         _, ax = plt.subplots(figsize=(min(16, 3 + 0.22 * wide.shape[1]), 1.2 + 0.32 * len(wide)))
     limit = float(np.nanmax(np.abs(wide.to_numpy()))) or 1.0
     from matplotlib.colors import LinearSegmentedColormap
+
     colours = LinearSegmentedColormap.from_list("loss_win", [RISK_COLOURS["loss"], "#ffffff", RISK_COLOURS["win"]])
     image = ax.imshow(wide.to_numpy(), cmap=colours, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
     topic_ticks(ax, list(wide.columns), limit=90)
@@ -163,17 +235,26 @@ def delta_boxplots(deltas: pd.DataFrame, baseline: str, measure: str, ax=None):
     return ax
 
 
-def georisk_by_alpha(geo: pd.DataFrame, measure: str, convention: str = "standard", ax=None,
-                     palette: Palette | None = None):
+def georisk_by_alpha(
+    geo: pd.DataFrame, measure: str, convention: str = "standard", ax=None, palette: Palette | None = None
+):
     """GeoRisk against α, one line per system (Dinçer et al. 2016, Fig. 3); the baseline drawn on top."""
     higher = "higher is better" if convention == "standard" else "minus convention: lower is better"
-    return alpha_lines(geo, "georisk", f"GeoRisk of {measure} ({higher})", "GeoRisk against α over the baseline pool",
-                       ax=ax, zero_line=False, palette=palette)
+    return alpha_lines(
+        geo,
+        "georisk",
+        f"GeoRisk of {measure} ({higher})",
+        "GeoRisk against α over the baseline pool",
+        ax=ax,
+        zero_line=False,
+        palette=palette,
+    )
 
 
 def value_functions(alphas, smooth, ax=None):
     """The linear value functions l_α(Δ) of the grid and, optionally, the smooth s(Δ) (thesis Eq. 3.6)."""
     from riskreport.stats.risk import risk_adjusted
+
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     delta = np.linspace(-1, 1, 201)
@@ -190,33 +271,40 @@ def value_functions(alphas, smooth, ax=None):
     return ax
 
 
-def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention: str = "standard",
-                col_wrap: int = 4):
+def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", col_wrap: int = 4):
     """Confidence interval of URisk against α, one panel per challenger, coloured by `verdict`; returns the Figure.
 
     `intervals` is tidy `system, alpha, ci_low, ci_high, verdict` for one method and level; pass
     the report's rule verdict as `verdict` so the colours agree with every other mark.
     """
     from matplotlib.collections import LineCollection
+
     colours = VERDICT_COLOURS
     data = intervals.assign(mid=(intervals["ci_low"] + intervals["ci_high"]) / 2)
     systems = list(dict.fromkeys(data["system"]))
     fig, axes = panels(len(systems), col_wrap, height=2.3, aspect=1.3, sharey=False, sharex=True)
     for ax, (system, part) in zip(axes, data.groupby("system", sort=False)):
         alpha = part["alpha"].to_numpy(dtype=float)
-        segments = np.stack([np.column_stack([alpha, part["ci_low"]]), np.column_stack([alpha, part["ci_high"]])],
-                            axis=1)
-        lines = LineCollection(segments,  # type: ignore[arg-type]  # an (N, 2, 2) array, as matplotlib documents
-                               colors=[colours[v] for v in part["verdict"]], linewidths=3)
+        segments = np.stack(
+            [np.column_stack([alpha, part["ci_low"]]), np.column_stack([alpha, part["ci_high"]])], axis=1
+        )
+        lines = LineCollection(
+            segments,  # type: ignore[arg-type]  # an (N, 2, 2) array, as matplotlib documents
+            colors=[colours[v] for v in part["verdict"]],
+            linewidths=3,
+        )
         ax.add_collection(lines, autolim=True)
         ax.plot(alpha, part["mid"], linestyle="none", marker="o", markersize=3, color="black")
         ax.axhline(0, color="black", linewidth=0.6)
         ax.autoscale_view()
         ax.set_title(system)
     label_panels(axes, min(col_wrap, len(systems)), "α", "URisk CI")
-    fig.suptitle(f"Confidence interval of URisk of {measure} against {baseline} per α "
-                 f"({sign_note(convention)}; colour: the report's verdict — orange risk, green reward, "
-                 "grey inconclusive)", y=1.02)
+    fig.suptitle(
+        f"Confidence interval of URisk of {measure} against {baseline} per α "
+        f"({sign_note(convention)}; colour: the report's verdict — orange risk, green reward, "
+        "grey inconclusive)",
+        y=1.02,
+    )
     tight_layout(fig)
     return fig
 
@@ -228,7 +316,7 @@ def bootstrap_density(means: np.ndarray, intervals: pd.DataFrame, theta: float, 
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4.5))
-    if np.std(means) == 0:      # one topic, or no variation: nothing to draw but the value
+    if np.std(means) == 0:  # one topic, or no variation: nothing to draw but the value
         ax.text(0.5, 0.5, "the bootstrap distribution is a single value", transform=ax.transAxes, ha="center")
         ax.set_title(title)
         return ax
@@ -253,6 +341,7 @@ def bootstrap_density(means: np.ndarray, intervals: pd.DataFrame, theta: float, 
 def bootstrap_qq(means: np.ndarray, n_topics: int, ax=None):
     """Q-Q plot of standardised bootstrap means against Student t with c − 1 df."""
     from scipy import stats
+
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5))
     if np.std(means) == 0 or n_topics < 2:
@@ -275,11 +364,21 @@ def diagnostics_by_alpha(diagnostics: pd.DataFrame, palette: Palette | None = No
     palette = palette_for(diagnostics["system"].unique(), palette)
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     lines = list(diagnostics.sort_values("alpha").groupby("system", sort=False))
-    for ax, column, label in zip(axes, ("skewness", "excess_kurtosis", "shapiro_p"),
-                                 ("skewness (< 0: long loss tail)", "excess kurtosis", "Shapiro–Wilk p (log scale)")):
-        for system, part in lines:      # plain lines: seaborn's lineplot aggregates first, for nothing here
-            ax.plot(part["alpha"], part[column], label=system, marker="o", markersize=4, linewidth=1.4,
-                    color=palette.colour(system))
+    for ax, column, label in zip(
+        axes,
+        ("skewness", "excess_kurtosis", "shapiro_p"),
+        ("skewness (< 0: long loss tail)", "excess kurtosis", "Shapiro–Wilk p (log scale)"),
+    ):
+        for system, part in lines:  # plain lines: seaborn's lineplot aggregates first, for nothing here
+            ax.plot(
+                part["alpha"],
+                part[column],
+                label=system,
+                marker="o",
+                markersize=4,
+                linewidth=1.4,
+                color=palette.colour(system),
+            )
         ax.set_xlabel("α")
         ax.set_ylabel(label)
     axes[0].axhline(0, color="black", linewidth=0.6)
@@ -303,8 +402,16 @@ def forest(effects: pd.DataFrame, baseline: str, measure: str, ax=None):
     for offset, colour, alpha in zip(offsets, palette, alphas):
         part = effects[effects["alpha"] == alpha].set_index("system").loc[systems]
         y = np.arange(len(systems)) + offset
-        ax.errorbar(part["effect"], y, xerr=[part["effect"] - part["ci_low"], part["ci_high"] - part["effect"]],
-                    fmt="o", color=colour, markersize=3, linewidth=1, label=f"α = {alpha:g}")
+        ax.errorbar(
+            part["effect"],
+            y,
+            xerr=[part["effect"] - part["ci_low"], part["ci_high"] - part["effect"]],
+            fmt="o",
+            color=colour,
+            markersize=3,
+            linewidth=1,
+            label=f"α = {alpha:g}",
+        )
     ax.set_yticks(range(len(systems)), systems)
     ax.axvline(0, color="black", linewidth=0.6)
     ax.invert_yaxis()

@@ -4,6 +4,7 @@ Templates call these so that notebooks hold prose and layout, not formulas. Ever
 that comes from input files (system, topic and collection names) is HTML-escaped. A template
 holds one `Page`: its figure numbers, where its tables go, and what the runner already knows.
 """
+
 from __future__ import annotations
 
 import html
@@ -72,16 +73,60 @@ from riskreport.stats.rankings import riskiest_first
 CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests")
 
 # The report's parts, importable from here as before (templates use report.<name>)
-__all__ = ["FAST_HTML_CELLS", "HTML", "PAGE_ROWS", "VERDICT_ANCHOR", "VERDICT_COLOURS", "VERDICT_STYLES", "_alpha_label", "_by_verdict", "_key", "_legend", "_mark_frame", "_methods_count", "_plain_table_html", "_short_p", "_signed", "back_link", "baselines_note", "bootstrap_latex", "ci_wide", "effectiveness_latex", "for_baseline", "format_p", "georisk_latex", "instance_tests_summary", "interactive", "interval_verdicts", "mixed_summary", "multi_measure_latex", "multi_measure_styled", "nondeterministic_methods", "note", "omitted", "risk_counts", "risk_latex", "risk_wide", "side_by_side", "significance_marks", "styled", "styler_html", "tests_wide", "tex_label", "variance_components", "verdict_matrix"]
+__all__ = [
+    "FAST_HTML_CELLS",
+    "HTML",
+    "PAGE_ROWS",
+    "VERDICT_ANCHOR",
+    "VERDICT_COLOURS",
+    "VERDICT_STYLES",
+    "_alpha_label",
+    "_by_verdict",
+    "_key",
+    "_legend",
+    "_mark_frame",
+    "_methods_count",
+    "_plain_table_html",
+    "_short_p",
+    "_signed",
+    "back_link",
+    "baselines_note",
+    "bootstrap_latex",
+    "ci_wide",
+    "effectiveness_latex",
+    "for_baseline",
+    "format_p",
+    "georisk_latex",
+    "instance_tests_summary",
+    "interactive",
+    "interval_verdicts",
+    "mixed_summary",
+    "multi_measure_latex",
+    "multi_measure_styled",
+    "nondeterministic_methods",
+    "note",
+    "omitted",
+    "risk_counts",
+    "risk_latex",
+    "risk_wide",
+    "side_by_side",
+    "significance_marks",
+    "styled",
+    "styler_html",
+    "tests_wide",
+    "tex_label",
+    "variance_components",
+    "verdict_matrix",
+]
 
 
 GUIDE = {
     "standard": "Δ is the per-topic difference challenger − baseline. Every risk measure is in the standard "
-                "convention: higher is better, and a negative URisk, TRisk or ZRisk means the challenger loses "
-                "to the baseline once each loss weighs 1 + α.",
+    "convention: higher is better, and a negative URisk, TRisk or ZRisk means the challenger loses "
+    "to the baseline once each loss weighs 1 + α.",
     "minus": "Δ is the per-topic difference challenger − baseline. The risk measures are shown in the minus "
-             "convention of Benham's thesis: positive values are risk (the challenger loses once each loss weighs "
-             "r = 1 + α), lower is better. The CSV tables keep the standard convention.",
+    "convention of Benham's thesis: positive values are risk (the challenger loses once each loss weighs "
+    "r = 1 + α), lower is better. The CSV tables keep the standard convention.",
 }
 
 
@@ -105,14 +150,22 @@ class Page:
         self.inputs_sha256 = context.get("inputs_sha256")
         self.workers = int(context.get("workers") or 1)
         self.chosen = set(context.get("chosen") or [])
-        remember_digests(context.get("file_digests") or [])      # input files the runner hashed: not again
+        remember_digests(context.get("file_digests") or [])  # input files the runner hashed: not again
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter()
 
-    def header(self, params: ReportParameters, title: str | None = None, convention: str = "standard",
-               guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
-               points: list[str] | None = None, credible_level: float | None = None) -> HTML:
+    def header(
+        self,
+        params: ReportParameters,
+        title: str | None = None,
+        convention: str = "standard",
+        guide: str | None = None,
+        significance: str | None = None,
+        notes: list[str] | None = None,
+        points: list[str] | None = None,
+        credible_level: float | None = None,
+    ) -> HTML:
         """Title block: collection and parameters, a "how to read this report" box, the table of contents slot.
 
         `credible_level`: a page of credible intervals (Bayesian) shows their level instead of a significance level.
@@ -127,8 +180,11 @@ class Page:
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
         """`choice_notes` for the template's `baseline` and `measure` parameters: a value counts as given
         when the template received it and `riskreport run` did not choose it (`context["chosen"]`)."""
-        return choice_notes(params, baseline_given=baseline is not None and "baseline" not in self.chosen,
-                            measure_given=measure is not None and "measure" not in self.chosen)
+        return choice_notes(
+            params,
+            baseline_given=baseline is not None and "baseline" not in self.chosen,
+            measure_given=measure is not None and "measure" not in self.chosen,
+        )
 
     def caption(self, text: str) -> HTML:
         """The next numbered figure caption of this page."""
@@ -144,17 +200,23 @@ class Page:
         import base64
 
         import matplotlib.pyplot as plt
+
         fig = _figure_of(figure)
         caption = self.caption(text)
-        png = self._writer.submit(fig, self.figures_dir / f"{self.figures}-{slug}", f"Figure {self.figures}: {slug}",
-                                  text)
+        png = self._writer.submit(
+            fig, self.figures_dir / f"{self.figures}-{slug}", f"Figure {self.figures}: {slug}", text
+        )
         plt.close(fig)
         data = base64.b64encode(png).decode("ascii")
-        body = (f"<img src='data:image/png;base64,{data}' style='max-width:100%' "
-                f"alt='Figure {self.figures}'/>" + caption.markup)   # the caption follows; no names in attributes
+        body = (
+            f"<img src='data:image/png;base64,{data}' style='max-width:100%' "
+            f"alt='Figure {self.figures}'/>" + caption.markup
+        )  # the caption follows; no names in attributes
         if collapsed:
-            body = (f"<details class='rr-detail'><summary>Figure {self.figures}: {html.escape(text[:90])}"
-                    f"{'…' if len(text) > 90 else ''}</summary>{body}</details>")
+            body = (
+                f"<details class='rr-detail'><summary>Figure {self.figures}: {html.escape(text[:90])}"
+                f"{'…' if len(text) > 90 else ''}</summary>{body}</details>"
+            )
         return HTML(body)
 
     def show(self, analysis, name: str, collapsed: bool = False) -> HTML:
@@ -206,6 +268,7 @@ def write_csv(table: pd.DataFrame, path: Path) -> Path:
 def _csv_column(column: pd.Series) -> list[str] | None:
     """The CSV text of each value of a column (as pandas writes it), or None for a kind pandas must write."""
     import numpy as np
+
     kind = column.dtype.kind
     if kind not in "fiubO" and not pd.api.types.is_string_dtype(column.dtype):
         return None
@@ -217,9 +280,9 @@ def _csv_column(column: pd.Series) -> list[str] | None:
         text = [str(v) for v in values]
     elif all(isinstance(v, str) for v in values):
         text = _csv_quoted(values)
-    else:                                           # text mixed with numbers or other objects
+    else:  # text mixed with numbers or other objects
         return None
-    return np.asarray(text + [""], dtype=object)[codes].tolist()        # code −1 (missing): empty
+    return np.asarray(text + [""], dtype=object)[codes].tolist()  # code −1 (missing): empty
 
 
 def _csv_quoted(values: list[str]) -> list[str]:
@@ -230,6 +293,7 @@ def _csv_quoted(values: list[str]) -> list[str]:
 def _figure_of(obj):
     """The matplotlib Figure behind a Figure, Axes, array of Axes or seaborn grid."""
     import numpy as np
+
     if hasattr(obj, "savefig") and not hasattr(obj, "axes_dict"):
         return obj
     if hasattr(obj, "figure"):
@@ -237,43 +301,74 @@ def _figure_of(obj):
     return np.asarray(obj).flat[0].figure
 
 
-def header(params: ReportParameters, inputs_sha256: str, title: str | None = None, convention: str = "standard",
-           guide: str | None = None, significance: str | None = None, notes: list[str] | None = None,
-           points: list[str] | None = None, credible_level: float | None = None) -> HTML:
+def header(
+    params: ReportParameters,
+    inputs_sha256: str,
+    title: str | None = None,
+    convention: str = "standard",
+    guide: str | None = None,
+    significance: str | None = None,
+    notes: list[str] | None = None,
+    points: list[str] | None = None,
+    credible_level: float | None = None,
+) -> HTML:
     """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
     col = params.collection
     versions = package_versions()
     title = title or f"Risk report: {col.title}"
-    shown = ", ".join(params.systems[:20]) + (f", … ({len(params.systems) - 20} more)" if len(params.systems) > 20 else "")
-    rows = [("Collection", f"{col.title} ({col.path})"), ("Measure", params.measure),
-            ("Baselines" if len(params.all_baselines) > 1 else "Baseline", ", ".join(params.all_baselines)), ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
-            ("Systems", f"{len(params.systems)}: {shown}"),
-            ("Significance level", f"{params.sig_level:g}") if credible_level is None else
-            ("Credible-interval level", f"{credible_level:g} (equal-tailed posterior intervals)"),
-            ("Inputs (SHA-256 of all files)", inputs_sha256[:16] + "…"),
-            ("Versions", ", ".join(f"{k} {v}" for k, v in versions.items() if k in
-                                   ("riskreport", "ir_measures", "python"))),
-            ("Generated (UTC)", datetime.now(timezone.utc).isoformat(timespec="seconds"))]
-    body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
-                   f"{html.escape(str(v))}</td></tr>" for k, v in rows)
+    shown = ", ".join(params.systems[:20]) + (
+        f", … ({len(params.systems) - 20} more)" if len(params.systems) > 20 else ""
+    )
+    rows = [
+        ("Collection", f"{col.title} ({col.path})"),
+        ("Measure", params.measure),
+        ("Baselines" if len(params.all_baselines) > 1 else "Baseline", ", ".join(params.all_baselines)),
+        ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
+        ("Systems", f"{len(params.systems)}: {shown}"),
+        ("Significance level", f"{params.sig_level:g}")
+        if credible_level is None
+        else ("Credible-interval level", f"{credible_level:g} (equal-tailed posterior intervals)"),
+        ("Inputs (SHA-256 of all files)", inputs_sha256[:16] + "…"),
+        (
+            "Versions",
+            ", ".join(f"{k} {v}" for k, v in versions.items() if k in ("riskreport", "ir_measures", "python")),
+        ),
+        ("Generated (UTC)", datetime.now(timezone.utc).isoformat(timespec="seconds")),
+    ]
+    body = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+        f"{html.escape(str(v))}</td></tr>"
+        for k, v in rows
+    )
     description = f"<p>{html.escape(col.description)}</p>" if col.description else ""
-    standard = [(significance or "▲ and ▼ mark a challenger significantly better or worse than the baseline after "
-               "the multiple-comparison correction.") + " Green cells are rewards, orange cells risks, unmarked "
-              "cells inconclusive; the best value of a column is in bold.",
-              *(notes or []),
-              "Each section opens with a “How to read this” line; figures are numbered, with a caption "
-              "beneath, and their axes say which direction is a loss.",
-              "Long tables are paged: click a column header to sort, type in the search box to filter; detail "
-              "tables are collapsed (click their title to open them). "
-              "Tables on this page are rounded and may be summarised; every number is in the report's "
-              "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
-              "is at the end of the page."]
-    points = [guide or GUIDE.get(convention, GUIDE["standard"])] + (standard if points is None else
-                                                                     [*(notes or []), *points])
-    guide_html = ("<div class='rr-howto'><h3>How to read this report</h3><ul>"
-                  + "".join(f"<li>{html.escape(point)}</li>" for point in points) + "</ul></div>")
-    return HTML(f"<h1>{html.escape(title)}</h1>{description}<table>{body}</table>{guide_html}"
-                f'<div class="rr-toc-slot"></div>')
+    standard = [
+        (
+            significance
+            or "▲ and ▼ mark a challenger significantly better or worse than the baseline after "
+            "the multiple-comparison correction."
+        )
+        + " Green cells are rewards, orange cells risks, unmarked "
+        "cells inconclusive; the best value of a column is in bold.",
+        *(notes or []),
+        "Each section opens with a “How to read this” line; figures are numbered, with a caption "
+        "beneath, and their axes say which direction is a loss.",
+        "Long tables are paged: click a column header to sort, type in the search box to filter; detail "
+        "tables are collapsed (click their title to open them). "
+        "Tables on this page are rounded and may be summarised; every number is in the report's "
+        "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
+        "is at the end of the page.",
+    ]
+    points = [guide or GUIDE.get(convention, GUIDE["standard"])] + (
+        standard if points is None else [*(notes or []), *points]
+    )
+    guide_html = (
+        "<div class='rr-howto'><h3>How to read this report</h3><ul>"
+        + "".join(f"<li>{html.escape(point)}</li>" for point in points)
+        + "</ul></div>"
+    )
+    return HTML(
+        f'<h1>{html.escape(title)}</h1>{description}<table>{body}</table>{guide_html}<div class="rr-toc-slot"></div>'
+    )
 
 
 def figure_systems(risk: pd.DataFrame, limit: int) -> list[str]:
@@ -285,21 +380,26 @@ def figure_note(shown: list[str], total: int) -> HTML:
     """Says when figures show only some systems."""
     if len(shown) >= total:
         return HTML("")
-    return note(f"Figures show the {len(shown)} riskiest of the {total} challengers (lowest URisk at the largest α); "
-                "tables and CSVs cover all of them.")
+    return note(
+        f"Figures show the {len(shown)} riskiest of the {total} challengers (lowest URisk at the largest α); "
+        "tables and CSVs cover all of them."
+    )
 
 
 def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two tables: the collection in numbers, and per system its source, missing topics and judged fraction."""
     from riskreport.io.trec import read_qrels
+
     col = params.collection
     topics = "topics (with ≥ 1 relevant document)" if col.qrels is not None else "topics (scored in the table)"
     rows = [("systems in the report", len(params.systems)), (topics, len(scores.topics))]
     if col.qrels is not None:
         qrels = read_qrels(col.qrels)
-        rows += [("judgments", len(qrels)), ("relevant judgments (relevance > 0)", int((qrels["relevance"] > 0).sum())),
-                 ("judged topics without relevant documents (excluded)",
-                  qrels["query_id"].nunique() - len(scores.topics))]
+        rows += [
+            ("judgments", len(qrels)),
+            ("relevant judgments (relevance > 0)", int((qrels["relevance"] > 0).sum())),
+            ("judged topics without relevant documents (excluded)", qrels["query_id"].nunique() - len(scores.topics)),
+        ]
     rows += [("system–topic pairs missing from runs (scored 0)", len(scores.missing))]
     if col.qrels is not None:
         rows += [("run topics absent from the qrels (dropped)", len(scores.extra))]
@@ -310,7 +410,8 @@ def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) 
     per_system["missing topics (scored 0)"] = per_system["system"].map(missing).fillna("")
     if not judged.empty:
         per_system[f"judged fraction ({judged['measure'].iloc[0]})"] = per_system["system"].map(
-            judged.set_index("system")["judged"])
+            judged.set_index("system")["judged"]
+        )
     return overview, per_system
 
 
@@ -321,8 +422,9 @@ def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["system", "alpha", "significant losses (topics)", "significant gains (topics)"])
     grouped = flagged.groupby(["system", "alpha", "flag"], sort=False)["topic"].agg(", ".join).unstack("flag")
     grouped = grouped.reindex(columns=["loss", "gain"]).fillna("")
-    return grouped.rename(columns={"loss": "significant losses (topics)", "gain": "significant gains (topics)"}) \
-        .reset_index()
+    return grouped.rename(
+        columns={"loss": "significant losses (topics)", "gain": "significant gains (topics)"}
+    ).reset_index()
 
 
 def riskiest(risk: pd.DataFrame) -> str:
@@ -330,64 +432,96 @@ def riskiest(risk: pd.DataFrame) -> str:
     return str(riskiest_first(risk)[0])
 
 
-def methods_paragraph(correction: str, levels, samples: int, seed: int, sig_level: float, n_challengers: int,
-                      n_topics: int, diagnostics: pd.DataFrame, summary: pd.DataFrame | None = None,
-                      baselines: int = 1) -> HTML:
+def methods_paragraph(
+    correction: str,
+    levels,
+    samples: int,
+    seed: int,
+    sig_level: float,
+    n_challengers: int,
+    n_topics: int,
+    diagnostics: pd.DataFrame,
+    summary: pd.DataFrame | None = None,
+    baselines: int = 1,
+) -> HTML:
     """The "methods" paragraph: the report's significance rule, the correction, and what the data show.
 
     `diagnostics` is `inference.diagnostics_table(...)` (how many challenger–α combinations are
     skewed); `summary` is `significance.report_verdicts(...)[1]` (where the methods disagree with the rule).
     """
     skewed, total = int((diagnostics["skewness"].abs() > 1).sum()), len(diagnostics)
-    family = (f"the {n_challengers} challengers" if baselines < 2 else
-              f"the {n_challengers} comparisons of its {baselines} baselines with every other system (one family)")
-    names = {"holm": "Holm's step-down method", "bonferroni": "the Bonferroni correction",
-             "bh": "the Benjamini–Hochberg false discovery rate procedure", "none": "no correction"}
-    widened = (f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
-               if correction == "bonferroni" else " The bootstrap intervals are not widened for the number of "
-               "challengers, so they can call significant what the adjusted rule does not.")
-    shape = (f"After risk adjustment (losses weighted by 1 + α) the differences are asymmetric in {skewed} of {total} "
-             "challenger–α combinations (|skewness| > 1), where symmetric procedures (the t interval and test, and "
-             "the Wilcoxon test, which assumes symmetric differences) and BCa can part ways."
-             if skewed else f"None of the {total} challenger–α combinations is strongly skewed (|skewness| > 1), so the "
-             "t-based rule and the bootstrap intervals should mostly agree.")
+    family = (
+        f"the {n_challengers} challengers"
+        if baselines < 2
+        else f"the {n_challengers} comparisons of its {baselines} baselines with every other system (one family)"
+    )
+    names = {
+        "holm": "Holm's step-down method",
+        "bonferroni": "the Bonferroni correction",
+        "bh": "the Benjamini–Hochberg false discovery rate procedure",
+        "none": "no correction",
+    }
+    widened = (
+        f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
+        if correction == "bonferroni"
+        else " The bootstrap intervals are not widened for the number of "
+        "challengers, so they can call significant what the adjusted rule does not."
+    )
+    shape = (
+        f"After risk adjustment (losses weighted by 1 + α) the differences are asymmetric in {skewed} of {total} "
+        "challenger–α combinations (|skewness| > 1), where symmetric procedures (the t interval and test, and "
+        "the Wilcoxon test, which assumes symmetric differences) and BCa can part ways."
+        if skewed
+        else f"None of the {total} challenger–α combinations is strongly skewed (|skewness| > 1), so the "
+        "t-based rule and the bootstrap intervals should mostly agree."
+    )
     agreement = ""
     if summary is not None and len(summary):
         cells = len(summary)
         split = summary["disagree"] != ""
         bca = summary["disagree"].str.contains(r"\bbca: ", regex=True)
-        agreement = (f" In this report every method agrees with the rule in {cells - int(split.sum())} of {cells} "
-                     f"challenger–α cells; BCa disagrees in {int(bca.sum())}"
-                     + (f" ({', '.join(sorted(set(summary.loc[bca, 'system'])))[:300]})" if bca.any() else "")
-                     + ". Each disagreement is named next to its verdict in the verdict matrix; neither side is "
-                     "declared right: read them as a verdict that depends on the method.")
-    text = (f"The comparisons are paired: every challenger and the baseline are scored on the same {n_topics} topics, "
-            f"so each analysis works on per-topic differences. One rule decides every mark, colour and verdict: "
-            f"the two-sided paired t-test of the risk-adjusted differences (its statistic is TRisk), with p-values "
-            f"adjusted across {family} at each α with {names[correction]}, at significance "
-            f"level {sig_level:g}. {shape} The sign, Wilcoxon and randomisation tests (adjusted the same way) and five "
-            f"bootstrap intervals of URisk ({samples:,} resamples, seed {seed}, levels "
-            f"{', '.join(f'{lv:g}' for lv in levels)}; an interval's own verdict is risk when it lies entirely below "
-            f"0 and reward when entirely above) are reported beside the rule.{widened}{agreement}")
+        agreement = (
+            f" In this report every method agrees with the rule in {cells - int(split.sum())} of {cells} "
+            f"challenger–α cells; BCa disagrees in {int(bca.sum())}"
+            + (f" ({', '.join(sorted(set(summary.loc[bca, 'system'])))[:300]})" if bca.any() else "")
+            + ". Each disagreement is named next to its verdict in the verdict matrix; neither side is "
+            "declared right: read them as a verdict that depends on the method."
+        )
+    text = (
+        f"The comparisons are paired: every challenger and the baseline are scored on the same {n_topics} topics, "
+        f"so each analysis works on per-topic differences. One rule decides every mark, colour and verdict: "
+        f"the two-sided paired t-test of the risk-adjusted differences (its statistic is TRisk), with p-values "
+        f"adjusted across {family} at each α with {names[correction]}, at significance "
+        f"level {sig_level:g}. {shape} The sign, Wilcoxon and randomisation tests (adjusted the same way) and five "
+        f"bootstrap intervals of URisk ({samples:,} resamples, seed {seed}, levels "
+        f"{', '.join(f'{lv:g}' for lv in levels)}; an interval's own verdict is risk when it lies entirely below "
+        f"0 and reward when entirely above) are reported beside the rule.{widened}{agreement}"
+    )
     return HTML(f"<p>{html.escape(text)}</p>")
 
 
 def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: bool) -> list[str]:
     """Lines for the how-to box saying which baseline and measure the report chose, and why, when none was given."""
     from riskreport.measures.evaluation import SCORE, canonical_measure, score_table_measures
+
     col = params.collection
     notes = []
     if not baseline_given:
-        why = ("the collection's default (collection.toml)" if col.default_baseline == params.baseline else
-               "the first system of the collection in alphabetical order, for want of a default: pass --baseline "
-               "(or set `baseline` in collection.toml) to compare against the system you mean")
+        why = (
+            "the collection's default (collection.toml)"
+            if col.default_baseline == params.baseline
+            else "the first system of the collection in alphabetical order, for want of a default: pass --baseline "
+            "(or set `baseline` in collection.toml) to compare against the system you mean"
+        )
         notes.append(f"No baseline was given: {params.baseline} is {why}.")
     if not measure_given:
         if col.default_measure and canonical_measure(col.default_measure) == params.measure:
             why = "the collection's default (collection.toml)"
         elif params.measure == SCORE:
-            why = (f"the label of the values of {col.scores_file().name}, which has no `measure` column: name the measure "
-                   "with --measure (e.g. --measure 'RBP(p=0.8)') or a `measure` column, and the report will use it")
+            why = (
+                f"the label of the values of {col.scores_file().name}, which has no `measure` column: name the measure "
+                "with --measure (e.g. --measure 'RBP(p=0.8)') or a `measure` column, and the report will use it"
+            )
         elif params.measure in score_table_measures(col):
             why = f"the one measure of {col.scores_file().name}"
         else:

@@ -1,5 +1,6 @@
 """The report's wide tables: the verdict matrix (one column group per baseline and α), URisk/TRisk, intervals
 and tests side by side with the verdicts, and interactive (paged, searchable) tables."""
+
 from __future__ import annotations
 
 import html
@@ -8,8 +9,11 @@ import pandas as pd
 
 from riskreport.render.html import HTML, _alpha_label, _short_p, _signed, note, styled
 
-VERDICT_COLOURS = {"risk": "background-color: #fde0d2", "reward": "background-color: #d9f0e3",
-                   "undefined": "background-color: #eeeeee"}
+VERDICT_COLOURS = {
+    "risk": "background-color: #fde0d2",
+    "reward": "background-color: #d9f0e3",
+    "undefined": "background-color: #eeeeee",
+}
 
 
 VERDICT_ANCHOR = "verdict-matrix"
@@ -21,12 +25,14 @@ def interactive(table, page_size: int = 8, summary: str | None = None, open_: bo
     markup = styler_html(table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table))
     body = f"<div class='rr-table' data-page='{int(page_size)}'>{markup}</div>"
     if summary is not None:
-        body = (f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
-                f"{body}</details>")
+        body = (
+            f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
+            f"{body}</details>"
+        )
     return HTML(body)
 
 
-FAST_HTML_CELLS = 5_000     # Stylers with more cells than this are written by `styler_html`'s own loop
+FAST_HTML_CELLS = 5_000  # Stylers with more cells than this are written by `styler_html`'s own loop
 
 
 def styler_html(style) -> str:
@@ -34,14 +40,24 @@ def styler_html(style) -> str:
     index, one header row, no table styles, classes or tooltips): pandas' template costs ~0.1 ms a cell."""
     data = style.data
     try:
-        plain = (data.size > FAST_HTML_CELLS and all(style.hide_index_) and not any(style.hide_columns_)
-                 and data.columns.nlevels == 1 and not style.hidden_rows
-                 and not style.hidden_columns and not style.table_styles and not style.table_attributes
-                 and not style.cell_context and style.tooltips is None and not style.concatenated
-                 and isinstance(style.caption, (str, type(None))) and style.cell_ids)
+        plain = (
+            data.size > FAST_HTML_CELLS
+            and all(style.hide_index_)
+            and not any(style.hide_columns_)
+            and data.columns.nlevels == 1
+            and not style.hidden_rows
+            and not style.hidden_columns
+            and not style.table_styles
+            and not style.table_attributes
+            and not style.cell_context
+            and style.tooltips is None
+            and not style.concatenated
+            and isinstance(style.caption, (str, type(None)))
+            and style.cell_ids
+        )
         if plain:
             return _plain_table_html(style, data)
-    except (AttributeError, KeyError, TypeError):        # pandas' Styler internals moved: its own, slower, writer
+    except (AttributeError, KeyError, TypeError):  # pandas' Styler internals moved: its own, slower, writer
         pass
     return style.to_html()
 
@@ -53,39 +69,55 @@ def _plain_table_html(style, data: pd.DataFrame) -> str:
     for (r, c), props in sorted(style.ctx.items()):
         if props:
             groups.setdefault(tuple(props), []).append(f"row{r}_col{c}")
-    css = "".join(", ".join(f"#T_{uid}_{sel}" for sel in selectors) + " {\n"
-                  + "".join(f"  {prop}: {value};\n" for prop, value in props) + "}\n"
-                  for props, selectors in groups.items())
-    head = "".join(f'      <th id="T_{uid}_level0_col{c}" class="col_heading level0 col{c}" >'
-                   f"{style._display_funcs_columns[(0, c)](name)}</th>\n" for c, name in enumerate(data.columns))
+    css = "".join(
+        ", ".join(f"#T_{uid}_{sel}" for sel in selectors)
+        + " {\n"
+        + "".join(f"  {prop}: {value};\n" for prop, value in props)
+        + "}\n"
+        for props, selectors in groups.items()
+    )
+    head = "".join(
+        f'      <th id="T_{uid}_level0_col{c}" class="col_heading level0 col{c}" >'
+        f"{style._display_funcs_columns[(0, c)](name)}</th>\n"
+        for c, name in enumerate(data.columns)
+    )
     columns = [data.iloc[:, c].tolist() for c in range(cols)]
     funcs = style._display_funcs
     body = []
     for r in range(rows):
-        cells = "".join(f'      <td id="T_{uid}_row{r}_col{c}" class="data row{r} col{c}" >'
-                        f"{funcs[(r, c)](columns[c][r])}</td>\n" for c in range(cols))
+        cells = "".join(
+            f'      <td id="T_{uid}_row{r}_col{c}" class="data row{r} col{c}" >{funcs[(r, c)](columns[c][r])}</td>\n'
+            for c in range(cols)
+        )
         body.append(f"    <tr>\n{cells}    </tr>\n")
     caption = f"  <caption>{style.caption}</caption>\n" if style.caption else ""
-    return (f'<style type="text/css">\n{css}</style>\n<table id="T_{uid}">\n{caption}  <thead>\n    <tr>\n{head}'
-            f"    </tr>\n  </thead>\n  <tbody>\n{''.join(body)}  </tbody>\n</table>\n")
+    return (
+        f'<style type="text/css">\n{css}</style>\n<table id="T_{uid}">\n{caption}  <thead>\n    <tr>\n{head}'
+        f"    </tr>\n  </thead>\n  <tbody>\n{''.join(body)}  </tbody>\n</table>\n"
+    )
 
 
 def side_by_side(*parts: HTML) -> HTML:
     """Figures (from `Page.figure`) next to each other, each scaled to its share of the page width."""
-    return HTML("<div class='rr-figures'>" + "".join(f"<div class='rr-figure'>{part.markup}</div>" for part in parts)
-                + "</div>")
+    return HTML(
+        "<div class='rr-figures'>" + "".join(f"<div class='rr-figure'>{part.markup}</div>" for part in parts) + "</div>"
+    )
 
 
 def back_link() -> HTML:
     """A line linking back to the verdict matrix at the top of the page."""
-    return HTML(f"<p class='rr-note'><a href='#{VERDICT_ANCHOR}'>↑ verdicts per system and α</a> (the one "
-                "significance rule of this report)</p>")
+    return HTML(
+        f"<p class='rr-note'><a href='#{VERDICT_ANCHOR}'>↑ verdicts per system and α</a> (the one "
+        "significance rule of this report)</p>"
+    )
 
 
-PAGE_ROWS = 3_000   # above this, a table of every method's verdict shows only the rows that differ from the rule
+PAGE_ROWS = 3_000  # above this, a table of every method's verdict shows only the rows that differ from the rule
 
 
-def interval_verdicts(verdicts: pd.DataFrame, summary: pd.DataFrame, limit: int = PAGE_ROWS) -> tuple[pd.DataFrame, str]:
+def interval_verdicts(
+    verdicts: pd.DataFrame, summary: pd.DataFrame, limit: int = PAGE_ROWS
+) -> tuple[pd.DataFrame, str]:
     """The interval methods' own verdicts for the page, and a caption that says which rows are shown.
 
     `verdicts` is `significance.report_verdicts`' first table (`kind` test or interval), `summary` its
@@ -99,11 +131,14 @@ def interval_verdicts(verdicts: pd.DataFrame, summary: pd.DataFrame, limit: int 
     key = _key(intervals, summary)
     rule = summary[[*key, "verdict"]].rename(columns={"verdict": "rule_verdict"})
     both = intervals.merge(rule, on=key, how="left")
-    same = both["verdict"].replace("undefined", "inconclusive") == both["rule_verdict"].replace("undefined",
-                                                                                                 "inconclusive")
+    same = both["verdict"].replace("undefined", "inconclusive") == both["rule_verdict"].replace(
+        "undefined", "inconclusive"
+    )
     differs = both[~same]
-    return differs, (f"Interval methods whose verdict differs from the report's: {len(differs):,} of "
-                     f"{len(intervals):,} rows (every row: tables/verdicts.csv)")
+    return differs, (
+        f"Interval methods whose verdict differs from the report's: {len(differs):,} of "
+        f"{len(intervals):,} rows (every row: tables/verdicts.csv)"
+    )
 
 
 def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
@@ -115,22 +150,36 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
     order = list(dict.fromkeys(summary["system"]))
     baselines = list(dict.fromkeys(summary["baseline"])) if "baseline" in summary else [None]
     several = len(baselines) > 1
-    text = ({"risk": "▼", "reward": "▲", "inconclusive": "·", "undefined": "n/a"} if several else
-            {"risk": "▼ risk", "reward": "▲ reward", "inconclusive": "inconclusive", "undefined": "n/a (SE = 0)"})
+    text = (
+        {"risk": "▼", "reward": "▲", "inconclusive": "·", "undefined": "n/a"}
+        if several
+        else {"risk": "▼ risk", "reward": "▲ reward", "inconclusive": "inconclusive", "undefined": "n/a (SE = 0)"}
+    )
     cells = summary.assign(
-        cell=[f"{text[v]} {u:+.4f} ({a}/{m})" for v, u, a, m in
-              zip(summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"])],
-        label=[_alpha_label(a, convention) for a in summary["alpha"]])
+        cell=[
+            f"{text[v]} {u:+.4f} ({a}/{m})"
+            for v, u, a, m in zip(
+                summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"]
+            )
+        ],
+        label=[_alpha_label(a, convention) for a in summary["alpha"]],
+    )
     labels = [_alpha_label(a, convention) for a in sorted(summary["alpha"].unique())]
     columns = ["label"] if not several else ["baseline", "label"]
     grid = pd.MultiIndex.from_product([baselines, labels]) if several else labels
     wide = cells.pivot(index="system", columns=columns, values="cell").reindex(index=order, columns=grid)
     colours = cells.pivot(index="system", columns=columns, values="verdict").reindex(index=order, columns=grid)
     differing = summary[summary["disagree"] != ""].groupby("system", sort=False)
-    disagree = ({system: _methods_count(g["disagree"]) for system, g in differing} if several else
-                {system: "; ".join(f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"],
-                                                                                                       g["disagree"]))
-                 for system, g in differing})
+    disagree = (
+        {system: _methods_count(g["disagree"]) for system, g in differing}
+        if several
+        else {
+            system: "; ".join(
+                f"{_alpha_label(a, convention)} {_by_verdict(d)}" for a, d in zip(g["alpha"], g["disagree"])
+            )
+            for system, g in differing
+        }
+    )
     notes = pd.Series(disagree, dtype=object).reindex(order).fillna("")
     wide = wide.fillna("—" if several else "")
     if several:
@@ -145,17 +194,28 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
     wide = wide.reset_index(drop=True)
     colours = colours.reset_index(drop=True)
     colours.columns = wide.columns
-    style = (wide.style.hide(axis="index").format(escape="html").format_index(escape="html", axis=1)
-             .set_properties(**{"text-align": "left"})
-             .apply(lambda frame: colours.reindex(columns=frame.columns)
-                    .map(lambda v: VERDICT_COLOURS.get(v, "") if isinstance(v, str) else ""), axis=None))
-    if several:                                            # one line per cell: 100 systems stay one screen each
+    style = (
+        wide.style.hide(axis="index")
+        .format(escape="html")
+        .format_index(escape="html", axis=1)
+        .set_properties(**{"text-align": "left"})
+        .apply(
+            lambda frame: colours.reindex(columns=frame.columns).map(
+                lambda v: VERDICT_COLOURS.get(v, "") if isinstance(v, str) else ""
+            ),
+            axis=None,
+        )
+    )
+    if several:  # one line per cell: 100 systems stay one screen each
         style = style.set_properties(subset=list(wide.columns[1:-1]), **{"white-space": "nowrap"})
     if caption:
         style = style.set_caption(html.escape(caption))
     kind = " rr-verdict-groups" if several else ""
-    return HTML(f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>" + interactive(style, page_size=12).markup
-                + "</div>")
+    return HTML(
+        f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>"
+        + interactive(style, page_size=12).markup
+        + "</div>"
+    )
 
 
 def for_baseline(table: pd.DataFrame, baseline: str) -> pd.DataFrame:
@@ -168,12 +228,14 @@ def baselines_note(baselines: list[str], n_systems: int) -> HTML:
     if len(baselines) < 2:
         return HTML("")
     family = len(baselines) * (n_systems - 1)
-    return note(f"This report compares every system with {len(baselines)} baselines ({', '.join(baselines)}): "
-                f"the verdict matrix has one column group per baseline. The p-values are adjusted across the whole "
-                f"family of {family} comparisons at each α (every baseline against every other system), so each "
-                f"verdict accounts for every comparison in this report. The risk table is shown per baseline; the "
-                f"other sections compare with the first baseline, {baselines[0]}, and every table in tables/*.csv "
-                "holds every baseline (column `baseline`).")
+    return note(
+        f"This report compares every system with {len(baselines)} baselines ({', '.join(baselines)}): "
+        f"the verdict matrix has one column group per baseline. The p-values are adjusted across the whole "
+        f"family of {family} comparisons at each α (every baseline against every other system), so each "
+        f"verdict accounts for every comparison in this report. The risk table is shown per baseline; the "
+        f"other sections compare with the first baseline, {baselines[0]}, and every table in tables/*.csv "
+        "holds every baseline (column `baseline`)."
+    )
 
 
 def _key(table: pd.DataFrame, summary: pd.DataFrame) -> list[str]:
@@ -199,8 +261,10 @@ def _by_verdict(disagree: str) -> str:
     for item in disagree.split("; "):
         method, _, verdict = item.partition(": ")
         groups.setdefault(verdict, []).append(method)
-    return ", ".join(f"{verdict}: {' '.join(methods) if len(methods) <= 2 else f'{len(methods)} methods'}"
-                     for verdict, methods in groups.items())
+    return ", ".join(
+        f"{verdict}: {' '.join(methods) if len(methods) <= 2 else f'{len(methods)} methods'}"
+        for verdict, methods in groups.items()
+    )
 
 
 def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "standard", caption: str | None = None):
@@ -210,7 +274,8 @@ def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "stan
     order = list(dict.fromkeys(summary["system"]))
     key = _key(risk, summary)
     merged = risk.drop(columns=["verdict", "p_adjusted"], errors="ignore").merge(
-        summary[[*key, "p_adjusted", "verdict"]], on=key)
+        summary[[*key, "p_adjusted", "verdict"]], on=key
+    )
     merged["urisk"] = _signed(merged["urisk"], convention)
     merged["trisk"] = _signed(merged["trisk"], convention)
     merged["mark"] = merged["verdict"].map({"risk": " ▼", "reward": " ▲"}).fillna("")
@@ -218,12 +283,21 @@ def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "stan
     for alpha, at in merged.groupby("alpha", sort=True):
         label = _alpha_label(alpha, convention)
         at = at.set_index("system").reindex(order)
-        parts.append(pd.DataFrame({f"URisk {label}": [f"{u:+.4f}{m}" for u, m in zip(at["urisk"], at["mark"])],
-                                   f"TRisk {label}": at["trisk"], f"p_adj {label}": at["p_adjusted"]}, index=order))
+        parts.append(
+            pd.DataFrame(
+                {
+                    f"URisk {label}": [f"{u:+.4f}{m}" for u, m in zip(at["urisk"], at["mark"])],
+                    f"TRisk {label}": at["trisk"],
+                    f"p_adj {label}": at["p_adjusted"],
+                },
+                index=order,
+            )
+        )
     wide = pd.concat(parts, axis=1).rename_axis("system").reset_index()
     verdict = merged.pivot(index="system", columns="alpha", values="verdict").reindex(order)
     style = styled(wide, precision=4, caption=caption).format(
-        "{:+.2f}", subset=[c for c in wide.columns if c.startswith("TRisk")], na_rep="–")
+        "{:+.2f}", subset=[c for c in wide.columns if c.startswith("TRisk")], na_rep="–"
+    )
     for alpha in verdict.columns:
         column = f"URisk {_alpha_label(alpha, convention)}"
         colours = verdict[alpha].map(lambda v: VERDICT_COLOURS.get(v, "")).tolist()
@@ -235,41 +309,63 @@ def risk_counts(risk: pd.DataFrame, summary: pd.DataFrame, caption: str | None =
     """What does not change with α, per system (rows, riskiest first): wins, losses, ties, FRisk, FReward,
     FRisk/FReward and losses > 20% (the companion of `risk_wide`)."""
     order = list(dict.fromkeys(summary["system"]))
-    once = risk.drop_duplicates("system").set_index("system").reindex(order)[
-        ["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]].rename(
-        columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"})
+    once = (
+        risk.drop_duplicates("system")
+        .set_index("system")
+        .reindex(order)[["wins", "losses", "ties", "frisk", "freward", "risk_reward", "loss20"]]
+        .rename(
+            columns={"risk_reward": "FRisk/FReward", "loss20": "losses > 20%", "frisk": "FRisk", "freward": "FReward"}
+        )
+    )
     return styled(once.rename_axis("system").reset_index(), precision=4, caption=caption)
 
 
-def ci_wide(boot: pd.DataFrame, summary: pd.DataFrame, method: str = "bca", convention: str = "standard",
-            caption: str | None = None):
+def ci_wide(
+    boot: pd.DataFrame,
+    summary: pd.DataFrame,
+    method: str = "bca",
+    convention: str = "standard",
+    caption: str | None = None,
+):
     """The `method` interval of URisk at each level per system (rows, riskiest first) and α (columns), its own
     verdict beside it, and ≠ where that verdict differs from the report's rule (no colour: colours are the rule's)."""
     from riskreport.stats.risk import to_convention
+
     order = list(dict.fromkeys(summary["system"]))
     shown = to_convention(boot[boot["method"] == method], convention)
     rule = summary.set_index(["system", "alpha"])["verdict"]
     shown = shown.assign(rule=rule.reindex(pd.MultiIndex.from_frame(shown[["system", "alpha"]])).to_numpy())
     same = (shown["verdict"] == shown["rule"]) | ((shown["verdict"] == "inconclusive") & (shown["rule"] == "undefined"))
-    shown["cell"] = [f"[{lo:+.4f}, {hi:+.4f}] {v}{'' if s else ' ≠'}" for lo, hi, v, s in
-                     zip(shown["ci_low"], shown["ci_high"], shown["verdict"], same)]
+    shown["cell"] = [
+        f"[{lo:+.4f}, {hi:+.4f}] {v}{'' if s else ' ≠'}"
+        for lo, hi, v, s in zip(shown["ci_low"], shown["ci_high"], shown["verdict"], same)
+    ]
     shown["label"] = [f"{_alpha_label(a, convention)}, {lv:g}" for a, lv in zip(shown["alpha"], shown["level"])]
     labels = list(dict.fromkeys(shown.sort_values(["alpha", "level"])["label"]))
     wide = shown.pivot(index="system", columns="label", values="cell").reindex(index=order, columns=labels)
     return styled(wide.rename_axis("system").reset_index(), caption=caption)
 
 
-def tests_wide(tests: pd.DataFrame, summary: pd.DataFrame, sig_level: float, convention: str = "standard",
-               caption: str | None = None):
+def tests_wide(
+    tests: pd.DataFrame,
+    summary: pd.DataFrame,
+    sig_level: float,
+    convention: str = "standard",
+    caption: str | None = None,
+):
     """Adjusted p-values per system (rows, riskiest first), α and test (columns; `rand.`: the randomisation test);
     the t-test column is the rule (coloured by its verdict), the other tests' p-values below the level are bold."""
     order = list(dict.fromkeys(summary["system"]))
-    short = {"randomisation": "rand."}          # column headers narrow enough for 5 α on a 1400 px page
-    tests = tests.assign(label=[f"{short.get(t, t)} {_alpha_label(a, convention)}" for t, a in
-                                zip(tests["test"], tests["alpha"])])
+    short = {"randomisation": "rand."}  # column headers narrow enough for 5 α on a 1400 px page
+    tests = tests.assign(
+        label=[f"{short.get(t, t)} {_alpha_label(a, convention)}" for t, a in zip(tests["test"], tests["alpha"])]
+    )
     ranked = {t: i for i, t in enumerate(("t", "sign", "wilcoxon", "randomisation"))}
-    labels = list(dict.fromkeys(tests.sort_values(["alpha", "test"], key=lambda c: c.map(ranked) if c.name == "test"
-                                                  else c)["label"]))
+    labels = list(
+        dict.fromkeys(
+            tests.sort_values(["alpha", "test"], key=lambda c: c.map(ranked) if c.name == "test" else c)["label"]
+        )
+    )
     wide = tests.pivot(index="system", columns="label", values="p_adjusted").reindex(index=order, columns=labels)
     wide.columns = [f"p_{c}" for c in wide.columns]
     table = wide.rename_axis("system").reset_index()

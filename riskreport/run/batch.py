@@ -18,6 +18,7 @@ A job whose fingerprint (template, effective parameters, input files, package ve
 >>> result = run_batch("examples/jobs.toml", reports_dir="reports")   # doctest: +SKIP
 >>> print(result.table())                                              # doctest: +SKIP
 """
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from riskreport.errors import (
-    RiskReportError,
-)
+from riskreport.errors import RiskReportError
 from riskreport.io.files import ensure_folder, write_atomic
 from riskreport.io.processes import Interrupted, exit_with_parent, raise_on_signals
 from riskreport.measures.evaluation import Progress
@@ -50,20 +49,14 @@ from riskreport.run.executors import (
 from riskreport.run.index import LOGS, write_index
 from riskreport.run.jobs import Job, JobFileError, JobResult, _with_timeout, load_jobs
 from riskreport.run.lock import locked
-from riskreport.run.runner import (
-    ReportPlan,
-    check_timeout,
-    job_folder,
-    plan_report,
-    prewarm,
-)
+from riskreport.run.runner import ReportPlan, check_timeout, job_folder, plan_report, prewarm
 
 if sys.version_info >= (3, 11):
     pass
 else:  # pragma: no cover
     pass
 
-__all__ = ["BatchResult", "Job", "JobFileError", "JobResult", "load_jobs", "prune", "run_batch"]   # jobs file: run.jobs
+__all__ = ["BatchResult", "Job", "JobFileError", "JobResult", "load_jobs", "prune", "run_batch"]  # jobs file: run.jobs
 
 
 BATCH_LOCK = ".lock"
@@ -134,8 +127,9 @@ def why_run(plan: ReportPlan, previous: dict | None) -> str:
     if files:
         reasons.append("input files changed: " + ", ".join(files[:3]) + (", ..." if len(files) > 3 else ""))
     old_parameters = previous.get("parameters") or {}
-    changed = sorted(k for k in set(old_parameters) | set(plan.effective)
-                     if old_parameters.get(k) != plan.effective.get(k))
+    changed = sorted(
+        k for k in set(old_parameters) | set(plan.effective) if old_parameters.get(k) != plan.effective.get(k)
+    )
     if changed:
         reasons.append("parameters changed: " + ", ".join(changed))
     versions = sorted(k for k, v in plan.record["versions"].items() if (previous.get("versions") or {}).get(k) != v)
@@ -146,9 +140,19 @@ def why_run(plan: ReportPlan, previous: dict | None) -> str:
     return "; ".join(reasons) or "fingerprint changed"
 
 
-def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = "reports", jobs: int | None = None,
-              force: bool = False, dry_run: bool = False, executor: str = "local", scheduler: str | None = None,
-              wait: float = 0.0, progress: Progress | None = None, timeout: float | None = None) -> BatchResult:
+def run_batch(
+    jobs_file: str | os.PathLike,
+    *,
+    reports_dir: str | os.PathLike = "reports",
+    jobs: int | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+    executor: str = "local",
+    scheduler: str | None = None,
+    wait: float = 0.0,
+    progress: Progress | None = None,
+    timeout: float | None = None,
+) -> BatchResult:
     """Run the jobs of `jobs_file` into `reports_dir`; return one result per job, in file order.
 
     Jobs run in `jobs` processes (default: one per core), or on the Dask cluster at `scheduler`
@@ -164,8 +168,10 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
     """
     say = progress or (lambda message: None)
     timeout = check_timeout(timeout, "run_batch(timeout=...)")
-    job_list = [job if job.timeout is not None or timeout is None else _with_timeout(job, timeout)
-                for job in load_jobs(jobs_file)]
+    job_list = [
+        job if job.timeout is not None or timeout is None else _with_timeout(job, timeout)
+        for job in load_jobs(jobs_file)
+    ]
     reports = Path(reports_dir).resolve()
     if executor == "dask":
         _check_dask(scheduler)
@@ -174,13 +180,20 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
     if dry_run:
         return BatchResult([_decide(job, reports, force, say)[0] for job in job_list], dry_run=True)
     ensure_folder(reports, "--reports")
-    with locked(reports / BATCH_LOCK, wait=wait, owner={"jobs": str(Path(jobs_file).resolve())}, on_wait=say,
-                what=f"The reports folder {reports}",
-                hint="Another batch is writing there; pass --wait [SECONDS] to wait for it."):
+    with locked(
+        reports / BATCH_LOCK,
+        wait=wait,
+        owner={"jobs": str(Path(jobs_file).resolve())},
+        on_wait=say,
+        what=f"The reports folder {reports}",
+        hint="Another batch is writing there; pass --wait [SECONDS] to wait for it.",
+    ):
         log = _log_file(reports)
         tell = _Log(log, None, echo=say)
-        tell(f"batch {Path(jobs_file).resolve()}: {len(job_list)} job(s), reports in {reports}, "
-             f"executor {executor}{f' ({scheduler})' if scheduler else ''}")
+        tell(
+            f"batch {Path(jobs_file).resolve()}: {len(job_list)} job(s), reports in {reports}, "
+            f"executor {executor}{f' ({scheduler})' if scheduler else ''}"
+        )
         results: dict[str, JobResult] = {}
         try:
             with _connect(scheduler) if executor == "dask" else nullcontext() as client:
@@ -189,7 +202,7 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         except KeyboardInterrupt as error:
             raise _interrupted(error, Path(jobs_file), job_list, results, reports, log, tell) from None
         for job in job_list:
-            _clear_leftovers(job_folder(reports, job.name))    # e.g. of an attempt lost with its Dask worker
+            _clear_leftovers(job_folder(reports, job.name))  # e.g. of an attempt lost with its Dask worker
             if results[job.name].status == "skipped":
                 _prune_job(reports, job_list, job.name, tell)
         _write_summary(log, [results[job.name] for job in job_list])
@@ -198,15 +211,23 @@ def run_batch(jobs_file: str | os.PathLike, *, reports_dir: str | os.PathLike = 
         return batch
 
 
-def _interrupted(error: KeyboardInterrupt, jobs_file: Path, job_list: list[Job], results: dict[str, JobResult],
-                 reports: Path, log: Path, tell: Progress) -> Interrupted:
+def _interrupted(
+    error: KeyboardInterrupt,
+    jobs_file: Path,
+    job_list: list[Job],
+    results: dict[str, JobResult],
+    reports: Path,
+    log: Path,
+    tell: Progress,
+) -> Interrupted:
     """After an interrupt (the workers already stopped): no build folder left, the batch's log, summary and index
     say which jobs finished and which were stopped; the `Interrupted` to raise, its line saying all that."""
     interrupt = error if isinstance(error, Interrupted) else Interrupted()
     stopped = [job.name for job in job_list if job.name not in results or results[job.name].status == "run"]
     for name in stopped:
-        results[name] = JobResult(name, "interrupted", message=f"stopped by {interrupt.signal_name}; its previous "
-                                                               "report is untouched")
+        results[name] = JobResult(
+            name, "interrupted", message=f"stopped by {interrupt.signal_name}; its previous report is untouched"
+        )
     for job in job_list:
         _clear_leftovers(job_folder(reports, job.name))
     finished = len(job_list) - len(stopped)
@@ -214,36 +235,52 @@ def _interrupted(error: KeyboardInterrupt, jobs_file: Path, job_list: list[Job],
     try:
         _write_summary(log, [results[job.name] for job in job_list])
         write_index(reports)
-    except OSError:        # the interrupt is what to report; the next batch rewrites both
+    except OSError:  # the interrupt is what to report; the next batch rewrites both
         pass
     names = ", ".join(stopped[:5]) + (", ..." if len(stopped) > 5 else "")
-    return Interrupted(interrupt.signum, f"batch {jobs_file}: {len(stopped)} job(s) stopped ({names}), {finished} "
-                                         f"finished before; their previous reports are untouched, no build folder "
-                                         f"is left in {reports / 'jobs'}; log {_shown(log)}")
+    return Interrupted(
+        interrupt.signum,
+        f"batch {jobs_file}: {len(stopped)} job(s) stopped ({names}), {finished} "
+        f"finished before; their previous reports are untouched, no build folder "
+        f"is left in {reports / 'jobs'}; log {_shown(log)}",
+    )
 
 
-def _run_jobs(todo: list[tuple[Job, dict]], results: dict[str, JobResult], job_list: list[Job], reports: Path,
-              jobs: int | None, client, tell: Progress) -> None:
+def _run_jobs(
+    todo: list[tuple[Job, dict]],
+    results: dict[str, JobResult],
+    job_list: list[Job],
+    reports: Path,
+    jobs: int | None,
+    client,
+    tell: Progress,
+) -> None:
     """Run the jobs to run (locally, or on the Dask `client`); prune and re-index as each finishes."""
     if todo:
-        tell(f"running {len(todo)} job(s) " + ("on the Dask cluster" if client else
-                                               f"in {_processes(jobs, len(todo))} process(es)"))
+        tell(
+            f"running {len(todo)} job(s) "
+            + ("on the Dask cluster" if client else f"in {_processes(jobs, len(todo))} process(es)")
+        )
         outcomes = _dask(todo, client, jobs, tell) if client else _local(todo, jobs)
         try:
             for done, result in enumerate(outcomes, start=1):
                 results[result.name] = result
-                detail = _shown(Path(result.report) / "report.html") if result.status == "ok" and result.report else \
-                    result.message
+                detail = (
+                    _shown(Path(result.report) / "report.html")
+                    if result.status == "ok" and result.report
+                    else result.message
+                )
                 duration = f"{result.duration_s:.1f} s" if result.duration_s is not None else ""
                 tell(f"[{done}/{len(todo)}] {result.status:<6} {result.name}  {duration}  {detail}")
                 _prune_job(reports, job_list, result.name, tell)
                 write_index(reports)
         finally:
-            outcomes.close()     # interrupted here rather than in the pool: its workers are stopped all the same
+            outcomes.close()  # interrupted here rather than in the pool: its workers are stopped all the same
 
 
-def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: _Log,
-             evaluate: bool) -> tuple[dict[str, JobResult], list[tuple[Job, dict]]]:
+def _prepare(
+    job_list: list[Job], reports: Path, force: bool, log: Path, tell: _Log, evaluate: bool
+) -> tuple[dict[str, JobResult], list[tuple[Job, dict]]]:
     """Decide each job (skip, run, error); with `evaluate`, evaluate the runs of those to run here, once."""
     results: dict[str, JobResult] = {}
     todo: list[tuple[Job, dict]] = []
@@ -253,12 +290,12 @@ def _prepare(job_list: list[Job], reports: Path, force: bool, log: Path, tell: _
         if result.status != "run" or plan is None:
             results[job.name] = result
             continue
-        if evaluate:                              # with every core, before the jobs compete for them
+        if evaluate:  # with every core, before the jobs compete for them
             job_log = _Log(log, job.name, echo=tell.echo)
             try:
                 with _logged_warnings(job_log):
                     prewarm(plan.params, _Log(log, job.name), plan.template.instances)
-            except Exception as error:   # noqa: BLE001 - a job's bad input must not stop the batch
+            except Exception as error:  # noqa: BLE001 - a job's bad input must not stop the batch
                 results[job.name] = JobResult(job.name, "error", message=_describe(error))
                 job_log(f"error: {results[job.name].message}")
                 continue
@@ -270,7 +307,7 @@ def _decide(job: Job, reports: Path, force: bool, say: Progress) -> tuple[JobRes
     try:
         with _logged_warnings(lambda message: say(f"{job.name}: {message}")):
             plan = plan_report(job.template, parameters=job.parameters, show_code=job.show_code)
-    except Exception as error:   # noqa: BLE001 - reported per job
+    except Exception as error:  # noqa: BLE001 - reported per job
         say(f"{job.name}: error: {_describe(error)}")
         return JobResult(job.name, "error", message=_describe(error)), None
     previous = last_success(reports, job.name)
@@ -286,11 +323,15 @@ def _decide(job: Job, reports: Path, force: bool, say: Progress) -> tuple[JobRes
 
 def _spec(job: Job, plan: ReportPlan, reports: Path, log: Path) -> dict:
     """Everything a worker needs, as plain data (it may run on another machine with the same paths)."""
-    return {"name": job.name, "template": str(plan.template.path),
-            "parameters": {**job.parameters, "collection": plan.effective["collection"]},
-            "show_code": job.show_code, "reports_dir": str(reports), "log": str(log), "timeout": job.timeout}
-
-
+    return {
+        "name": job.name,
+        "template": str(plan.template.path),
+        "parameters": {**job.parameters, "collection": plan.effective["collection"]},
+        "show_code": job.show_code,
+        "reports_dir": str(reports),
+        "log": str(log),
+        "timeout": job.timeout,
+    }
 
 
 def prune(folder: Path, keep: int) -> list[Path]:
@@ -309,10 +350,13 @@ def prune(folder: Path, keep: int) -> list[Path]:
         except (OSError, ValueError):
             continue
         by_status.setdefault(record.get("status"), []).append((record.get("finished_utc") or "", report))
-    doomed = [report for reports in by_status.values()
-              for _, report in sorted(reports, key=lambda r: (r[0], r[1].name), reverse=True)[keep:]
-              if report.resolve() != latest]
-    for report in doomed:   # renamed away first: the index never lists a half-deleted report
+    doomed = [
+        report
+        for reports in by_status.values()
+        for _, report in sorted(reports, key=lambda r: (r[0], r[1].name), reverse=True)[keep:]
+        if report.resolve() != latest
+    ]
+    for report in doomed:  # renamed away first: the index never lists a half-deleted report
         trash = Path(tempfile.mkdtemp(prefix=f".old-{report.name}-", dir=folder))
         os.replace(report, trash / report.name)
         shutil.rmtree(trash, ignore_errors=True)
@@ -344,8 +388,11 @@ def _clear_leftovers(folder: Path) -> None:
 
 def _write_summary(log: Path, results: list[JobResult]) -> None:
     """`logs/batch-<stamp>.json` beside the log: every job of the batch with its status, for the index."""
-    summary = {"log": log.name, "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-               "jobs": [asdict(r) for r in results]}
+    summary = {
+        "log": log.name,
+        "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "jobs": [asdict(r) for r in results],
+    }
     write_atomic(log.with_suffix(".json"), json.dumps(summary, indent=2) + "\n")
 
 
@@ -359,8 +406,6 @@ def _log_file(reports: Path) -> Path:
         path = folder / f"batch-{stamp}-{n}.log"
     path.touch()
     return path
-
-
 
 
 def _worker_main() -> int:

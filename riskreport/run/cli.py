@@ -1,4 +1,5 @@
 """The `riskreport` command line: run, batch, templates (list, check, new), new-template, inspect, demo."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,46 +27,90 @@ _say = stderr_printer("riskreport: ")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="riskreport", description="Risk-sensitive evaluation reports for IR "
-                                     "test collections (TREC runs + qrels, or per-topic score tables).",
-                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="riskreport",
+        description="Risk-sensitive evaluation reports for IR "
+        "test collections (TREC runs + qrels, or per-topic score tables).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    run = commands.add_parser("run", help="execute a template on a collection and write an HTML report",
-                              description="Execute a template with papermill and export it to standalone HTML. "
-                              "Unset options take the collection's defaults (collection.toml).")
-    run.add_argument("template", nargs="?", default="risk_report",
-                     help="template name (an installed template or one in $RISKREPORT_TEMPLATES) or path to an "
-                     ".ipynb (default: risk_report). A template is code: it runs as you. ./templates is not "
-                     "searched for bare names; give such a template as a path (templates/NAME.ipynb)")
+    run = commands.add_parser(
+        "run",
+        help="execute a template on a collection and write an HTML report",
+        description="Execute a template with papermill and export it to standalone HTML. "
+        "Unset options take the collection's defaults (collection.toml).",
+    )
+    run.add_argument(
+        "template",
+        nargs="?",
+        default="risk_report",
+        help="template name (an installed template or one in $RISKREPORT_TEMPLATES) or path to an "
+        ".ipynb (default: risk_report). A template is code: it runs as you. ./templates is not "
+        "searched for bare names; give such a template as a path (templates/NAME.ipynb)",
+    )
     run.add_argument("--collection", "-c", help="collection name (folder under data/) or path (default: demo)")
-    run.add_argument("--baseline", "-b", nargs="+", metavar="BASELINE",
-                     help="baseline system id (default: the collection's); several (-b bm25 dense) compare every "
-                     "system with each, corrected as one family")
-    run.add_argument("--alpha", "-a", nargs="+", metavar="ALPHA",
-                     help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10 (default: the "
-                     "collection's)")
-    run.add_argument("--qrels", help="qrels for the runs of --collection (a collection or a bare folder of TREC "
-                     "runs): a TREC qrels file or an ir_datasets id, e.g. irds:trec-robust04 (needs riskreport[irds])")
-    run.add_argument("--measure", "-m", help="ir_measures measure, e.g. ERR@20, nDCG@10, AP (default: the collection's)")
-    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                     help="any template parameter; VALUE is a Python literal (e.g. 0.01, '[\"a\",\"b\"]', None) "
-                          "or plain text")
-    run.add_argument("--out", "-o", help="write the report into this folder: a new or empty one, or a previous "
-                     "report (its files are replaced, other files kept) (default: "
-                     "reports/<collection>/<template>/<UTC timestamp>/ and update 'latest')")
-    run.add_argument("--force", action="store_true", help="with --out: also write into a non-empty folder that is "
-                     "not a report; only riskreport's own files are written, nothing else is touched")
+    run.add_argument(
+        "--baseline",
+        "-b",
+        nargs="+",
+        metavar="BASELINE",
+        help="baseline system id (default: the collection's); several (-b bm25 dense) compare every "
+        "system with each, corrected as one family",
+    )
+    run.add_argument(
+        "--alpha",
+        "-a",
+        nargs="+",
+        metavar="ALPHA",
+        help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10 (default: the collection's)",
+    )
+    run.add_argument(
+        "--qrels",
+        help="qrels for the runs of --collection (a collection or a bare folder of TREC "
+        "runs): a TREC qrels file or an ir_datasets id, e.g. irds:trec-robust04 (needs riskreport[irds])",
+    )
+    run.add_argument(
+        "--measure", "-m", help="ir_measures measure, e.g. ERR@20, nDCG@10, AP (default: the collection's)"
+    )
+    run.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help='any template parameter; VALUE is a Python literal (e.g. 0.01, \'["a","b"]\', None) or plain text',
+    )
+    run.add_argument(
+        "--out",
+        "-o",
+        help="write the report into this folder: a new or empty one, or a previous "
+        "report (its files are replaced, other files kept) (default: "
+        "reports/<collection>/<template>/<UTC timestamp>/ and update 'latest')",
+    )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="with --out: also write into a non-empty folder that is "
+        "not a report; only riskreport's own files are written, nothing else is touched",
+    )
     run.add_argument("--reports", default="reports", help="reports folder used without --out (default: reports)")
     run.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
-    run.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                     help="time limit of the whole report: when reached, the kernel is stopped, the failed notebook "
-                     "is kept (failed-*), the previous report is untouched and the exit code is 1 (default: none)")
+    run.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="time limit of the whole report: when reached, the kernel is stopped, the failed notebook "
+        "is kept (failed-*), the previous report is untouched and the exit code is 1 (default: none)",
+    )
     run.add_argument("--quiet", "-q", action="store_true", help="no progress output")
 
     batch = commands.add_parser(
-        "batch", help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
+        "batch",
+        help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
         description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, timeout, qrels and any template "
         "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
         "versions are unchanged since its latest complete report is skipped. Reports go to "
@@ -75,53 +120,89 @@ def build_parser() -> argparse.ArgumentParser:
         "would let run programs as that user (cron often runs as a service user).",
         epilog="exit codes: 0 every job ok or skipped, 1 a job failed or a clear error (e.g. in the jobs file), "
         "2 usage, 3 the reports folder is locked by another batch, 130 interrupted (Ctrl-C), 143 terminated "
-        "(SIGTERM)")
+        "(SIGTERM)",
+    )
     batch.add_argument("jobs_file", metavar="JOBS.toml", help="the jobs file")
     batch.add_argument("--reports", default="reports", metavar="DIR", help="reports folder (default: reports)")
-    batch.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
-                       help="jobs at a time (default: one per core; with dask: all)")
+    batch.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="jobs at a time (default: one per core; with dask: all)",
+    )
     batch.add_argument("--force", action="store_true", help="run every job, even unchanged ones")
     batch.add_argument("--dry-run", "-n", action="store_true", help="say what would run and why; write nothing")
-    batch.add_argument("--wait", nargs="?", type=float, const=math.inf, default=0.0, metavar="SECONDS",
-                       help="if another batch holds the reports folder, wait for it (forever, or SECONDS) "
-                            "instead of exiting with code 3")
-    batch.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                       help="time limit of each report whose job sets no `timeout` (nor [defaults]); a job that "
-                       "reaches it is stopped and recorded as timed out, the others go on (default: none)")
-    batch.add_argument("--executor", choices=("local", "dask"), default="local",
-                       help="local: a pool of processes (default); dask: an existing Dask cluster")
+    batch.add_argument(
+        "--wait",
+        nargs="?",
+        type=float,
+        const=math.inf,
+        default=0.0,
+        metavar="SECONDS",
+        help="if another batch holds the reports folder, wait for it (forever, or SECONDS) "
+        "instead of exiting with code 3",
+    )
+    batch.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="time limit of each report whose job sets no `timeout` (nor [defaults]); a job that "
+        "reaches it is stopped and recorded as timed out, the others go on (default: none)",
+    )
+    batch.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local: a pool of processes (default); dask: an existing Dask cluster",
+    )
     batch.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     batch.add_argument("--quiet", "-q", action="store_true", help="no progress output (the summary is still printed)")
 
     templates = commands.add_parser(
-        "templates", help="list templates and their parameters; check or scaffold templates",
+        "templates",
+        help="list templates and their parameters; check or scaffold templates",
         description="Without ACTION: list the templates riskreport finds and their parameters.",
-        epilog="exit codes of `templates check`: 0 every template passed, 1 a template failed, 2 usage")
+        epilog="exit codes of `templates check`: 0 every template passed, 1 a template failed, 2 usage",
+    )
     actions = templates.add_subparsers(dest="action", metavar="ACTION")
     check = actions.add_parser(
-        "check", help="validate templates: parameters, no inline statistics, a run on the demo collection",
+        "check",
+        help="validate templates: parameters, no inline statistics, a run on the demo collection",
         description="Validate templates: one cell tagged `parameters`; every parameter on one line that papermill "
         "reads, with a supported type and a help comment; no statistics computed in the notebook (numpy beyond "
         "grids, scipy, statsmodels, .mean(), .std(), ...); and the template runs on the demo collection. "
         "Each problem names the file, the cell (counted from the top, markdown included), the line and a fix.",
-        epilog="exit codes: 0 every template passed, 1 a template failed, 2 usage")
-    check.add_argument("paths", nargs="*", metavar="PATH",
-                       help="a template .ipynb, a folder of them, or a template name (default: every template found)")
+        epilog="exit codes: 0 every template passed, 1 a template failed, 2 usage",
+    )
+    check.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a template .ipynb, a folder of them, or a template name (default: every template found)",
+    )
     check.add_argument("--no-execute", action="store_true", help="static checks only (fast): do not run the template")
-    check.add_argument("--collection", "-c", default="demo",
-                       help="collection to run the templates on (default: demo)")
+    check.add_argument("--collection", "-c", default="demo", help="collection to run the templates on (default: demo)")
     check.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     _new_template_arguments(actions.add_parser("new", help="scaffold a minimal template (same as new-template)"))
-    _new_template_arguments(commands.add_parser(
-        "new-template", help="scaffold a minimal template: templates/NAME.ipynb",
-        description="Write a minimal template that passes `riskreport templates check`: authoring notes, a "
-        "parameters cell, a header and one URisk section (table, plot, CSV). Edit it in Jupyter."))
+    _new_template_arguments(
+        commands.add_parser(
+            "new-template",
+            help="scaffold a minimal template: templates/NAME.ipynb",
+            description="Write a minimal template that passes `riskreport templates check`: authoring notes, a "
+            "parameters cell, a header and one URisk section (table, plot, CSV). Edit it in Jupyter.",
+        )
+    )
 
     inspect = commands.add_parser("inspect", help="summarise a collection: files, systems, topics, defaults")
     inspect.add_argument("collection", nargs="?", default="demo", help="collection name or path (default: demo)")
 
-    demo = commands.add_parser("demo", help="(re)generate the synthetic demo collection (and, without --path, the "
-                               "learning-to-rank demo demo-letor beside it)")
+    demo = commands.add_parser(
+        "demo",
+        help="(re)generate the synthetic demo collection (and, without --path, the "
+        "learning-to-rank demo demo-letor beside it)",
+    )
     demo.add_argument("--path", default=None, help="target folder (default: the project's data/demo)")
     demo.add_argument("--seed", type=int, default=None, help="random seed (default: the generator's)")
     return parser
@@ -138,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "batch" and (args.executor == "dask") != (args.scheduler is not None):
         parser.error("--executor dask and --scheduler ADDRESS go together")
     from riskreport.io.processes import Interrupted, raise_on_signals, restore_signals
-    previous = raise_on_signals()    # SIGINT and SIGTERM: one Interrupted, then a clean-up no second signal cuts short
+
+    previous = raise_on_signals()  # SIGINT and SIGTERM: one Interrupted, then a clean-up no second signal cuts short
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
@@ -151,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         interrupt = error if isinstance(error, Interrupted) else Interrupted()
         print(f"riskreport: {interrupt}", file=sys.stderr, flush=True)
         return interrupt.exit_code
-    except BrokenPipeError:   # `riskreport inspect | head`: the reader left; say nothing more
+    except BrokenPipeError:  # `riskreport inspect | head`: the reader left; say nothing more
         _silence_stdout()
         return 141
     finally:
@@ -161,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so that flushing it at exit raises no second BrokenPipeError."""
     import os
+
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, sys.stdout.fileno())
     os.close(null)
@@ -172,6 +255,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def _run(args) -> int:
     from riskreport.run.runner import run_report
+
     parameters = dict(args.parameter)
     collection = args.collection
     baseline = args.baseline[0] if args.baseline else None
@@ -179,11 +263,22 @@ def _run(args) -> int:
         parameters["baselines"] = list(dict.fromkeys(args.baseline))
     if args.qrels:
         from riskreport.io.inputs import with_qrels
+
         collection = with_qrels(collection or "demo", args.qrels)
-    folder = run_report(args.template, collection=collection, baseline=baseline, alphas=_alphas(args.alpha),
-                        measure=args.measure, parameters=parameters, out=args.out, reports_dir=args.reports,
-                        show_code=args.show_code, progress=None if args.quiet else _say, force=args.force,
-                        timeout=args.timeout)
+    folder = run_report(
+        args.template,
+        collection=collection,
+        baseline=baseline,
+        alphas=_alphas(args.alpha),
+        measure=args.measure,
+        parameters=parameters,
+        out=args.out,
+        reports_dir=args.reports,
+        show_code=args.show_code,
+        progress=None if args.quiet else _say,
+        force=args.force,
+        timeout=args.timeout,
+    )
     print(folder / "report.html")
     return 0
 
@@ -191,10 +286,20 @@ def _run(args) -> int:
 def _batch(args) -> int:
     from riskreport.run.batch import run_batch
     from riskreport.run.lock import LockedError
+
     try:
-        result = run_batch(args.jobs_file, reports_dir=args.reports, jobs=args.jobs, force=args.force,
-                           dry_run=args.dry_run, executor=args.executor, scheduler=args.scheduler, wait=args.wait,
-                           progress=None if args.quiet else _say, timeout=args.timeout)
+        result = run_batch(
+            args.jobs_file,
+            reports_dir=args.reports,
+            jobs=args.jobs,
+            force=args.force,
+            dry_run=args.dry_run,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            wait=args.wait,
+            progress=None if args.quiet else _say,
+            timeout=args.timeout,
+        )
     except LockedError as error:
         print(f"riskreport: error: {error}", file=sys.stderr)
         return 3
@@ -213,8 +318,10 @@ def _alphas(values: list[str] | None) -> list[float] | None:
         except ValueError:
             alpha = math.nan
         if not math.isfinite(alpha) or alpha < 0:
-            raise ParameterError(f"--alpha {text}: each α must be a finite number ≥ 0 (a loss weighs 1 + α), "
-                                 "e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10.")
+            raise ParameterError(
+                f"--alpha {text}: each α must be a finite number ≥ 0 (a loss weighs 1 + α), "
+                "e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10."
+            )
         alphas.append(alpha)
     if not alphas:
         raise ParameterError("--alpha: give at least one α ≥ 0, e.g. --alpha 0 1 5 10.")
@@ -253,6 +360,7 @@ def _templates(args) -> int:
     if args.action == "new":
         return _new_template(args)
     from riskreport.run.runner import list_templates
+
     for template in list_templates():
         print(f"{template.name}  ({template.path})")
         if template.description:
@@ -265,13 +373,15 @@ def _templates(args) -> int:
 
 def _check_templates(args) -> int:
     from riskreport.run.authoring import check_template, template_files
+
     files = template_files(args.paths)
     if not files:
         raise RiskReportError("No templates to check: give a .ipynb file or a folder of templates.")
     results = []
     for path in files:
-        result = check_template(path, execute=not args.no_execute, collection=args.collection,
-                                progress=None if args.quiet else _say)
+        result = check_template(
+            path, execute=not args.no_execute, collection=args.collection, progress=None if args.quiet else _say
+        )
         print(result.report(), flush=True)
         results.append(result)
     failed = sum(not r.ok for r in results)
@@ -281,6 +391,7 @@ def _check_templates(args) -> int:
 
 def _new_template(args) -> int:
     from riskreport.run.authoring import new_template
+
     path = new_template(args.name, args.dir, force=args.force)
     print(path)
     _say(f"edit it in Jupyter, then: riskreport templates check {path} && riskreport run {path}")
@@ -291,6 +402,7 @@ def _inspect(args) -> int:
     from riskreport.io.collection import load_collection
     from riskreport.io.trec import read_qrels
     from riskreport.measures.evaluation import available_systems
+
     collection = load_collection(args.collection)
     print(f"{collection.title}\n  path: {collection.path}")
     if collection.description:
@@ -298,38 +410,53 @@ def _inspect(args) -> int:
     if collection.qrels is not None:
         qrels = read_qrels(collection.qrels)
         topics = qrels.loc[qrels["relevance"] > 0, "query_id"].nunique()
-        print(f"  qrels: {collection.qrels.name}: {len(qrels)} judgments, {qrels['query_id'].nunique()} topics, "
-              f"{topics} with relevant documents, grades {sorted(qrels['relevance'].unique().tolist())}")
+        print(
+            f"  qrels: {collection.qrels.name}: {len(qrels)} judgments, {qrels['query_id'].nunique()} topics, "
+            f"{topics} with relevant documents, grades {sorted(qrels['relevance'].unique().tolist())}"
+        )
     systems = available_systems(collection)
-    print(f"  systems ({len(systems)}): " + ", ".join(f"{s}" + ("" if src == "run" else " [scores.csv]")
-                                                     for s, src in systems.items()))
+    print(
+        f"  systems ({len(systems)}): "
+        + ", ".join(f"{s}" + ("" if src == "run" else " [scores.csv]") for s, src in systems.items())
+    )
     for system, instances in collection.instances.items():
         print(f"  non-deterministic system {system}: {len(instances)} instance(s)")
     if collection.scores is not None:
         print(f"  score table: {collection.scores.name}")
     defaults = {k: collection.config[k] for k in ("measure", "baseline", "alphas") if k in collection.config}
-    print(f"  defaults: {defaults if defaults else '(none; riskreport falls back to nDCG@10, the first system, α 0 1 5 10)'}")
+    print(
+        f"  defaults: {defaults if defaults else '(none; riskreport falls back to nDCG@10, the first system, α 0 1 5 10)'}"
+    )
     return 0
 
 
 def _demo(args) -> int:
     from riskreport.io.collection import demo_path
     from riskreport.io.demo import generate_demo
+
     path = Path(args.path) if args.path else demo_path()
     kwargs = {} if args.seed is None else {"seed": args.seed}
     generate_demo(path, **kwargs)
     print(path)
-    if not args.path:                        # the learning-to-rank demo beside it (template risk_ltr)
+    if not args.path:  # the learning-to-rank demo beside it (template risk_ltr)
         from riskreport.io.letor import demo_path as letor_demo_path
         from riskreport.io.letor_demo import generate_letor_demo
+
         print(generate_letor_demo(letor_demo_path(), **kwargs))
     return 0
 
 
 def _version() -> str:
     from riskreport import __version__
+
     return __version__
 
 
-COMMANDS = {"run": _run, "batch": _batch, "templates": _templates, "new-template": _new_template,
-            "inspect": _inspect, "demo": _demo}
+COMMANDS = {
+    "run": _run,
+    "batch": _batch,
+    "templates": _templates,
+    "new-template": _new_template,
+    "inspect": _inspect,
+    "demo": _demo,
+}

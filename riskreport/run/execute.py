@@ -1,5 +1,6 @@
 """Executing a template: papermill in a thread with a private kernelspec, watched by the main thread, which
 stops the kernel's process group at the report's time limit or on an interrupt and names the cell that ran."""
+
 from __future__ import annotations
 
 import json
@@ -12,10 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from riskreport.errors import (
-    ReportExecutionError,
-    ReportTimeoutError,
-)
+from riskreport.errors import ReportExecutionError, ReportTimeoutError
 from riskreport.io.processes import kill_group
 from riskreport.measures.evaluation import Progress
 from riskreport.run.templates import Template
@@ -38,17 +36,17 @@ class _Watch:
     """What the supervisor of an execution knows: the kernels started, the cell running, why it stopped them."""
 
     def __init__(self):
-        self.managers: list = []        # kernel managers (their provisioner knows the kernel's process group)
-        self.nb = None                  # the notebook papermill executes (injected parameters included)
-        self.cell: int | None = None    # index in `nb` of the cell that started last
+        self.managers: list = []  # kernel managers (their provisioner knows the kernel's process group)
+        self.nb = None  # the notebook papermill executes (injected parameters included)
+        self.cell: int | None = None  # index in `nb` of the cell that started last
         self.reason: str | None = None  # None, "timeout" or "interrupt"
-        self.stopped: float | None = None   # when (time.time()) the kernels were first stopped
+        self.stopped: float | None = None  # when (time.time()) the kernels were first stopped
 
     def stop(self, reason: str) -> None:
         """Kill every kernel started (its whole process group: kernel, figure writer, their helpers)."""
         if self.reason is None:
             self.reason, self.stopped = reason, time.time()
-            logging.getLogger("papermill").setLevel(logging.CRITICAL)   # "Kernel died ...": we say why ourselves
+            logging.getLogger("papermill").setLevel(logging.CRITICAL)  # "Kernel died ...": we say why ourselves
         for manager in self.managers:
             kill_group(getattr(manager.provisioner, "pgid", None))
 
@@ -56,7 +54,7 @@ class _Watch:
         """Keep the kernels dead until papermill, seeing them gone, has saved the notebook and returned."""
         end = time.monotonic() + seconds
         while thread.is_alive() and time.monotonic() < end:
-            self.stop(self.reason or "interrupt")     # a kernel that was still starting is killed too
+            self.stop(self.reason or "interrupt")  # a kernel that was still starting is killed too
             thread.join(0.2)
 
     def running_cell(self) -> str:
@@ -80,21 +78,24 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, limit: 
     """
     import nbformat
 
-    jupyter = work / ".jupyter"       # kernelspec and connection file of this run, removed with it
+    jupyter = work / ".jupyter"  # kernelspec and connection file of this run, removed with it
     say(f"executing {tpl.path.name} ({len(nbformat.read(tpl.path, as_version=4).cells)} cells)")
     if limit is not None and limit.remaining() <= 0:
-        raise ReportTimeoutError(f"Template {tpl.name!r} was not started: the report's time limit of "
-                                 f"{limit.seconds:g} s was reached while its runs were evaluated "
-                                 f"({time.time() - limit.started:.1f} s).")
+        raise ReportTimeoutError(
+            f"Template {tpl.name!r} was not started: the report's time limit of "
+            f"{limit.seconds:g} s was reached while its runs were evaluated "
+            f"({time.time() - limit.started:.1f} s)."
+        )
     watch = _Watch()
-    outcome: dict[str, BaseException] = {}      # {'error': what papermill raised}, filled by its thread
-    thread = threading.Thread(target=_papermill, args=(tpl, parameters, work, watch, outcome), daemon=True,
-                              name="riskreport-papermill")
+    outcome: dict[str, BaseException] = {}  # {'error': what papermill raised}, filled by its thread
+    thread = threading.Thread(
+        target=_papermill, args=(tpl, parameters, work, watch, outcome), daemon=True, name="riskreport-papermill"
+    )
     papermill_level = logging.getLogger("papermill").level
     try:
         thread.start()
         _supervise(thread, watch, limit)
-    except BaseException:      # an interrupt: no kernel is left behind, papermill ends before the folder goes
+    except BaseException:  # an interrupt: no kernel is left behind, papermill ends before the folder goes
         watch.stop("interrupt")
         watch.wait(thread, 5.0)
         raise
@@ -103,14 +104,16 @@ def _execute(tpl: Template, parameters: dict, work: Path, say: Progress, limit: 
         shutil.rmtree(jupyter, ignore_errors=True)
     failure = outcome.get("error")
     if watch.reason == "timeout" and limit is not None and watch.stopped is not None:
-        raise ReportTimeoutError(f"Template {tpl.name!r} reached the report's time limit of {limit.seconds:g} s: "
-                                 f"{watch.running_cell()} was still running after the report had run "
-                                 f"{watch.stopped - limit.started:.1f} s; its kernel was stopped.") from None
+        raise ReportTimeoutError(
+            f"Template {tpl.name!r} reached the report's time limit of {limit.seconds:g} s: "
+            f"{watch.running_cell()} was still running after the report had run "
+            f"{watch.stopped - limit.started:.1f} s; its kernel was stopped."
+        ) from None
     if failure is not None:
         from papermill.exceptions import PapermillExecutionError
+
         if isinstance(failure, PapermillExecutionError):
-            message = (f"Cell {failure.exec_count} of template {tpl.name!r} failed: "
-                       f"{failure.ename}: {failure.evalue}")
+            message = f"Cell {failure.exec_count} of template {tpl.name!r} failed: {failure.ename}: {failure.evalue}"
         else:
             message = f"Template {tpl.name!r} could not be executed: {type(failure).__name__}: {failure}"
         raise ReportExecutionError(message) from failure
@@ -122,15 +125,24 @@ def _papermill(tpl: Template, parameters: dict, work: Path, watch: _Watch, outco
 
     import papermill
     from jupyter_core.utils import ensure_event_loop
-    try:                           # the kernel's environment is the kernelspec's: this process's os.environ is left alone
-        papermill.execute_notebook(str(tpl.path), str(work / "report.ipynb"), parameters=parameters,
-                                   kernel_name=KERNEL_NAME, engine_name=_engine(),
-                                   kernel_manager_class=_kernel_manager(_kernelspec(work / ".jupyter"), watch),
-                                   cwd=str(work), progress_bar=False, log_output=False, report_mode=False,
-                                   watch=watch)
+
+    try:  # the kernel's environment is the kernelspec's: this process's os.environ is left alone
+        papermill.execute_notebook(
+            str(tpl.path),
+            str(work / "report.ipynb"),
+            parameters=parameters,
+            kernel_name=KERNEL_NAME,
+            engine_name=_engine(),
+            kernel_manager_class=_kernel_manager(_kernelspec(work / ".jupyter"), watch),
+            cwd=str(work),
+            progress_bar=False,
+            log_output=False,
+            report_mode=False,
+            watch=watch,
+        )
     except BaseException as error:  # noqa: BLE001 - a cell failed, the kernel died or was stopped, ...
         outcome["error"] = error
-    finally:        # the event loop nbclient made for this thread (jupyter_core's) would be left open
+    finally:  # the event loop nbclient made for this thread (jupyter_core's) would be left open
         ensure_event_loop().close()
         asyncio.set_event_loop(None)
 
@@ -156,7 +168,7 @@ def _engine() -> str:
         @classmethod
         def execute_managed_notebook(cls, nb_man, kernel_name, watch: _Watch | None = None, **kwargs):
             path, nb_man.output_path = nb_man.output_path, None
-            if watch is not None:            # the supervisor names the running cell if it must stop the kernel
+            if watch is not None:  # the supervisor names the running cell if it must stop the kernel
                 watch.nb, start = nb_man.nb, nb_man.cell_start
 
                 def cell_start(cell, cell_index=None, **options):
@@ -167,7 +179,7 @@ def _engine() -> str:
             try:
                 return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
             finally:
-                nb_man.output_path = path    # `notebook_complete` (papermill calls it in `finally`) saves
+                nb_man.output_path = path  # `notebook_complete` (papermill calls it in `finally`) saves
 
     if "riskreport" not in papermill_engines._engines:
         papermill_engines.register("riskreport", SaveAtEnd)
@@ -181,10 +193,19 @@ def _kernelspec(home: Path) -> Path:
     that started it dies (however it dies), so no kernel outlives a killed run.
     """
     spec_dir = home / "kernels" / KERNEL_NAME
-    spec = {"argv": [sys.executable, "-m", "riskreport.run.kernel", "-f", "{connection_file}",
-                     "--IPKernelApp.log_level=CRITICAL"],
-            "display_name": "riskreport (Python)", "language": "python",
-            "env": {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}}
+    spec = {
+        "argv": [
+            sys.executable,
+            "-m",
+            "riskreport.run.kernel",
+            "-f",
+            "{connection_file}",
+            "--IPKernelApp.log_level=CRITICAL",
+        ],
+        "display_name": "riskreport (Python)",
+        "language": "python",
+        "env": {"MPLBACKEND": "module://matplotlib_inline.backend_inline"},
+    }
     spec_dir.mkdir(parents=True, exist_ok=True)
     (spec_dir / "kernel.json").write_text(json.dumps(spec))
     (home / "runtime").mkdir(exist_ok=True)

@@ -1,5 +1,6 @@
 """Where a batch's jobs run: a pool of local processes or a Dask cluster, each job in a process of its own
 that ends with its parent; a lost Dask worker reruns its job once; interrupted jobs stop their kernels."""
+
 from __future__ import annotations
 
 import json
@@ -16,19 +17,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from riskreport.errors import (
-    ReportExecutionError,
-    ReportTimeoutError,
-    RiskReportError,
-)
+from riskreport.errors import ReportExecutionError, ReportTimeoutError, RiskReportError
 from riskreport.io.processes import exit_with_parent, ignore_interrupts, raise_on_signals
 from riskreport.measures.evaluation import Progress
 from riskreport.run.jobs import Job, JobResult
-from riskreport.run.runner import (
-    run_report,
-)
+from riskreport.run.runner import run_report
 
-STOP_GRACE = 20.0   # seconds an interrupted batch waits for its running jobs to stop (Dask) before it lets go
+STOP_GRACE = 20.0  # seconds an interrupted batch waits for its running jobs to stop (Dask) before it lets go
 
 
 def execute_job(spec: dict) -> dict:
@@ -38,20 +33,28 @@ def execute_job(spec: dict) -> dict:
     log(f"started in process {os.getpid()}")
     try:
         with _logged_warnings(log):
-            folder = run_report(spec["template"], parameters=spec["parameters"], reports_dir=spec["reports_dir"],
-                                show_code=spec["show_code"], progress=log, job=spec["name"], update_index=False,
-                                workers=spec.get("workers", 1), timeout=spec.get("timeout"))
+            folder = run_report(
+                spec["template"],
+                parameters=spec["parameters"],
+                reports_dir=spec["reports_dir"],
+                show_code=spec["show_code"],
+                progress=log,
+                job=spec["name"],
+                update_index=False,
+                workers=spec.get("workers", 1),
+                timeout=spec.get("timeout"),
+            )
         result = JobResult(spec["name"], "ok", report=str(folder))
-    except KeyboardInterrupt as error:   # its kernel is stopped and its build folder removed (`build_report`)
+    except KeyboardInterrupt as error:  # its kernel is stopped and its build folder removed (`build_report`)
         log(f"interrupted: {error}")
         raise
     except ReportTimeoutError as error:
-        result = JobResult(spec["name"], "timeout", report=str(error.kept) if error.kept else None,
-                           message=error.reason)
+        result = JobResult(
+            spec["name"], "timeout", report=str(error.kept) if error.kept else None, message=error.reason
+        )
     except ReportExecutionError as error:
-        result = JobResult(spec["name"], "failed", report=str(error.kept) if error.kept else None,
-                           message=error.reason)
-    except Exception as error:   # noqa: BLE001 - a job's failure is its result, not the batch's
+        result = JobResult(spec["name"], "failed", report=str(error.kept) if error.kept else None, message=error.reason)
+    except Exception as error:  # noqa: BLE001 - a job's failure is its result, not the batch's
         log(traceback.format_exc().rstrip())
         result = JobResult(spec["name"], "error", message=_describe(error))
     result.duration_s = round(time.time() - started, 3)
@@ -63,7 +66,7 @@ def _processes(jobs: int | None, todo: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, todo))
 
 
-_IN_JOB: list[bool] = [False]     # in a worker process: whether a job is running
+_IN_JOB: list[bool] = [False]  # in a worker process: whether a job is running
 
 
 def _init_worker() -> None:
@@ -100,7 +103,7 @@ def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Generator[JobResul
         try:
             for future in as_completed(futures):
                 yield _collect(futures[future], future.result)
-        except BaseException:      # an interrupt, or the generator closed early (GeneratorExit)
+        except BaseException:  # an interrupt, or the generator closed early (GeneratorExit)
             _stop_workers(pool)
             pool.shutdown(wait=False, cancel_futures=True)
             raise
@@ -109,7 +112,7 @@ def _local(todo: list[tuple[Job, dict]], jobs: int | None) -> Generator[JobResul
 def _stop_workers(pool: ProcessPoolExecutor, grace: float = 10.0) -> None:
     """SIGTERM every worker of `pool` and wait for them: each stops its kernel and removes its build folder.
     One still alive after `grace` seconds is killed (its kernel then ends with it, `exit_with_parent`)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())    # the pool's own record of them
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # the pool's own record of them
     for process in processes:
         if process.is_alive():
             process.terminate()
@@ -120,12 +123,13 @@ def _stop_workers(pool: ProcessPoolExecutor, grace: float = 10.0) -> None:
         if process.is_alive():
             process.kill()
             process.join(2.0)
-            time.sleep(1.0)   # its kernel and the kernel's figure writer notice within 0.5 s each
+            time.sleep(1.0)  # its kernel and the kernel's figure writer notice within 0.5 s each
 
 
 def _check_dask(scheduler: str | None) -> str:
     """The scheduler's address, once Dask distributed is known to be installed."""
     import importlib.util
+
     if importlib.util.find_spec("distributed") is None:
         raise RiskReportError("--executor dask needs Dask distributed: pip install 'riskreport[dask]'.")
     if not scheduler:
@@ -138,6 +142,7 @@ def _connect(scheduler: str | None):
     """A Dask client of the cluster at `scheduler`, or a clear error."""
     scheduler = _check_dask(scheduler)
     from distributed import Client
+
     try:
         client = Client(scheduler, timeout="20s")
     except (OSError, TimeoutError) as error:
@@ -159,10 +164,11 @@ def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress
     from distributed import Event
     from distributed import as_completed as dask_completed
     from distributed import wait as dask_wait
+
     stop = f"riskreport-stop-{os.urandom(6).hex()}"
     pending = [(job, {**spec, "stop": stop}) for job, spec in todo]
     names: dict[str, tuple[Job, dict]] = {}
-    retried: dict[str, str] = {}      # job name -> why its first attempt was lost
+    retried: dict[str, str] = {}  # job name -> why its first attempt was lost
     running = dask_completed()
 
     def submit(job: Job, spec: dict) -> None:
@@ -178,15 +184,21 @@ def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress
             job, spec = names[future.key]
             try:
                 result = JobResult(**future.result())
-            except Exception as error:   # noqa: BLE001 - the task did not return (the job's own failures do)
+            except Exception as error:  # noqa: BLE001 - the task did not return (the job's own failures do)
                 if _lost(error) and job.name not in retried:
                     retried[job.name] = _describe(error)
                     say(f"{job.name}: its Dask worker was lost ({retried[job.name]}); running it again")
                     submit(job, spec)
                     continue
-                result = JobResult(job.name, "error", message=(
-                    f"its Dask worker was lost twice: first {retried[job.name]}, then {_describe(error)}"
-                    if _lost(error) else f"its Dask task failed: {_describe(error)}"))
+                result = JobResult(
+                    job.name,
+                    "error",
+                    message=(
+                        f"its Dask worker was lost twice: first {retried[job.name]}, then {_describe(error)}"
+                        if _lost(error)
+                        else f"its Dask task failed: {_describe(error)}"
+                    ),
+                )
             if job.name in retried and result.status != "error":
                 again = f"run again after its Dask worker was lost ({retried[job.name]})"
                 result.message = "; ".join(m for m in (result.message, again) if m)
@@ -196,7 +208,7 @@ def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress
     except BaseException:
         futures = list(running.futures)
         Event(stop, client=client).set()
-        dask_wait(futures, timeout=STOP_GRACE)       # each running job cleans up
+        dask_wait(futures, timeout=STOP_GRACE)  # each running job cleans up
         client.cancel(futures)
         raise
 
@@ -204,6 +216,7 @@ def _dask(todo: list[tuple[Job, dict]], client, limit: int | None, say: Progress
 def _lost(error: Exception) -> bool:
     """Whether a task's exception says its worker went away (not that the task raised)."""
     from distributed import KilledWorker
+
     return isinstance(error, (KilledWorker, OSError)) or type(error).__name__ == "CancelledError"
 
 
@@ -213,8 +226,13 @@ def execute_job_isolated(spec: dict) -> dict:
     When the batch sets the Dask event `spec["stop"]` (it was interrupted), the job's process gets
     SIGTERM: it stops its kernel and removes its build folder.
     """
-    process = subprocess.Popen([sys.executable, "-m", "riskreport.run.batch"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "riskreport.run.batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     stop = _stop_event(spec.get("stop"))
     given: str | None = json.dumps(spec)
     while True:
@@ -222,15 +240,16 @@ def execute_job_isolated(spec: dict) -> dict:
             stdout, stderr = process.communicate(given, timeout=1.0)
             break
         except subprocess.TimeoutExpired:
-            given = None                     # sent; communicate goes on where it was
+            given = None  # sent; communicate goes on where it was
             if stop is not None and process.returncode is None and stop.is_set():
                 process.terminate()
     try:
         return json.loads(stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         tail = " ".join(stderr.strip().splitlines()[-3:])
-        return asdict(JobResult(spec["name"], "error", message=f"worker process exited with {process.returncode}: "
-                                                                 f"{tail}"))
+        return asdict(
+            JobResult(spec["name"], "error", message=f"worker process exited with {process.returncode}: {tail}")
+        )
 
 
 def _stop_event(name: str | None):
@@ -239,15 +258,16 @@ def _stop_event(name: str | None):
         return None
     try:
         from distributed import Event
+
         return Event(name)
-    except (ImportError, ValueError):      # ValueError: no Dask client here (the task was not run by Dask)
+    except (ImportError, ValueError):  # ValueError: no Dask client here (the task was not run by Dask)
         return None
 
 
 def _collect(name: str, get: Callable[[], dict]) -> JobResult:
     try:
         return JobResult(**get())
-    except Exception as error:   # noqa: BLE001 - e.g. a worker process killed by the OOM killer
+    except Exception as error:  # noqa: BLE001 - e.g. a worker process killed by the OOM killer
         return JobResult(name, "error", message=f"worker failed: {_describe(error)}")
 
 
@@ -278,7 +298,7 @@ class _Log:
     def __call__(self, message: str) -> None:
         stamp = datetime.now(timezone.utc).strftime("%H:%M:%S")
         prefix = f"[{self.job}] " if self.job else ""
-        with open(self.path, "a", encoding="utf-8") as out:   # O_APPEND: whole lines from parallel writers
+        with open(self.path, "a", encoding="utf-8") as out:  # O_APPEND: whole lines from parallel writers
             out.write(f"{stamp} {prefix}{message}\n")
         if self.echo:
             self.echo(prefix + message)

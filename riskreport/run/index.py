@@ -6,6 +6,7 @@ concurrent writers cannot interleave, and renamed into place so that a reader ne
 a file. Hidden folders (reports still being built) are not listed. Every name on the page
 comes from files and is HTML-escaped.
 """
+
 from __future__ import annotations
 
 import html
@@ -36,7 +37,7 @@ def collect_reports(reports_dir: str | os.PathLike) -> list[dict]:
             record = json.loads(params_file.read_text(encoding="utf-8"))
             entries.append(_entry(record, folder, relative))
         except (OSError, ValueError, AttributeError, TypeError):
-            continue   # not a report folder of ours
+            continue  # not a report folder of ours
     return sorted(entries, key=lambda e: (e["finished_utc"] or "", e["path"]), reverse=True)
 
 
@@ -44,14 +45,22 @@ def _entry(record: dict, folder: Path, relative: Path) -> dict:
     parameters = record.get("parameters") or {}
     latest = folder.parent / "latest"
     report = folder / "report.html"
-    return {"job": record.get("job"), "collection": (record.get("collection") or {}).get("name"),
-            "template": record.get("template"), "baseline": parameters.get("baseline"),
-            "measure": parameters.get("measure"), "alphas": parameters.get("alphas"),
-            "finished_utc": record.get("finished_utc"), "duration_s": record.get("duration_s"),
-            "status": record.get("status", "unknown"), "error": record.get("error"),
-            "latest": latest.is_symlink() and latest.resolve() == folder.resolve(),
-            "path": relative.as_posix(), "report": (relative / report.name).as_posix() if report.is_file() else None,
-            "fingerprint": record.get("fingerprint")}
+    return {
+        "job": record.get("job"),
+        "collection": (record.get("collection") or {}).get("name"),
+        "template": record.get("template"),
+        "baseline": parameters.get("baseline"),
+        "measure": parameters.get("measure"),
+        "alphas": parameters.get("alphas"),
+        "finished_utc": record.get("finished_utc"),
+        "duration_s": record.get("duration_s"),
+        "status": record.get("status", "unknown"),
+        "error": record.get("error"),
+        "latest": latest.is_symlink() and latest.resolve() == folder.resolve(),
+        "path": relative.as_posix(),
+        "report": (relative / report.name).as_posix() if report.is_file() else None,
+        "fingerprint": record.get("fingerprint"),
+    }
 
 
 def last_batch(root: Path) -> dict | None:
@@ -79,13 +88,22 @@ def last_batch(root: Path) -> dict | None:
         if latest.is_symlink() and (latest.resolve() / "params.json").is_file():
             try:
                 record = json.loads((latest.resolve() / "params.json").read_text(encoding="utf-8"))
-                good = {"path": latest.resolve().relative_to(root.resolve()).as_posix(),
-                        "finished_utc": record.get("finished_utc")}
+                good = {
+                    "path": latest.resolve().relative_to(root.resolve()).as_posix(),
+                    "finished_utc": record.get("finished_utc"),
+                }
             except (OSError, ValueError, AttributeError):
                 good = None
-        entries.append({"job": job["name"], "status": job.get("status"), "message": job.get("message") or "",
-                        "duration_s": job.get("duration_s"), "latest_ok": good,
-                        "older": job.get("status") not in ("ok", "skipped")})
+        entries.append(
+            {
+                "job": job["name"],
+                "status": job.get("status"),
+                "message": job.get("message") or "",
+                "duration_s": job.get("duration_s"),
+                "latest_ok": good,
+                "older": job.get("status") not in ("ok", "skipped"),
+            }
+        )
     return {"finished_utc": summary.get("finished_utc"), "log": f"{LOGS}/{summary.get('log')}", "jobs": entries}
 
 
@@ -94,8 +112,10 @@ def write_index(reports_dir: str | os.PathLike) -> Path:
     root = Path(reports_dir)
     root.mkdir(parents=True, exist_ok=True)
     with locked(root / INDEX_LOCK):
-        index: dict[str, Any] = {"generated_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                 "reports": collect_reports(root)}
+        index: dict[str, Any] = {
+            "generated_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "reports": collect_reports(root),
+        }
         logs = sorted((root / LOGS).glob("batch-*.log"))
         index["last_batch_log"] = logs[-1].relative_to(root).as_posix() if logs else None
         index["last_batch"] = last_batch(root)
@@ -120,10 +140,10 @@ td.num { text-align: right; }
 
 def render_html(index: dict) -> str:
     """The index page: one row per report, newest first; every value escaped."""
-    e = lambda value: html.escape("" if value is None else str(value))   # noqa: E731
+    e = lambda value: html.escape("" if value is None else str(value))  # noqa: E731
     rows = []
     for r in index["reports"]:
-        link = (f"<a href='{e(quote(r['report']))}'>report</a>" if r["report"] else "<span class='muted'>–</span>")
+        link = f"<a href='{e(quote(r['report']))}'>report</a>" if r["report"] else "<span class='muted'>–</span>"
         link += f" <a class='muted' href='{e(quote(r['path'] + '/params.json'))}'>params</a>"
         when = _when(r["finished_utc"])
         badge = " <span class='latest'>latest</span>" if r["latest"] else ""
@@ -134,21 +154,29 @@ def render_html(index: dict) -> str:
             f"<td>{e(r['collection'])}</td><td>{e(r['template'])}</td><td>{e(r['baseline'])}</td>"
             f"<td>{e(r['measure'])}</td><td>{e(_alphas(r['alphas']))}</td>"
             f"<td class='num'>{e(_duration(r['duration_s']))}</td>"
-            f"<td class='{e(r['status'])}'>{e(r['status'])}{badge}</td><td>{link}</td></tr>")
+            f"<td class='{e(r['status'])}'>{e(r['status'])}{badge}</td><td>{link}</td></tr>"
+        )
     counts: dict[str, int] = {}
     for r in index["reports"]:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     summary = ", ".join(f"{n} {e(status)}" for status, n in sorted(counts.items())) or "no reports yet"
     batch = _render_batch(index.get("last_batch"), e)
-    log = (f" Last batch log: <a href='{e(quote(index['last_batch_log']))}'>{e(index['last_batch_log'])}</a>."
-           if index.get("last_batch_log") else "")
-    head = ("<tr><th>finished (UTC)</th><th>job</th><th>collection</th><th>template</th><th>baseline</th>"
-            "<th>measure</th><th>α grid</th><th>duration</th><th>status</th><th>link</th></tr>")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>riskreport: reports</title>"
-            f"<style>{STYLE}</style></head><body><h1>Reports</h1>"
-            f"<p>{len(index['reports'])} report(s): {summary}. "
-            f"Generated {e(_when(index['generated_utc']))} UTC.{log}</p>{batch}"
-            f"<h2>All reports</h2><table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></body></html>\n")
+    log = (
+        f" Last batch log: <a href='{e(quote(index['last_batch_log']))}'>{e(index['last_batch_log'])}</a>."
+        if index.get("last_batch_log")
+        else ""
+    )
+    head = (
+        "<tr><th>finished (UTC)</th><th>job</th><th>collection</th><th>template</th><th>baseline</th>"
+        "<th>measure</th><th>α grid</th><th>duration</th><th>status</th><th>link</th></tr>"
+    )
+    return (
+        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>riskreport: reports</title>"
+        f"<style>{STYLE}</style></head><body><h1>Reports</h1>"
+        f"<p>{len(index['reports'])} report(s): {summary}. "
+        f"Generated {e(_when(index['generated_utc']))} UTC.{log}</p>{batch}"
+        f"<h2>All reports</h2><table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></body></html>\n"
+    )
 
 
 def _render_batch(batch: dict | None, e) -> str:
@@ -166,16 +194,20 @@ def _render_batch(batch: dict | None, e) -> str:
             link = "<span class='muted'>no complete report</span>"
         status = _job_status(job)
         message = f"<div class='error'>{e(_shorten(job['message']))}</div>" if job["older"] and job["message"] else ""
-        rows.append(f"<tr><td>{e(job['job'])}</td><td class='{e(status)}'>{e(status)}{message}</td>"
-                    f"<td class='num'>{e(_duration(job.get('duration_s')))}</td><td>{link}</td></tr>")
+        rows.append(
+            f"<tr><td>{e(job['job'])}</td><td class='{e(status)}'>{e(status)}{message}</td>"
+            f"<td class='num'>{e(_duration(job.get('duration_s')))}</td><td>{link}</td></tr>"
+        )
     counts: dict[str, int] = {}
     for job in batch["jobs"]:
         counts[_job_status(job)] = counts.get(_job_status(job), 0) + 1
     tally = ", ".join(f"{n} {e(status)}" for status, n in sorted(counts.items()))
-    return (f"<h2>Last batch</h2><p>{len(batch['jobs'])} job(s): {tally}. "
-            f"Finished {e(_when(batch.get('finished_utc')))} UTC "
-            f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><table><thead><tr><th>job</th><th>status</th>"
-            f"<th>duration</th><th>latest complete report</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    return (
+        f"<h2>Last batch</h2><p>{len(batch['jobs'])} job(s): {tally}. "
+        f"Finished {e(_when(batch.get('finished_utc')))} UTC "
+        f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><table><thead><tr><th>job</th><th>status</th>"
+        f"<th>duration</th><th>latest complete report</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _job_status(job: dict) -> str:
@@ -189,7 +221,7 @@ def _when(iso: str | None) -> str:
 
 def _shorten(text: str, limit: int = 160) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _alphas(alphas) -> str:

@@ -1,5 +1,6 @@
 """Inline statistics: the static check that a template's code cells compute no statistic themselves
 (statistics live in riskreport, where they are tested; the notebook only arranges and shows results)."""
+
 from __future__ import annotations
 
 import ast
@@ -7,20 +8,61 @@ import ast
 from riskreport.run.problems import Problem, source_line
 
 # Inline statistics: names whose call computes a number in the notebook instead of in riskreport.
-STAT_METHODS = frozenset({
-    "mean", "average", "median", "mode", "std", "var", "sem", "mad", "quantile", "percentile", "skew", "kurt",
-    "kurtosis", "describe", "corr", "corrwith", "cov", "cumsum", "cumprod", "prod", "product", "diff",
-    "pct_change", "rolling", "expanding", "ewm", "sqrt", "log", "log1p", "log2", "log10", "exp", "pow", "dot",
-    "nanmean", "nanmedian", "nanstd", "nanvar", "nanpercentile", "nanquantile"})
-TALLY_METHODS = frozenset({"sum", "count", "nunique"})   # counting is presentation, but not inside a division
+STAT_METHODS = frozenset(
+    {
+        "mean",
+        "average",
+        "median",
+        "mode",
+        "std",
+        "var",
+        "sem",
+        "mad",
+        "quantile",
+        "percentile",
+        "skew",
+        "kurt",
+        "kurtosis",
+        "describe",
+        "corr",
+        "corrwith",
+        "cov",
+        "cumsum",
+        "cumprod",
+        "prod",
+        "product",
+        "diff",
+        "pct_change",
+        "rolling",
+        "expanding",
+        "ewm",
+        "sqrt",
+        "log",
+        "log1p",
+        "log2",
+        "log10",
+        "exp",
+        "pow",
+        "dot",
+        "nanmean",
+        "nanmedian",
+        "nanstd",
+        "nanvar",
+        "nanpercentile",
+        "nanquantile",
+    }
+)
+TALLY_METHODS = frozenset({"sum", "count", "nunique"})  # counting is presentation, but not inside a division
 AGGREGATING_METHODS = frozenset({"agg", "aggregate", "transform", "apply", "pipe", "resample"})
 STAT_MODULES = frozenset({"scipy", "statsmodels", "statistics", "math", "sklearn", "pingouin"})
 NUMPY_ALLOWED = frozenset({"linspace", "arange", "geomspace", "logspace", "array", "asarray", "nan", "inf"})
 ARITHMETIC = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 DIVISION = (ast.Div, ast.FloorDiv)
 
-FIX_INLINE = ("compute it in riskreport and call that function from the template (rr.evaluate, rr.risk_table, "
-              "rr.effectiveness_table, rr.inference.*, ...); the notebook only arranges and shows results")
+FIX_INLINE = (
+    "compute it in riskreport and call that function from the template (rr.evaluate, rr.risk_table, "
+    "rr.effectiveness_table, rr.inference.*, ...); the notebook only arranges and shows results"
+)
 
 
 def inline_statistics(source: str, cell: int | None = None) -> list[Problem]:
@@ -38,11 +80,20 @@ def inline_statistics(source: str, cell: int | None = None) -> list[Problem]:
     try:
         tree = ast.parse(_plain_python(source))
     except SyntaxError as error:
-        return [Problem(f"syntax error: {error.msg}", "correct the Python syntax", cell=cell, line=error.lineno,
-                        code=source_line(source, error.lineno))]
+        return [
+            Problem(
+                f"syntax error: {error.msg}",
+                "correct the Python syntax",
+                cell=cell,
+                line=error.lineno,
+                code=source_line(source, error.lineno),
+            )
+        ]
     finder = _InlineStatistics()
     finder.visit(tree)
-    return [Problem(what, FIX_INLINE, cell=cell, line=line, code=source_line(source, line)) for line, what in finder.found]
+    return [
+        Problem(what, FIX_INLINE, cell=cell, line=line, code=source_line(source, line)) for line, what in finder.found
+    ]
 
 
 def _plain_python(source: str) -> str:
@@ -89,8 +140,11 @@ class _InlineStatistics(ast.NodeVisitor):
 
     def visit_Attribute(self, node) -> None:
         if isinstance(node.value, ast.Name) and node.value.id in self.numpy and node.attr not in NUMPY_ALLOWED:
-            self.flag(node, f"`{node.value.id}.{node.attr}` computes with numpy (only grids and constants are "
-                      f"allowed: {', '.join(sorted(NUMPY_ALLOWED))})")
+            self.flag(
+                node,
+                f"`{node.value.id}.{node.attr}` computes with numpy (only grids and constants are "
+                f"allowed: {', '.join(sorted(NUMPY_ALLOWED))})",
+            )
         self.generic_visit(node)
 
     def visit_Call(self, node) -> None:
@@ -116,7 +170,7 @@ class _InlineStatistics(ast.NodeVisitor):
             self.flag(node, "arithmetic on a table column computes new numbers")
         self.generic_visit(node)
 
-    def _is_numpy(self, node) -> bool:   # np.mean is flagged once, by visit_Attribute
+    def _is_numpy(self, node) -> bool:  # np.mean is flagged once, by visit_Attribute
         return isinstance(node, ast.Name) and node.id in self.numpy
 
     def _from_riskreport(self, func: ast.Attribute) -> bool:
@@ -141,10 +195,12 @@ def _is_tally(node) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
-    return (isinstance(func, ast.Name) and func.id == "sum") or \
-        (isinstance(func, ast.Attribute) and func.attr in TALLY_METHODS)
+    return (isinstance(func, ast.Name) and func.id == "sum") or (
+        isinstance(func, ast.Attribute) and func.attr in TALLY_METHODS
+    )
 
 
 def _is_column(node) -> bool:
-    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
-        isinstance(node.slice.value, str)
+    return (
+        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+    )

@@ -1,5 +1,6 @@
 """The jobs file of `riskreport batch`: its [[job]] and [defaults] tables read and checked (each error names
 the file, the job and the key), and the result of a job."""
+
 from __future__ import annotations
 
 import difflib
@@ -9,19 +10,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from riskreport.errors import (
-    InputFormatError,
-    ParameterError,
-    RiskReportError,
-    UnknownNameError,
-)
+from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.measures.params import is_system_file
-from riskreport.run.runner import (
-    FILE_PARAMETERS,
-    check_timeout,
-    coerce_parameter,
-    find_template,
-)
+from riskreport.run.runner import FILE_PARAMETERS, check_timeout, coerce_parameter, find_template
 
 JOB_KEYS = ("name", "template", "keep", "show_code", "timeout", "qrels")
 
@@ -47,7 +38,7 @@ class Job:
     parameters: dict
     keep: int | None = None
     show_code: bool = False
-    timeout: float | None = None   # seconds its report may take (None: the batch's `timeout`, if any)
+    timeout: float | None = None  # seconds its report may take (None: the batch's `timeout`, if any)
 
 
 @dataclass
@@ -58,7 +49,7 @@ class JobResult:
     name: str
     status: str
     duration_s: float | None = None
-    report: str | None = None      # report folder: the new one, the failed one, or the latest (skipped)
+    report: str | None = None  # report folder: the new one, the failed one, or the latest (skipped)
     message: str = ""
 
 
@@ -75,8 +66,9 @@ def load_jobs(path: str | os.PathLike) -> list[Job]:
         raise JobFileError(f"{path}: not valid TOML: {error}.") from None
     for key in data:
         if key not in ("defaults", "job"):
-            raise JobFileError(f"{path}: unknown top-level key {key!r} (expected a [defaults] table and "
-                               "[[job]] entries).")
+            raise JobFileError(
+                f"{path}: unknown top-level key {key!r} (expected a [defaults] table and [[job]] entries)."
+            )
     defaults = data.get("defaults", {})
     if not isinstance(defaults, dict):
         raise JobFileError(f"{path}: 'defaults' must be a table ([defaults]), got {type(defaults).__name__}.")
@@ -92,8 +84,10 @@ def load_jobs(path: str | os.PathLike) -> list[Job]:
         job = _load_job(path, number, defaults, entry)
         if job.name in [j.name for j in jobs]:
             first = [j.name for j in jobs].index(job.name) + 1
-            raise JobFileError(f"{path}: job name {job.name!r} is used twice (jobs {first} and {number}); "
-                               "names must be unique, they name the report folders.")
+            raise JobFileError(
+                f"{path}: job name {job.name!r} is used twice (jobs {first} and {number}); "
+                "names must be unique, they name the report folders."
+            )
         jobs.append(job)
     return jobs
 
@@ -101,8 +95,10 @@ def load_jobs(path: str | os.PathLike) -> list[Job]:
 def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
     name = entry.get("name")
     if not isinstance(name, str) or not JOB_NAME.fullmatch(name):
-        raise JobFileError(f"{path}, job {number}: key 'name' must be a name of letters, digits, '.', '_' or '-' "
-                           f"(it names the folder reports/jobs/<name>), got {name!r}.")
+        raise JobFileError(
+            f"{path}, job {number}: key 'name' must be a name of letters, digits, '.', '_' or '-' "
+            f"(it names the folder reports/jobs/<name>), got {name!r}."
+        )
     where = f"{path}, job {name!r}"
     merged = {**defaults, **entry}
     del merged["name"]
@@ -131,21 +127,29 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
     try:
         timeout = check_timeout(timeout, "expected")
     except ParameterError:
-        raise bad("timeout", f"expected a time limit in seconds, a number > 0 (e.g. timeout = 3600), "
-                             f"got {timeout!r}.") from None
+        raise bad(
+            "timeout", f"expected a time limit in seconds, a number > 0 (e.g. timeout = 3600), got {timeout!r}."
+        ) from None
     parameters = {}
     for key, value in merged.items():
         if key not in tpl.parameters:
             known = list(JOB_KEYS) + list(tpl.parameters)
             close = difflib.get_close_matches(key, known, n=1)
-            raise bad(key, "unknown key" + (f"; did you mean {close[0]!r}?" if close else ".") +
-                      f" Expected {', '.join(JOB_KEYS)} or a parameter of template {tpl.name!r}: "
-                      f"{', '.join(tpl.parameters)}.")
+            raise bad(
+                key,
+                "unknown key"
+                + (f"; did you mean {close[0]!r}?" if close else ".")
+                + f" Expected {', '.join(JOB_KEYS)} or a parameter of template {tpl.name!r}: "
+                f"{', '.join(tpl.parameters)}.",
+            )
         if key == "collection" and isinstance(value, str) and (value.startswith((".", "~")) or "/" in value):
             value = str((path.parent / Path(value).expanduser()).resolve())
-        elif key in FILE_PARAMETERS and isinstance(value, str) and (
-                is_system_file(value) or (path.parent / Path(value).expanduser()).is_file()):
-            value = str((path.parent / Path(value).expanduser()).resolve())    # a file named relative to the jobs file
+        elif (
+            key in FILE_PARAMETERS
+            and isinstance(value, str)
+            and (is_system_file(value) or (path.parent / Path(value).expanduser()).is_file())
+        ):
+            value = str((path.parent / Path(value).expanduser()).resolve())  # a file named relative to the jobs file
         try:
             parameters[key] = coerce_parameter(tpl, key, value)
         except (ParameterError, UnknownNameError, InputFormatError) as error:
@@ -158,6 +162,7 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
 def _with_qrels(path: Path, collection: str, qrels, bad) -> str:
     """A job's `qrels` (a file relative to the jobs file, or an ir_datasets id) joined to its collection's runs."""
     from riskreport.io.inputs import with_qrels
+
     if not isinstance(qrels, str) or not qrels:
         raise bad("qrels", f"expected a qrels file or an ir_datasets id (irds:<id>), got {qrels!r}.")
     local = path.parent / Path(qrels).expanduser()
@@ -169,4 +174,5 @@ def _with_qrels(path: Path, collection: str, qrels, bad) -> str:
 
 def _with_timeout(job: Job, timeout: float) -> Job:
     from dataclasses import replace
+
     return replace(job, timeout=timeout)

@@ -8,6 +8,7 @@ A lock belongs to the process that took it alone: a forked child (a worker of a 
 would otherwise share the lock's open file and keep it held after its parent died, so every
 child drops the locks it inherited as soon as it is forked.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -28,7 +29,7 @@ class LockedError(RiskReportError):
     """Another process holds the lock (after waiting, when asked to wait)."""
 
 
-_HELD: set[int] = set()   # descriptors of the locks this process holds
+_HELD: set[int] = set()  # descriptors of the locks this process holds
 
 
 def _drop_inherited_locks() -> None:
@@ -49,8 +50,15 @@ os.register_at_fork(after_in_child=_drop_inherited_locks)
 
 
 @contextmanager
-def locked(path: str | os.PathLike, *, wait: float = math.inf, owner: dict | None = None,
-           on_wait: Callable[[str], None] | None = None, what: str = "", hint: str = "") -> Iterator[Path]:
+def locked(
+    path: str | os.PathLike,
+    *,
+    wait: float = math.inf,
+    owner: dict | None = None,
+    on_wait: Callable[[str], None] | None = None,
+    what: str = "",
+    hint: str = "",
+) -> Iterator[Path]:
     """Hold an exclusive lock on `path` (created if needed) for the duration of the block.
 
     `wait` is how many seconds to wait for a held lock (0: do not wait, `math.inf`: forever);
@@ -72,8 +80,9 @@ def locked(path: str | os.PathLike, *, wait: float = math.inf, owner: dict | Non
                 holder = describe_holder(path)
                 if time.monotonic() >= deadline:
                     waited = f" after waiting {wait:g} s" if wait > 0 else ""
-                    raise LockedError(f"{what or path} is locked by {holder}{waited}." + (f" {hint}" if hint else "")) \
-                        from None
+                    raise LockedError(
+                        f"{what or path} is locked by {holder}{waited}." + (f" {hint}" if hint else "")
+                    ) from None
                 if on_wait and not told:
                     on_wait(f"{what or path} is locked by {holder}; waiting")
                     told = True
@@ -81,14 +90,22 @@ def locked(path: str | os.PathLike, *, wait: float = math.inf, owner: dict | Non
         if owner is not None:
             handle.seek(0)
             handle.truncate()
-            handle.write(json.dumps({**owner, "pid": os.getpid(), "host": socket.gethostname(),
-                                     "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}))
+            handle.write(
+                json.dumps(
+                    {
+                        **owner,
+                        "pid": os.getpid(),
+                        "host": socket.gethostname(),
+                        "since": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    }
+                )
+            )
             handle.flush()
         _HELD.add(handle.fileno())
         yield path
     finally:
         _HELD.discard(handle.fileno())
-        handle.close()   # closing the descriptor releases the lock
+        handle.close()  # closing the descriptor releases the lock
 
 
 def describe_holder(path: Path) -> str:

@@ -1,5 +1,6 @@
 """Checks of a template's parameters cell against what papermill reads from it (one line per parameter,
 `name: type = default  # help`), and of each default against its declared type."""
+
 from __future__ import annotations
 
 import ast
@@ -21,19 +22,32 @@ DICT_TYPES = {"dict", "Dict"}
 def parameter_problems(path: Path, notebook, number: int) -> tuple[dict, list[Problem]]:
     """Check every line of the parameters cell against what papermill reads from it."""
     import papermill
+
     source = notebook.cells[number - 1].source
     try:
         tree = ast.parse(source)
     except SyntaxError as error:
-        return {}, [Problem(f"syntax error: {error.msg}", "correct the Python syntax", cell=number,
-                            line=error.lineno, code=source_line(source, error.lineno))]
+        return {}, [
+            Problem(
+                f"syntax error: {error.msg}",
+                "correct the Python syntax",
+                cell=number,
+                line=error.lineno,
+                code=source_line(source, error.lineno),
+            )
+        ]
     papermill_logger = logging.getLogger("papermill")
-    level, papermill_logger.level = papermill_logger.level, logging.ERROR   # its warnings become our problems
+    level, papermill_logger.level = papermill_logger.level, logging.ERROR  # its warnings become our problems
     try:
         inspected = papermill.inspect_notebook(str(path))
     except Exception as error:  # noqa: BLE001 - papermill raises ValueError and others for odd metadata
-        return {}, [Problem(f"papermill cannot inspect the parameters ({error})", "open and save the notebook in "
-                            "Jupyter with a Python kernel", cell=number)]
+        return {}, [
+            Problem(
+                f"papermill cannot inspect the parameters ({error})",
+                "open and save the notebook in Jupyter with a Python kernel",
+                cell=number,
+            )
+        ]
     finally:
         papermill_logger.setLevel(level)
     problems: list[Problem] = []
@@ -43,21 +57,38 @@ def parameter_problems(path: Path, notebook, number: int) -> tuple[dict, list[Pr
             continue
         name = _assigned_name(node)
         if name is None:
-            problems.append(Problem("the parameters cell should only assign parameters (and import typing names)",
-                                    "move this statement to a later cell: papermill injects the given values in a "
-                                    "new cell after this one", cell=number, line=node.lineno,
-                                    code=source_line(source, node.lineno)))
+            problems.append(
+                Problem(
+                    "the parameters cell should only assign parameters (and import typing names)",
+                    "move this statement to a later cell: papermill injects the given values in a "
+                    "new cell after this one",
+                    cell=number,
+                    line=node.lineno,
+                    code=source_line(source, node.lineno),
+                )
+            )
             continue
         if name in declared:
-            problems.append(Problem(f"parameter {name!r} is assigned twice", "keep one line per parameter",
-                                    cell=number, line=node.lineno, code=source_line(source, node.lineno)))
+            problems.append(
+                Problem(
+                    f"parameter {name!r} is assigned twice",
+                    "keep one line per parameter",
+                    cell=number,
+                    line=node.lineno,
+                    code=source_line(source, node.lineno),
+                )
+            )
             continue
         declared[name] = node
         problems += _one_parameter(name, node, source, inspected.get(name), number)
     if "collection" not in declared:
-        problems.append(Problem("no `collection` parameter: riskreport passes the collection (--collection, job "
-                                "files) through it", 'add `collection: str = "demo"  # collection name or path`',
-                                cell=number))
+        problems.append(
+            Problem(
+                "no `collection` parameter: riskreport passes the collection (--collection, job files) through it",
+                'add `collection: str = "demo"  # collection name or path`',
+                cell=number,
+            )
+        )
     return declared, problems
 
 
@@ -72,34 +103,65 @@ def _assigned_name(node) -> str | None:
 def _one_parameter(name: str, node, source: str, seen: dict | None, number: int) -> list[Problem]:
     at = {"cell": number, "line": node.lineno, "code": source_line(source, node.lineno)}
     if node.end_lineno != node.lineno:
-        return [Problem(f"parameter {name!r} spans lines {node.lineno}-{node.end_lineno}; papermill reads one line "
-                        "per parameter, with its help comment at the end", "write it on one line", **at)]
+        return [
+            Problem(
+                f"parameter {name!r} spans lines {node.lineno}-{node.end_lineno}; papermill reads one line "
+                "per parameter, with its help comment at the end",
+                "write it on one line",
+                **at,
+            )
+        ]
     if seen is None:
-        return [Problem(f"papermill cannot read parameter {name!r}: {_unreadable_reason(at['code'])}",
-                        _unreadable_fix(at["code"]), **at)]
-    value = ast.get_source_segment(source, node.value) or ""   # None only for a node without positions
+        return [
+            Problem(
+                f"papermill cannot read parameter {name!r}: {_unreadable_reason(at['code'])}",
+                _unreadable_fix(at["code"]),
+                **at,
+            )
+        ]
+    value = ast.get_source_segment(source, node.value) or ""  # None only for a node without positions
     if seen["default"] != value:
         if "#" in value:
             cause, fix = "a `#` inside the value starts its comment", "keep `#` out of the value"
         else:
-            cause, fix = ("papermill joins the following lines without '=' to this parameter",
-                          "put imports above the parameters and other statements in a later cell")
-        return [Problem(f"papermill reads the default of {name!r} as `{seen['default']}`, not `{value}` ({cause})",
-                        fix, **at)]
+            cause, fix = (
+                "papermill joins the following lines without '=' to this parameter",
+                "put imports above the parameters and other statements in a later cell",
+            )
+        return [
+            Problem(
+                f"papermill reads the default of {name!r} as `{seen['default']}`, not `{value}` ({cause})", fix, **at
+            )
+        ]
     problems = []
     if not seen["help"]:
-        problems.append(Problem(f"parameter {name!r} has no help comment (`riskreport templates` shows it)",
-                                f"end the line with `  # what {name} means, and what None does`", **at))
+        problems.append(
+            Problem(
+                f"parameter {name!r} has no help comment (`riskreport templates` shows it)",
+                f"end the line with `  # what {name} means, and what None does`",
+                **at,
+            )
+        )
     declared = seen["inferred_type_name"]
     if declared == "None":
-        problems.append(Problem(f"parameter {name!r} has no declared type, so -p values are not checked",
-                                f"annotate it, e.g. `{name}: float = {value}  # ...` (str, int, float, bool, list[...],"
-                                " dict, Optional[...])", **at))
+        problems.append(
+            Problem(
+                f"parameter {name!r} has no declared type, so -p values are not checked",
+                f"annotate it, e.g. `{name}: float = {value}  # ...` (str, int, float, bool, list[...],"
+                " dict, Optional[...])",
+                **at,
+            )
+        )
         return problems
     if not understood_type(declared):
-        problems.append(Problem(f"parameter {name!r} has type `{declared}`, which riskreport cannot check",
-                                "use str, int, float, bool, list, list[str|int|float|bool], dict, or Optional[one of "
-                                "these] (Optional[str], not str | None)", **at))
+        problems.append(
+            Problem(
+                f"parameter {name!r} has type `{declared}`, which riskreport cannot check",
+                "use str, int, float, bool, list, list[str|int|float|bool], dict, or Optional[one of "
+                "these] (Optional[str], not str | None)",
+                **at,
+            )
+        )
         return problems
     problems += _default_problems(name, declared, value, seen, at)
     return problems
@@ -107,18 +169,31 @@ def _one_parameter(name: str, node, source: str, seen: dict | None, number: int)
 
 def _default_problems(name: str, declared: str, value: str, seen: dict, at: dict) -> list[Problem]:
     from riskreport.run.runner import Template, coerce_parameter
+
     try:
         literal = ast.literal_eval(value)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return [Problem(f"the default of {name!r} (`{value}`) is not a plain value", "write a number, text, True/False, "
-                        "None, or a list or dict of them; derive other values in a later cell", **at)]
-    template = Template("check", Path("check.ipynb"), {name: {"default": value, "type": declared, "help": seen["help"]}},
-                        "")
+        return [
+            Problem(
+                f"the default of {name!r} (`{value}`) is not a plain value",
+                "write a number, text, True/False, "
+                "None, or a list or dict of them; derive other values in a later cell",
+                **at,
+            )
+        ]
+    template = Template(
+        "check", Path("check.ipynb"), {name: {"default": value, "type": declared, "help": seen["help"]}}, ""
+    )
     try:
         coerce_parameter(template, name, literal)
     except ParameterError:
-        return [Problem(f"the default of {name!r} (`{value}`) is not a {declared}",
-                        "change the default or the type (None needs Optional[...])", **at)]
+        return [
+            Problem(
+                f"the default of {name!r} (`{value}`) is not a {declared}",
+                "change the default or the type (None needs Optional[...])",
+                **at,
+            )
+        ]
     return []
 
 
@@ -126,7 +201,7 @@ def understood_type(declared: str) -> bool:
     """Whether `runner.coerce_parameter` checks a value against this declared type."""
     text = declared.replace(" ", "")
     if text.startswith("Optional[") and text.endswith("]"):
-        text = text[len("Optional["):-1]
+        text = text[len("Optional[") : -1]
     if text in SCALAR_TYPES | LIST_TYPES | DICT_TYPES:
         return True
     head, _, rest = text.partition("[")
@@ -159,7 +234,7 @@ def _split_comment(line: str) -> tuple[str, str]:
     try:
         for token in tokenize.generate_tokens(io.StringIO(line).readline):
             if token.type == tokenize.COMMENT:
-                return line[:token.start[1]], token.string
+                return line[: token.start[1]], token.string
     except (tokenize.TokenError, SyntaxError):
         pass
     return line, ""

@@ -1,5 +1,6 @@
 """Planning a report: every parameter resolved against its template and collection, every input hashed (the
 fingerprint a batch compares to skip unchanged jobs), and the runs evaluated before a kernel starts."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,9 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from riskreport.errors import (
-    ParameterError,
-)
+from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, known_digests, package_versions
 from riskreport.ltr.params import LetorParameters
 from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
@@ -29,7 +28,7 @@ class ReportPlan:
     """
 
     template: Template
-    params: ReportParameters | LetorParameters    # the report's resolved parameters (LETOR templates: the latter)
+    params: ReportParameters | LetorParameters  # the report's resolved parameters (LETOR templates: the latter)
     effective: dict
     record: dict
     fingerprint: str
@@ -46,14 +45,23 @@ def fingerprint(record: dict) -> str:
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def plan_report(template: str | os.PathLike = "risk_report", *, collection: str | None = None,
-                baseline: str | None = None, alphas: list[float] | None = None, measure: str | None = None,
-                parameters: dict | None = None, show_code: bool = False) -> ReportPlan:
+def plan_report(
+    template: str | os.PathLike = "risk_report",
+    *,
+    collection: str | None = None,
+    baseline: str | None = None,
+    alphas: list[float] | None = None,
+    measure: str | None = None,
+    parameters: dict | None = None,
+    show_code: bool = False,
+) -> ReportPlan:
     """Check the parameters of a report against its template and collection; hash its inputs."""
     tpl = find_template(template)
     if CONTEXT in (parameters or {}):
-        raise ParameterError(f"Parameter {CONTEXT!r} is set by riskreport run (the report's tables folder, input "
-                             "hashes and threads); give it only when running the notebook by hand.")
+        raise ParameterError(
+            f"Parameter {CONTEXT!r} is set by riskreport run (the report's tables folder, input "
+            "hashes and threads); give it only when running the notebook by hand."
+        )
     given = {name: coerce_parameter(tpl, name, value) for name, value in (parameters or {}).items()}
     for name, value in (("collection", collection), ("baseline", baseline), ("alphas", alphas), ("measure", measure)):
         if value is not None:
@@ -63,19 +71,40 @@ def plan_report(template: str | os.PathLike = "risk_report", *, collection: str 
         given["collection"] = _literal(default) or "demo"
     if tpl.letor:
         return _plan_letor(tpl, given, show_code)
-    params = resolve_parameters(given["collection"], measure=given.get("measure"), baseline=given.get("baseline"),
-                                alphas=given.get("alphas"), systems=given.get("systems"),
-                                sig_level=given.get("sig_level", 0.05), instances=tpl.instances)
+    params = resolve_parameters(
+        given["collection"],
+        measure=given.get("measure"),
+        baseline=given.get("baseline"),
+        alphas=given.get("alphas"),
+        systems=given.get("systems"),
+        sig_level=given.get("sig_level", 0.05),
+        instances=tpl.instances,
+    )
     defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
-    effective = {**defaults, **given, "collection": str(params.collection.location), "measure": params.measure,
-                 "baseline": params.baseline, "alphas": params.alphas}
+    effective = {
+        **defaults,
+        **given,
+        "collection": str(params.collection.location),
+        "measure": params.measure,
+        "baseline": params.baseline,
+        "alphas": params.alphas,
+    }
     effective = {k: v for k, v in effective.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective, params)
-    record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
-              "collection": {"name": params.collection.name, "path": str(params.collection.path),
-                             "files_sha256": file_hashes(params.collection.files() + list_files_given(given))},
-              "template_sha256": file_hashes([tpl.path])[str(tpl.path)], "versions": package_versions(),
-              "show_code": bool(show_code), "chosen": [n for n in ("baseline", "measure") if n not in given]}
+    record = {
+        "template": tpl.name,
+        "template_path": str(tpl.path),
+        "parameters": effective,
+        "collection": {
+            "name": params.collection.name,
+            "path": str(params.collection.path),
+            "files_sha256": file_hashes(params.collection.files() + list_files_given(given)),
+        },
+        "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
+        "versions": package_versions(),
+        "show_code": bool(show_code),
+        "chosen": [n for n in ("baseline", "measure") if n not in given],
+    }
     return ReportPlan(tpl, params, effective, record, fingerprint(record))
 
 
@@ -85,24 +114,44 @@ def _plan_letor(tpl: Template, given: dict, show_code: bool) -> ReportPlan:
 
     params = resolve_ltr_parameters(given["collection"], **{k: v for k, v in given.items() if k != "collection"})
     defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
-    resolved = {"collection": str(params.collection.location), "folds": params.folds, "objectives": params.objectives,
-                "alphas": params.alphas, "baseline": params.baseline, "learned_baselines": params.learned,
-                "trees": params.trees, "leaves": params.leaves, "learning_rate": params.learning_rate,
-                "min_data_in_leaf": params.min_data_in_leaf}
+    resolved = {
+        "collection": str(params.collection.location),
+        "folds": params.folds,
+        "objectives": params.objectives,
+        "alphas": params.alphas,
+        "baseline": params.baseline,
+        "learned_baselines": params.learned,
+        "trees": params.trees,
+        "leaves": params.leaves,
+        "learning_rate": params.learning_rate,
+        "min_data_in_leaf": params.min_data_in_leaf,
+    }
     effective = {k: v for k, v in {**defaults, **given, **resolved}.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective)
-    record = {"template": tpl.name, "template_path": str(tpl.path), "parameters": effective,
-              "collection": {"name": params.collection.name, "path": str(params.collection.path),
-                             "files_sha256": file_hashes(params.collection.files() + list_files_given(given))},
-              "template_sha256": file_hashes([tpl.path])[str(tpl.path)], "versions": package_versions(),
-              "show_code": bool(show_code), "chosen": [n for n in ("baseline",) if n not in given]}
+    record = {
+        "template": tpl.name,
+        "template_path": str(tpl.path),
+        "parameters": effective,
+        "collection": {
+            "name": params.collection.name,
+            "path": str(params.collection.path),
+            "files_sha256": file_hashes(params.collection.files() + list_files_given(given)),
+        },
+        "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
+        "versions": package_versions(),
+        "show_code": bool(show_code),
+        "chosen": [n for n in ("baseline",) if n not in given],
+    }
     return ReportPlan(tpl, params, effective, record, fingerprint(record))
 
 
 def list_files_given(given: dict) -> list[Path]:
     """The files listing systems among the parameters: inputs of the report, hashed with the collection's."""
-    return [Path(given[name]) for name in FILE_PARAMETERS if isinstance(given.get(name), str) and
-            Path(given[name]).is_absolute()]
+    return [
+        Path(given[name])
+        for name in FILE_PARAMETERS
+        if isinstance(given.get(name), str) and Path(given[name]).is_absolute()
+    ]
 
 
 def check_timeout(value, where: str = "timeout") -> float | None:
@@ -123,15 +172,21 @@ def prewarm(params: ReportParameters | LetorParameters, say: Progress, instances
     if instances:
         runs.update(params.collection.instance_runs(params.systems))
     if runs:
-        evaluate_runs(params.collection.qrels_file(), runs, [params.measure, judged_measure(params.measure)],
-                      progress=say)
+        evaluate_runs(
+            params.collection.qrels_file(), runs, [params.measure, judged_measure(params.measure)], progress=say
+        )
 
 
 def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
     """The `context` parameter of a template that declares it (`report.Page`): what the kernel need not redo."""
     if CONTEXT not in plan.template.parameters:
         return {}
-    return {CONTEXT: {"tables_dir": str(work / "tables"), "workers": workers or os.cpu_count() or 1,
-                      "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"]),
-                      "chosen": plan.record["chosen"],
-                      "file_digests": known_digests(plan.record["collection"]["files_sha256"])}}
+    return {
+        CONTEXT: {
+            "tables_dir": str(work / "tables"),
+            "workers": workers or os.cpu_count() or 1,
+            "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"]),
+            "chosen": plan.record["chosen"],
+            "file_digests": known_digests(plan.record["collection"]["files_sha256"]),
+        }
+    }

@@ -1,9 +1,10 @@
 """What the template checks report: `Problem`, one defect of a template (cell, line, what, how to fix it)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-PARAMETERS_TAG = "parameters"   # the tag of the cell papermill injects parameters after
+PARAMETERS_TAG = "parameters"  # the tag of the cell papermill injects parameters after
 
 
 @dataclass(frozen=True)
@@ -12,9 +13,9 @@ class Problem:
 
     message: str
     fix: str
-    cell: int | None = None     # every cell counts, markdown included, from the top
-    line: int | None = None     # line within the cell
-    code: str = ""              # the offending source line, shown under the message
+    cell: int | None = None  # every cell counts, markdown included, from the top
+    line: int | None = None  # line within the cell
+    code: str = ""  # the offending source line, shown under the message
 
     def where(self) -> str:
         parts = [f"cell {self.cell}"] if self.cell is not None else []

@@ -6,6 +6,7 @@ temporary folder beside its destination and renamed into place only when it is c
 a failing run never overwrites a good report, and the `latest` link always points at a
 complete one.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from riskreport.errors import (
-    ReportExecutionError,
-)
+from riskreport.errors import ReportExecutionError
 from riskreport.io.collection import PROJECT_ROOT
 from riskreport.io.files import (
     Destination,
@@ -52,16 +51,50 @@ from riskreport.run.templates import (
     template_dirs,
 )
 
-__all__ = ["CONTEXT", "FILE_PARAMETERS", "KERNEL_NAME", "PROJECT_ROOT", "ReportPlan", "Template", "_literal", "build_report", "check_timeout", "coerce_parameter", "find_template", "fingerprint", "installed_templates", "job_folder", "list_files_given", "list_templates", "load_template", "plan_report", "prewarm", "report_parent", "run_report", "template_dirs"]   # with what the runner's parts offer (templates, plan, execute)
+__all__ = [
+    "CONTEXT",
+    "FILE_PARAMETERS",
+    "KERNEL_NAME",
+    "PROJECT_ROOT",
+    "ReportPlan",
+    "Template",
+    "_literal",
+    "build_report",
+    "check_timeout",
+    "coerce_parameter",
+    "find_template",
+    "fingerprint",
+    "installed_templates",
+    "job_folder",
+    "list_files_given",
+    "list_templates",
+    "load_template",
+    "plan_report",
+    "prewarm",
+    "report_parent",
+    "run_report",
+    "template_dirs",
+]  # with what the runner's parts offer (templates, plan, execute)
 
 
-
-def run_report(template: str = "risk_report", *, collection: str | None = None, baseline: str | None = None,
-               alphas: list[float] | None = None, measure: str | None = None, parameters: dict | None = None,
-               out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
-               show_code: bool = False, progress: Progress | None = None, job: str | None = None,
-               update_index: bool = True, force: bool = False, workers: int | None = None,
-               timeout: float | None = None) -> Path:
+def run_report(
+    template: str = "risk_report",
+    *,
+    collection: str | None = None,
+    baseline: str | None = None,
+    alphas: list[float] | None = None,
+    measure: str | None = None,
+    parameters: dict | None = None,
+    out: str | os.PathLike | None = None,
+    reports_dir: str | os.PathLike = "reports",
+    show_code: bool = False,
+    progress: Progress | None = None,
+    job: str | None = None,
+    update_index: bool = True,
+    force: bool = False,
+    workers: int | None = None,
+    timeout: float | None = None,
+) -> Path:
     """Execute `template` on a collection and write a complete report folder; return its path.
 
     The folder holds `report.html`, `report.ipynb`, `params.json` and `tables/*.csv`.
@@ -76,10 +109,27 @@ def run_report(template: str = "risk_report", *, collection: str | None = None, 
     """
     started = time.time()
     timeout = check_timeout(timeout)
-    plan = plan_report(template, collection=collection, baseline=baseline, alphas=alphas, measure=measure,
-                       parameters=parameters, show_code=show_code)
-    return build_report(plan, out=out, reports_dir=reports_dir, progress=progress, job=job,
-                        update_index=update_index, started=started, force=force, workers=workers, timeout=timeout)
+    plan = plan_report(
+        template,
+        collection=collection,
+        baseline=baseline,
+        alphas=alphas,
+        measure=measure,
+        parameters=parameters,
+        show_code=show_code,
+    )
+    return build_report(
+        plan,
+        out=out,
+        reports_dir=reports_dir,
+        progress=progress,
+        job=job,
+        update_index=update_index,
+        started=started,
+        force=force,
+        workers=workers,
+        timeout=timeout,
+    )
 
 
 def job_folder(reports_dir: str | os.PathLike, job: str) -> Path:
@@ -94,10 +144,19 @@ def report_parent(plan: ReportPlan, reports_dir: str | os.PathLike = "reports", 
     return (Path(reports_dir) / plan.params.collection.name / plan.template.name).resolve()
 
 
-def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, reports_dir: str | os.PathLike = "reports",
-                 progress: Progress | None = None, job: str | None = None, update_index: bool = True,
-                 started: float | None = None, force: bool = False, workers: int | None = None,
-                 timeout: float | None = None) -> Path:
+def build_report(
+    plan: ReportPlan,
+    *,
+    out: str | os.PathLike | None = None,
+    reports_dir: str | os.PathLike = "reports",
+    progress: Progress | None = None,
+    job: str | None = None,
+    update_index: bool = True,
+    started: float | None = None,
+    force: bool = False,
+    workers: int | None = None,
+    timeout: float | None = None,
+) -> Path:
     """Execute a planned report in a temporary folder and move it into place when complete.
 
     With `out`, the report goes into that folder: a new or empty one, a previous report, or,
@@ -123,11 +182,13 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         destination = Destination(_unique(parent / stamp), "new", parent)
     final = destination.final
-    say(f"template {tpl.name}: {tpl.path} ({tpl.origin}); collection {params.collection.name}, "
-        f"measure {params.measure}, baseline {params.baseline}, α {params.alphas}")
+    say(
+        f"template {tpl.name}: {tpl.path} ({tpl.origin}); collection {params.collection.name}, "
+        f"measure {params.measure}, baseline {params.baseline}, α {params.alphas}"
+    )
     if destination.kept:
         say(f"--out {final}: keeping {len(destination.kept)} file(s) riskreport did not write")
-    phases: dict[str, float] = {}      # seconds per phase, recorded in params.json (`phases_s`)
+    phases: dict[str, float] = {}  # seconds per phase, recorded in params.json (`phases_s`)
     clock = time.perf_counter()
     try:
         prewarm(params, say, tpl.instances)
@@ -138,7 +199,7 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
 
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=destination.build_in))
     index = update_index and out is None
-    writing = work / "report.ipynb"     # what a full disk interrupts, for the error message
+    writing = work / "report.ipynb"  # what a full disk interrupts, for the error message
     moved = False
     try:
         os.chmod(work, 0o777 & ~umask())
@@ -160,15 +221,18 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
         _export(work, plan.record["show_code"], record)
         phases["export"] = time.perf_counter() - clock
         writing = work / "params.json"
-        _write_params(work, plan, started, status="ok", job=job, files=list_files(work) + ["params.json"],
-                      phases=phases)
+        _write_params(
+            work, plan, started, status="ok", job=job, files=list_files(work) + ["params.json"], phases=phases
+        )
         writing = final
         clash = collisions(work, destination)
         if clash:
-            raise DestinationError(f"--out {final}: the report would overwrite {', '.join(clash[:5])}, which "
-                                   "riskreport did not write; --force never replaces files it did not write. "
-                                   "Move them away or choose another folder.")
-        with deferred_signals():       # the previous report is renamed away, the new one in, 'latest' moved: all
+            raise DestinationError(
+                f"--out {final}: the report would overwrite {', '.join(clash[:5])}, which "
+                "riskreport did not write; --force never replaces files it did not write. "
+                "Move them away or choose another folder."
+            )
+        with deferred_signals():  # the previous report is renamed away, the new one in, 'latest' moved: all
             _move_into_place(work, destination)
             moved = True
             if out is None:
@@ -176,17 +240,21 @@ def build_report(plan: ReportPlan, *, out: str | os.PathLike | None = None, repo
     except BaseException as error:
         shutil.rmtree(work, ignore_errors=True)
         if isinstance(error, KeyboardInterrupt) and moved:
-            raise Interrupted.of(error, f"report {final} was complete and is in place; the index was not "
-                                        "updated") from None
+            raise Interrupted.of(
+                error, f"report {final} was complete and is in place; the index was not updated"
+            ) from None
         if isinstance(error, KeyboardInterrupt):
-            raise Interrupted.of(error, _untouched(final, out is None, f"nothing left in {work.parent} (build "
-                                                   "folder removed)")) from None
+            raise Interrupted.of(
+                error, _untouched(final, out is None, f"nothing left in {work.parent} (build folder removed)")
+            ) from None
         problem = disk_problem(error) if isinstance(error, Exception) else None
         if problem is not None:
-            raise DiskFullError(f"{problem} while writing {failed_file(error) or writing} (the report's build "
-                                f"folder, now removed). Nothing of {final} was written: the previous report "
-                                "and 'latest' are untouched; free some space (or raise the file-size limit) "
-                                "and run again.") from None
+            raise DiskFullError(
+                f"{problem} while writing {failed_file(error) or writing} (the report's build "
+                f"folder, now removed). Nothing of {final} was written: the previous report "
+                "and 'latest' are untouched; free some space (or raise the file-size limit) "
+                "and run again."
+            ) from None
         raise
     if index:
         _index(reports_dir, say)
@@ -200,8 +268,16 @@ def _untouched(final: Path, stamped: bool, detail: str) -> str:
     return f"report {final} not written, {detail}; {kept}"
 
 
-def _keep_failed(work: Path, plan: ReportPlan, error: ReportExecutionError, final: Path, destination: Destination,
-                 explicit: bool, started: float, job: str | None) -> Path:
+def _keep_failed(
+    work: Path,
+    plan: ReportPlan,
+    error: ReportExecutionError,
+    final: Path,
+    destination: Destination,
+    explicit: bool,
+    started: float,
+    job: str | None,
+) -> Path:
     """Keep a failed build as `failed-<name>` beside the report (its code shown, to find the failing cell)."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = final.parent if destination.build_in == final else destination.build_in
@@ -212,8 +288,9 @@ def _keep_failed(work: Path, plan: ReportPlan, error: ReportExecutionError, fina
     except Exception as export_error:  # noqa: BLE001 - the notebook is kept even if it cannot be exported
         if disk_problem(export_error):
             raise
-    _write_params(work, plan, started, status="failed", job=job, error=error.reason,
-                  files=list_files(work) + ["params.json"])
+    _write_params(
+        work, plan, started, status="failed", job=job, error=error.reason, files=list_files(work) + ["params.json"]
+    )
     os.replace(work, failed)
     return failed
 
@@ -226,16 +303,29 @@ def _index(reports_dir: str | os.PathLike, say: Progress) -> None:
         say(f"warning: the reports index in {reports_dir} was not updated: {error}")
 
 
-def _write_params(work: Path, plan: ReportPlan, started: float, status: str, job: str | None,
-                  error: str | None = None, files: list[str] | None = None, phases: dict | None = None) -> dict:
+def _write_params(
+    work: Path,
+    plan: ReportPlan,
+    started: float,
+    status: str,
+    job: str | None,
+    error: str | None = None,
+    files: list[str] | None = None,
+    phases: dict | None = None,
+) -> dict:
     """Write params.json; `files` lists what the report folder holds (what riskreport may replace later),
     `phases` the seconds spent evaluating runs, executing the notebook and exporting the HTML."""
-    record = {**plan.record, "job": job, "status": status, **({"error": error} if error else {}),
-              "fingerprint": plan.fingerprint,
-              "duration_s": round(time.time() - started, 3),
-              "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              **({"files": sorted(set(files))} if files is not None else {}),
-              **({"phases_s": {k: round(v, 3) for k, v in phases.items()}} if phases else {})}
+    record = {
+        **plan.record,
+        "job": job,
+        "status": status,
+        **({"error": error} if error else {}),
+        "fingerprint": plan.fingerprint,
+        "duration_s": round(time.time() - started, 3),
+        "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **({"files": sorted(set(files))} if files is not None else {}),
+        **({"phases_s": {k: round(v, 3) for k, v in phases.items()}} if phases else {}),
+    }
     (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
 
@@ -258,12 +348,12 @@ def _move_into_place(work: Path, destination: Destination) -> None:
     final = destination.final
     if destination.mode == "merge":
         merge_into(work, final)
-    elif final.exists() and any(final.iterdir()):   # a previous report holding only its own files
+    elif final.exists() and any(final.iterdir()):  # a previous report holding only its own files
         old = Path(tempfile.mkdtemp(prefix=f".old-{final.name}-", dir=final.parent))
         os.replace(final, old / final.name)
         os.replace(work, final)
         shutil.rmtree(old, ignore_errors=True)
-    else:                                            # new, or an empty folder (rename replaces it)
+    else:  # new, or an empty folder (rename replaces it)
         os.replace(work, final)
 
 

@@ -1,5 +1,6 @@
 """`riskreport new-template`: a minimal template (notes, parameters, header, one URisk section) that passes
 `riskreport templates check`."""
+
 from __future__ import annotations
 
 import os
@@ -75,24 +76,34 @@ display(page.caption("URisk against α, one line per challenger: the steeper a l
 def scaffold(name: str):
     """The notebook `new_template` writes: notes, parameters, header, one URisk section."""
     import nbformat
+
     v4 = nbformat.v4
-    cells = [v4.new_markdown_cell(NOTES.format(name=name), id="authoring-notes", metadata={"tags": ["remove_cell"]}),
-             v4.new_code_cell(PARAMETERS.format(name=name), id="parameters", metadata={"tags": [PARAMETERS_TAG]}),
-             v4.new_code_cell(HEADER.format(name=name), id="header"),
-             v4.new_markdown_cell(SECTION, id="urisk-text"),
-             v4.new_code_cell(URISK, id="urisk")]
-    return v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"}})
+    cells = [
+        v4.new_markdown_cell(NOTES.format(name=name), id="authoring-notes", metadata={"tags": ["remove_cell"]}),
+        v4.new_code_cell(PARAMETERS.format(name=name), id="parameters", metadata={"tags": [PARAMETERS_TAG]}),
+        v4.new_code_cell(HEADER.format(name=name), id="header"),
+        v4.new_markdown_cell(SECTION, id="urisk-text"),
+        v4.new_code_cell(URISK, id="urisk"),
+    ]
+    return v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+    )
 
 
 def new_template(name: str, folder: str | os.PathLike = "templates", force: bool = False) -> Path:
     """Write `folder/NAME.ipynb` from `scaffold`; an existing file is replaced only with `force`."""
     import nbformat
-    name = name[:-len(".ipynb")] if name.endswith(".ipynb") else name
+
+    name = name[: -len(".ipynb")] if name.endswith(".ipynb") else name
     if not TEMPLATE_NAME.fullmatch(name):
-        raise RiskReportError(f"Template name {name!r} is not allowed: use letters, digits and underscores, starting "
-                              "with a letter, at most 64 characters (e.g. my_report).")
+        raise RiskReportError(
+            f"Template name {name!r} is not allowed: use letters, digits and underscores, starting "
+            "with a letter, at most 64 characters (e.g. my_report)."
+        )
     path = Path(folder) / f"{name}.ipynb"
     if path.exists() and not force:
         raise RiskReportError(f"{path} already exists; choose another name, or add --force to overwrite it.")

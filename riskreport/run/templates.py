@@ -1,27 +1,28 @@
 """Templates: where a template name is looked up, what a template declares (its papermill parameters and
 notebook metadata), and a user-given parameter checked against its declaration."""
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from riskreport.errors import (
-    ParameterError,
-    RiskReportError,
-    UnknownNameError,
-)
+from riskreport.errors import ParameterError, RiskReportError, UnknownNameError
 from riskreport.io.collection import PROJECT_ROOT
 from riskreport.io.letor import read_run_scores
 from riskreport.io.trec import read_rank_gains, read_system_list
 from riskreport.measures.params import is_system_file
 
 # parameters that may name an input file, with the reader that checks it: the file is hashed with the collection's
-FILE_PARAMETERS = {"systems": read_system_list, "pool": read_system_list, "rank_gains": read_rank_gains,
-                   "run_scores": read_run_scores}
+FILE_PARAMETERS = {
+    "systems": read_system_list,
+    "pool": read_system_list,
+    "rank_gains": read_rank_gains,
+    "run_scores": read_run_scores,
+}
 
 
-CONTEXT = "context"   # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
+CONTEXT = "context"  # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class Template:
     parameters: dict  # name -> {"default": str, "type": str, "help": str}
     description: str
     instances: bool = False  # notebook metadata riskreport.instances: the template reads non-deterministic systems
-    letor: bool = False      # notebook metadata riskreport.letor: `collection` is a LETOR data folder (riskreport.ltr)
+    letor: bool = False  # notebook metadata riskreport.letor: `collection` is a LETOR data folder (riskreport.ltr)
     origin: str = "given as a path"  # where it was found: "installed", "$RISKREPORT_TEMPLATES", "given as a path"
 
 
@@ -43,8 +44,9 @@ def template_dirs() -> list[tuple[Path, str]]:
     write to must not replace the installed templates (templates are code). A template there
     runs when given as a path (`riskreport run templates/my.ipynb`).
     """
-    dirs = [(Path(p), "$RISKREPORT_TEMPLATES") for p in os.environ.get("RISKREPORT_TEMPLATES", "").split(os.pathsep)
-            if p]
+    dirs = [
+        (Path(p), "$RISKREPORT_TEMPLATES") for p in os.environ.get("RISKREPORT_TEMPLATES", "").split(os.pathsep) if p
+    ]
     dirs.append((installed_templates(), "installed"))
     out: list[tuple[Path, str]] = []
     for folder, origin in dirs:
@@ -75,18 +77,22 @@ def find_template(spec: str | os.PathLike) -> Template:
     path = Path(text).expanduser()
     if path.suffix == ".ipynb" or os.sep in text or "/" in text:
         if not path.is_file():
-            raise RiskReportError(f"Template file {path} does not exist (give a template name, or the path of "
-                                  "an .ipynb file).")
+            raise RiskReportError(
+                f"Template file {path} does not exist (give a template name, or the path of an .ipynb file)."
+            )
         return load_template(path)
     for template in list_templates():
         if template.name == text:
             return template
     local = Path.cwd() / "templates" / f"{text}.ipynb"
-    hint = ("Give a template by name (an installed template or one in $RISKREPORT_TEMPLATES) or by path to an "
-            ".ipynb file.")
+    hint = (
+        "Give a template by name (an installed template or one in $RISKREPORT_TEMPLATES) or by path to an .ipynb file."
+    )
     if local.is_file():
-        hint += (f" {local} is not used for a bare name, since templates are code and the working directory "
-                 f"may be shared: run it as templates/{text}.ipynb, or add its folder to $RISKREPORT_TEMPLATES.")
+        hint += (
+            f" {local} is not used for a bare name, since templates are code and the working directory "
+            f"may be shared: run it as templates/{text}.ipynb, or add its folder to $RISKREPORT_TEMPLATES."
+        )
     raise UnknownNameError("template", text, [t.name for t in list_templates()], hint=hint)
 
 
@@ -99,13 +105,28 @@ def load_template(path: Path, origin: str = "given as a path") -> Template:
         parameters = papermill.inspect_notebook(str(path))
     except Exception as error:  # noqa: BLE001 - nbformat/papermill raise many kinds for a broken notebook
         raise RiskReportError(f"{path}: not a readable notebook template ({error})") from None
-    params = {name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]}
-              for name, p in parameters.items()}
-    description = next((c.source.strip().splitlines()[0].lstrip("# ").strip() for c in notebook.cells
-                        if c.cell_type == "markdown" and c.source.strip()), "")
+    params = {
+        name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]}
+        for name, p in parameters.items()
+    }
+    description = next(
+        (
+            c.source.strip().splitlines()[0].lstrip("# ").strip()
+            for c in notebook.cells
+            if c.cell_type == "markdown" and c.source.strip()
+        ),
+        "",
+    )
     flags = notebook.metadata.get("riskreport", {})
-    return Template(path.stem, path.resolve(), params, description, instances=bool(flags.get("instances", False)),
-                    origin=origin, letor=bool(flags.get("letor", False)))
+    return Template(
+        path.stem,
+        path.resolve(),
+        params,
+        description,
+        instances=bool(flags.get("instances", False)),
+        origin=origin,
+        letor=bool(flags.get("letor", False)),
+    )
 
 
 def coerce_parameter(template: Template, name: str, value):
@@ -118,15 +139,16 @@ def coerce_parameter(template: Template, name: str, value):
     passed on as an absolute path.
     """
     if name not in template.parameters:
-        raise UnknownNameError("parameter", name, list(template.parameters),
-                               hint=f"(parameters of template {template.name!r})")
+        raise UnknownNameError(
+            "parameter", name, list(template.parameters), hint=f"(parameters of template {template.name!r})"
+        )
     declared = template.parameters[name]["type"].replace(" ", "")
     optional = declared.startswith("Optional[") and declared.endswith("]")
-    base = declared[len("Optional["):-1] if optional else declared
+    base = declared[len("Optional[") : -1] if optional else declared
     kind = base.split("[", 1)[0].lower()
     if name in FILE_PARAMETERS and kind in ("list", "str") and is_system_file(value):
-        path = Path(value).expanduser().resolve()   # the kernel runs in the report's build folder: an absolute path
-        FILE_PARAMETERS[name](path)                  # a format error now, naming the file and line
+        path = Path(value).expanduser().resolve()  # the kernel runs in the report's build folder: an absolute path
+        FILE_PARAMETERS[name](path)  # a format error now, naming the file and line
         return str(path)
     if isinstance(value, str) and kind != "str":
         value = _literal(value, default=value)
@@ -134,11 +156,19 @@ def coerce_parameter(template: Template, name: str, value):
         return None
     if kind == "str" and isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
-    accepted = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "list": (list, tuple),
-                "dict": (dict,)}.get(kind)
+    accepted = {
+        "int": (int,),
+        "float": (int, float),
+        "str": (str,),
+        "bool": (bool,),
+        "list": (list, tuple),
+        "dict": (dict,),
+    }.get(kind)
     if accepted and (not isinstance(value, accepted) or (kind in ("int", "float") and isinstance(value, bool))):
-        raise ParameterError(f"Parameter {name!r} of template {template.name!r} expects {declared}, "
-                             f"got {value!r} ({type(value).__name__}).")
+        raise ParameterError(
+            f"Parameter {name!r} of template {template.name!r} expects {declared}, "
+            f"got {value!r} ({type(value).__name__})."
+        )
     if isinstance(value, tuple):
         value = list(value)
     if kind == "list" and base.lower() in ("list[float]", "list[int]", "list[str]"):
@@ -146,8 +176,10 @@ def coerce_parameter(template: Template, name: str, value):
         if not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
             raise ParameterError(f"Parameter {name!r} expects {declared}, got {value!r}.")
     if not _is_plain_data(value):
-        raise ParameterError(f"Parameter {name!r}: only numbers, strings, booleans, None and lists/dicts of them "
-                             f"are allowed, got {type(value).__name__}.")
+        raise ParameterError(
+            f"Parameter {name!r}: only numbers, strings, booleans, None and lists/dicts of them "
+            f"are allowed, got {type(value).__name__}."
+        )
     return value
 
 
@@ -163,6 +195,7 @@ def _is_plain_data(value) -> bool:
 
 def _literal(text: str, default=None):
     import ast
+
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

@@ -6,6 +6,7 @@ drawn from a seeded generator and processed in chunks so memory stays bounded (1
 x 6 α fit in a few hundred MB). Sign convention: standard (higher is better); a CI entirely below 0 is a
 significant risk, entirely above 0 a significant reward.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -18,22 +19,26 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from riskreport.stats.corrections import adjusted_levels
-from riskreport.stats.risk import (
-    baselines_of,
-    challenger_deltas,
-    risk_adjusted,
-    several,
-    system_row,
-)
+from riskreport.stats.risk import baselines_of, challenger_deltas, risk_adjusted, several, system_row
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
 
 
-BOOTSTRAP_COLUMNS = ["system", "baseline", "measure", "alpha", "method", "level", "adjusted_level", "ci_low",
-                     "ci_high", "verdict"]
+BOOTSTRAP_COLUMNS = [
+    "system",
+    "baseline",
+    "measure",
+    "alpha",
+    "method",
+    "level",
+    "adjusted_level",
+    "ci_low",
+    "ci_high",
+    "verdict",
+]
 
 
-MEMORY_BUDGET = 64_000_000   # floats held at once for bootstrap statistics (~512 MB)
+MEMORY_BUDGET = 64_000_000  # floats held at once for bootstrap statistics (~512 MB)
 
 
 def resample_counts(n_topics: int, samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -43,8 +48,9 @@ def resample_counts(n_topics: int, samples: int, rng: np.random.Generator) -> np
     return np.bincount(cells, minlength=samples * n_topics).reshape(samples, n_topics).astype(np.float64)
 
 
-def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = None,
-                      with_se: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+def bootstrap_moments(
+    x: np.ndarray, counts: np.ndarray, chunk: int | None = None, with_se: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Bootstrap means (and standard errors, if `with_se`) of x (..., c) for every resample: arrays (..., B).
 
     Computed as matrix products with the resample counts, in chunks over the leading rows so
@@ -55,19 +61,19 @@ def bootstrap_moments(x: np.ndarray, counts: np.ndarray, chunk: int | None = Non
     samples, c = counts.shape
     rows = chunk or max(1, MEMORY_BUDGET // (2 * samples))
     transposed = np.ascontiguousarray(counts.T) / c
-    if flat.shape[0] <= rows and not with_se:                                  # one block: no copy
+    if flat.shape[0] <= rows and not with_se:  # one block: no copy
         return (flat @ transposed).reshape(lead + (samples,)), None
     means = np.empty((flat.shape[0], samples))
     ses = np.empty((flat.shape[0], samples)) if with_se else None
     for start in range(0, flat.shape[0], rows):
-        block = flat[start:start + rows]
+        block = flat[start : start + rows]
         m = block @ transposed
-        means[start:start + rows] = m
+        means[start : start + rows] = m
         if ses is not None:
-            variance = (block ** 2) @ transposed
-            variance -= m ** 2
+            variance = (block**2) @ transposed
+            variance -= m**2
             np.maximum(variance, 0.0, out=variance)
-            ses[start:start + rows] = np.sqrt(variance * (c / (c - 1) / c)) if c > 1 else np.nan
+            ses[start : start + rows] = np.sqrt(variance * (c / (c - 1) / c)) if c > 1 else np.nan
     return means.reshape(lead + (samples,)), None if ses is None else ses.reshape(lead + (samples,))
 
 
@@ -78,7 +84,7 @@ def _order_quantiles(values: np.ndarray, qs: list[np.ndarray]) -> list[np.ndarra
     positions = [np.clip(q, 0, 1) * (samples - 1) for q in qs]
     lows = [np.floor(p).astype(int) for p in positions]
     highs = [np.minimum(low + 1, samples - 1) for low in lows]
-    kth = np.concatenate([np.stack(lows, axis=1), np.stack(highs, axis=1)], axis=1)        # (R, 2Q)
+    kth = np.concatenate([np.stack(lows, axis=1), np.stack(highs, axis=1)], axis=1)  # (R, 2Q)
     picked = np.empty(kth.shape)
 
     def select(rows: range) -> None:
@@ -87,8 +93,9 @@ def _order_quantiles(values: np.ndarray, qs: list[np.ndarray]) -> list[np.ndarra
 
     select(range(len(values)))
     n = len(qs)
-    return [picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i])
-            for i in range(n)]
+    return [
+        picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i]) for i in range(n)
+    ]
 
 
 def _quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -108,13 +115,18 @@ def acceleration(x: np.ndarray) -> np.ndarray:
     c = x.shape[-1]
     loo = (x.sum(axis=-1, keepdims=True) - x) / (c - 1)
     influence = loo.mean(axis=-1, keepdims=True) - loo
-    denominator = 6 * (influence ** 2).sum(axis=-1) ** 1.5
+    denominator = 6 * (influence**2).sum(axis=-1) ** 1.5
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, (influence ** 3).sum(axis=-1) / np.where(denominator > 0, denominator, 1), 0.0)
+        return np.where(denominator > 0, (influence**3).sum(axis=-1) / np.where(denominator > 0, denominator, 1), 0.0)
 
 
-def confidence_intervals(x: np.ndarray, levels: Sequence[float] | np.ndarray, counts: np.ndarray,
-                         methods: Sequence[str] = CI_METHODS, workers: int = 1) -> dict[str, np.ndarray]:
+def confidence_intervals(
+    x: np.ndarray,
+    levels: Sequence[float] | np.ndarray,
+    counts: np.ndarray,
+    methods: Sequence[str] = CI_METHODS,
+    workers: int = 1,
+) -> dict[str, np.ndarray]:
     """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
 
     Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
@@ -128,26 +140,26 @@ def confidence_intervals(x: np.ndarray, levels: Sequence[float] | np.ndarray, co
     level_grid = np.asarray(levels, dtype=float)
     samples = counts.shape[0]
     workers = max(1, int(workers))
-    rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))   # ~8 MB blocks
-    chunks = [flat[i:i + rows] for i in range(0, len(flat), rows)]
-    with ThreadPoolExecutor(min(workers, len(chunks))) as pool:                 # numpy releases the GIL
+    rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))  # ~8 MB blocks
+    chunks = [flat[i : i + rows] for i in range(0, len(flat), rows)]
+    with ThreadPoolExecutor(min(workers, len(chunks))) as pool:  # numpy releases the GIL
         parts = list(pool.map(lambda chunk: _interval_chunk(chunk, level_grid, counts, methods), chunks))
     return {m: np.concatenate([p[m] for p in parts]).reshape(lead + (len(level_grid), 2)) for m in parts[0]}
 
 
 def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, methods) -> dict[str, np.ndarray]:
     c = x.shape[-1]
-    if c < 2:                                       # one topic: no interval (NaN, verdict inconclusive)
+    if c < 2:  # one topic: no interval (NaN, verdict inconclusive)
         return {m: np.full((len(x), len(levels), 2), np.nan) for m in CI_METHODS if m in methods}
-    theta = x.mean(axis=-1)[:, None]                                            # (R, 1)
+    theta = x.mean(axis=-1)[:, None]  # (R, 1)
     se = (x.std(axis=-1, ddof=1) / np.sqrt(c))[:, None]
-    lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2                      # (L,)
+    lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2  # (L,)
     means, ses = bootstrap_moments(x, counts, with_se="bootstrap_t" in methods)
     out: dict[str, np.ndarray] = {}
     if "student_t" in methods:
         half = stats.t.ppf(upper_q, c - 1) * se
         out["student_t"] = np.stack([theta - half, theta + half], -1)
-    if ses is not None:                             # computed when the bootstrap-t interval is asked for
+    if ses is not None:  # computed when the bootstrap-t interval is asked for
         with np.errstate(divide="ignore", invalid="ignore"):
             t_star = np.sort(np.where(ses > 0, (means - theta) / np.where(ses > 0, ses, 1), np.nan), axis=-1)
         shape = (len(x), len(levels))
@@ -155,7 +167,7 @@ def _interval_chunk(x: np.ndarray, levels: np.ndarray, counts: np.ndarray, metho
         t_hi = np.stack([_quantiles(t_star, np.broadcast_to(upper_q, shape)[:, i]) for i in range(len(levels))], -1)
         out["bootstrap_t"] = np.stack([theta - t_hi * se, theta - t_lo * se], -1)
         del t_star, ses
-    wanted: dict[str, np.ndarray] = {}                                          # name -> q per row (R,)
+    wanted: dict[str, np.ndarray] = {}  # name -> q per row (R,)
     for i in range(len(levels)):
         if "percentile" in methods or "basic" in methods:
             wanted[f"lo{i}"] = np.full(len(x), lower_q[i])
@@ -190,10 +202,19 @@ def ci_verdict(low: ArrayLike, high: ArrayLike) -> np.ndarray:
     return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
 
 
-def bootstrap_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
-                    levels: Sequence[float] = (0.95, 0.999), samples: int = 10_000, seed: int = 2026,
-                    correction: str = "holm", methods: Sequence[str] = CI_METHODS, workers: int = 1,
-                    family: int | None = None) -> pd.DataFrame:
+def bootstrap_table(
+    matrix: pd.DataFrame,
+    baseline: str | Sequence[str],
+    alphas: Sequence[float],
+    measure: str = "",
+    levels: Sequence[float] = (0.95, 0.999),
+    samples: int = 10_000,
+    seed: int = 2026,
+    correction: str = "holm",
+    methods: Sequence[str] = CI_METHODS,
+    workers: int = 1,
+    family: int | None = None,
+) -> pd.DataFrame:
     """Tidy CIs of URisk (the mean risk-adjusted difference) per challenger, α, method and level.
 
     Columns `BOOTSTRAP_COLUMNS`; `adjusted_level` is the level actually used (Bonferroni
@@ -204,28 +225,46 @@ def bootstrap_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas:
     if several(baseline):
         names = baselines_of(baseline)
         k = (len(matrix) - 1) * len(names)
-        return pd.concat([bootstrap_table(matrix, b, alphas, measure, levels, samples, seed, correction, methods,
-                                          workers, family=k) for b in names], ignore_index=True)
-    challengers, _, x = challenger_deltas(matrix, cast(str, baseline), alphas)                       # (A, S, T)
+        return pd.concat(
+            [
+                bootstrap_table(
+                    matrix, b, alphas, measure, levels, samples, seed, correction, methods, workers, family=k
+                )
+                for b in names
+            ],
+            ignore_index=True,
+        )
+    challengers, _, x = challenger_deltas(matrix, cast(str, baseline), alphas)  # (A, S, T)
     alphas = [float(a) for a in alphas]
     used = adjusted_levels(levels, correction, family or len(challengers))
     counts = resample_counts(x.shape[-1], samples, np.random.default_rng(seed))
     intervals = confidence_intervals(x, used, counts, methods, workers)
     parts = []
-    for method, ci in intervals.items():                                        # ci: (A, S, L, 2)
+    for method, ci in intervals.items():  # ci: (A, S, L, 2)
         a_idx, s_idx, l_idx = np.meshgrid(range(len(alphas)), range(len(challengers)), range(len(used)), indexing="ij")
-        parts.append(pd.DataFrame({
-            "system": np.asarray(challengers)[s_idx.ravel()], "baseline": baseline, "measure": measure,
-            "alpha": np.asarray(alphas)[a_idx.ravel()], "method": method,
-            "level": np.asarray(levels, dtype=float)[l_idx.ravel()], "adjusted_level": used[l_idx.ravel()],
-            "ci_low": ci[..., 0].ravel(), "ci_high": ci[..., 1].ravel()}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "system": np.asarray(challengers)[s_idx.ravel()],
+                    "baseline": baseline,
+                    "measure": measure,
+                    "alpha": np.asarray(alphas)[a_idx.ravel()],
+                    "method": method,
+                    "level": np.asarray(levels, dtype=float)[l_idx.ravel()],
+                    "adjusted_level": used[l_idx.ravel()],
+                    "ci_low": ci[..., 0].ravel(),
+                    "ci_high": ci[..., 1].ravel(),
+                }
+            )
+        )
     table = pd.concat(parts, ignore_index=True)
     table["verdict"] = ci_verdict(table["ci_low"], table["ci_high"])
     return table
 
 
-def bootstrap_distribution(matrix: pd.DataFrame, baseline: str, system: str, alpha: float,
-                           samples: int = 10_000, seed: int = 2026) -> np.ndarray:
+def bootstrap_distribution(
+    matrix: pd.DataFrame, baseline: str, system: str, alpha: float, samples: int = 10_000, seed: int = 2026
+) -> np.ndarray:
     """The bootstrap means of one challenger's URisk_α, from the same resamples as `bootstrap_table`."""
     delta = system_row(matrix, system, "system") - system_row(matrix, baseline)
     x = risk_adjusted(delta.to_numpy(dtype=float), [alpha])[0]

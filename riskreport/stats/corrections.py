@@ -1,4 +1,5 @@
 """Multiple-comparison corrections across the challengers of a report: p-values and CI levels."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -20,15 +21,15 @@ def adjust_pvalues(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
     p_values = np.asarray(p_values, dtype=float)
     if CORRECTIONS[method] is None or p_values.size == 0:
         return p_values.copy()
-    order = np.argsort(p_values, axis=-1, kind="stable")           # NaN sorts last
+    order = np.argsort(p_values, axis=-1, kind="stable")  # NaN sorts last
     ranked = np.take_along_axis(p_values, order, axis=-1)
     n = np.isfinite(p_values).sum(axis=-1, keepdims=True)
-    i = np.arange(p_values.shape[-1])                                 # 0-based position among the sorted
+    i = np.arange(p_values.shape[-1])  # 0-based position among the sorted
     if method == "bonferroni":
         adjusted = ranked * n
     elif method == "holm":
         adjusted = np.fmax.accumulate(ranked * (n - i), axis=-1)
-    else:                                                             # Benjamini–Hochberg
+    else:  # Benjamini–Hochberg
         raw = ranked * n / np.where(i < n, i + 1, 1)
         adjusted = np.flip(np.fmin.accumulate(np.flip(np.where(i < n, raw, np.inf), -1), axis=-1), -1)
     adjusted = np.where(np.isfinite(ranked), np.minimum(adjusted, 1.0), np.nan)

@@ -4,6 +4,7 @@ CIs in `riskreport.stats.bootstrap` (offered here too: templates call `rr.infere
 Every function works on the risk-adjusted differences x = l_α(Δ) of all challengers at all α
 at once (arrays shaped (alphas, systems, topics)). Sign convention: standard (higher is better).
 """
+
 from __future__ import annotations
 
 import functools
@@ -39,11 +40,29 @@ from riskreport.stats.risk import (
     trisk,
 )
 
-__all__ = ["TESTS", "TEST_COLUMNS", "sign_test", "wilcoxon_test", "sign_flips", "randomisation_test",
-           "risk_randomisation_test", "tests_table", "diagnostics_table", "tukey_hsd",
-           # the bootstrap, whose home was this module before it was split
-           "BOOTSTRAP_COLUMNS", "CI_METHODS", "MEMORY_BUDGET", "acceleration", "bootstrap_distribution",
-           "bootstrap_moments", "bootstrap_table", "ci_verdict", "confidence_intervals", "resample_counts"]
+__all__ = [
+    "TESTS",
+    "TEST_COLUMNS",
+    "sign_test",
+    "wilcoxon_test",
+    "sign_flips",
+    "randomisation_test",
+    "risk_randomisation_test",
+    "tests_table",
+    "diagnostics_table",
+    "tukey_hsd",
+    # the bootstrap, whose home was this module before it was split
+    "BOOTSTRAP_COLUMNS",
+    "CI_METHODS",
+    "MEMORY_BUDGET",
+    "acceleration",
+    "bootstrap_distribution",
+    "bootstrap_moments",
+    "bootstrap_table",
+    "ci_verdict",
+    "confidence_intervals",
+    "resample_counts",
+]
 
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
 TEST_COLUMNS = ["system", "baseline", "measure", "alpha", "test", "statistic", "p_value", "p_adjusted", "correction"]
@@ -51,6 +70,7 @@ TEST_COLUMNS = ["system", "baseline", "measure", "alpha", "test", "statistic", "
 
 # ---------------------------------------------------------------------------------------------
 # Paired tests
+
 
 def sign_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact two-sided sign test, zeros dropped: (wins, p = min(1, 2·P(X ≤ min(wins, losses))))."""
@@ -72,8 +92,8 @@ def wilcoxon_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     flat = rounded.reshape(-1, rounded.shape[-1])
     rows, c = flat.shape
     n = np.count_nonzero(flat, axis=-1)
-    magnitude = np.where(flat != 0, np.abs(flat), -1.0)                    # zeros rank below everything
-    ranks = stats.rankdata(magnitude, axis=-1) - (c - n)[:, None]          # ranks among the non-zero ones
+    magnitude = np.where(flat != 0, np.abs(flat), -1.0)  # zeros rank below everything
+    ranks = stats.rankdata(magnitude, axis=-1) - (c - n)[:, None]  # ranks among the non-zero ones
     w_plus = np.where(flat > 0, ranks, 0.0).sum(axis=-1)
     ordered = np.sort(magnitude, axis=-1)
     new_value = np.ones((rows, c), dtype=bool)
@@ -81,12 +101,12 @@ def wilcoxon_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     starts = np.flatnonzero(new_value.reshape(-1))
     sizes = np.diff(np.r_[starts, rows * c]).astype(float)
     nonzero_run = ordered.reshape(-1)[starts] >= 0
-    ties = np.bincount(starts[nonzero_run] // c, (sizes ** 3 - sizes)[nonzero_run], minlength=rows)
+    ties = np.bincount(starts[nonzero_run] // c, (sizes**3 - sizes)[nonzero_run], minlength=rows)
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.sqrt((n * (n + 1.0) * (2.0 * n + 1.0) - ties / 2) / 24)
         z = (w_plus - n * (n + 1.0) / 4) / se
     p = 2 * stats.norm.sf(np.abs(z))
-    for i in np.flatnonzero((n <= 50) & ((n <= 13) | (ties == 0))):    # scipy's exact or permutation p
+    for i in np.flatnonzero((n <= 50) & ((n <= 13) | (ties == 0))):  # scipy's exact or permutation p
         nonzero = flat[i][flat[i] != 0]
         p[i] = stats.wilcoxon(nonzero, zero_method="wilcox").pvalue if len(nonzero) else 1.0
     p[n == 0] = 1.0
@@ -95,8 +115,8 @@ def wilcoxon_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def sign_flips(n_topics: int, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
     """Sign vectors for the randomisation test: all 2^c when 2^c ≤ samples (exact), else `samples` random ones."""
-    if 2 ** n_topics <= samples:
-        codes = np.arange(2 ** n_topics)[:, None] >> np.arange(n_topics)[None, :]
+    if 2**n_topics <= samples:
+        codes = np.arange(2**n_topics)[:, None] >> np.arange(n_topics)[None, :]
         return np.where(codes & 1, -1.0, 1.0), True
     return rng.choice([-1.0, 1.0], size=(samples, n_topics)), False
 
@@ -110,8 +130,9 @@ def randomisation_test(x: np.ndarray, samples: int = 10_000, seed: int = 2026) -
     return _randomisation(flat[None], np.ones((1, 1)), flat.mean(axis=-1)[None], samples, seed).reshape(x.shape[:-1])
 
 
-def risk_randomisation_test(delta: np.ndarray, alphas: Sequence[float], samples: int = 10_000,
-                            seed: int = 2026) -> np.ndarray:
+def risk_randomisation_test(
+    delta: np.ndarray, alphas: Sequence[float], samples: int = 10_000, seed: int = 2026
+) -> np.ndarray:
     """`randomisation_test` of the risk-adjusted differences l_α(Δ) at every α, shape (A, S), from Δ (S, T).
 
     Flipping signs is linear, and l_α(Δ) = max(Δ, 0) + (1+α)·min(Δ, 0): the flipped means at every α
@@ -120,13 +141,12 @@ def risk_randomisation_test(delta: np.ndarray, alphas: Sequence[float], samples:
     """
     delta = np.asarray(delta, dtype=float)
     grid = np.asarray(alphas, dtype=float)
-    parts = np.stack([np.maximum(delta, 0.0), np.minimum(delta, 0.0)])          # (2, S, T): gains, losses
-    weights = np.column_stack([np.ones_like(grid), 1.0 + grid])                  # (A, 2)
+    parts = np.stack([np.maximum(delta, 0.0), np.minimum(delta, 0.0)])  # (2, S, T): gains, losses
+    weights = np.column_stack([np.ones_like(grid), 1.0 + grid])  # (A, 2)
     return _randomisation(parts, weights, risk_adjusted(delta, alphas).mean(axis=-1), samples, seed)
 
 
-def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray, samples: int,
-                   seed: int) -> np.ndarray:
+def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray, samples: int, seed: int) -> np.ndarray:
     """p-values (A, S) of the `observed` means (A, S) of Σ_k weights[a, k]·parts[k] under sign flips of the
     topics: parts (K, S, T) are flipped together and each flipped product is shared by every row a."""
     c = parts.shape[-1]
@@ -142,8 +162,15 @@ def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray,
     return extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
 
 
-def tests_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
-                correction: str = "holm", samples: int = 10_000, seed: int = 2026) -> pd.DataFrame:
+def tests_table(
+    matrix: pd.DataFrame,
+    baseline: str | Sequence[str],
+    alphas: Sequence[float],
+    measure: str = "",
+    correction: str = "holm",
+    samples: int = 10_000,
+    seed: int = 2026,
+) -> pd.DataFrame:
     """Paired tests of every challenger at every α (columns `TEST_COLUMNS`).
 
     t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
@@ -151,28 +178,44 @@ def tests_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Seq
     each one's rows in turn, adjusted across the whole family (every baseline's challengers).
     """
     if several(baseline):
-        table = pd.concat([tests_table(matrix, b, alphas, measure, "none", samples, seed)
-                           for b in baselines_of(baseline)], ignore_index=True)
+        table = pd.concat(
+            [tests_table(matrix, b, alphas, measure, "none", samples, seed) for b in baselines_of(baseline)],
+            ignore_index=True,
+        )
         table["p_adjusted"] = family_adjusted(table, "p_value", correction, ["test", "alpha"])
         table["correction"] = correction
         return table
     challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)
     alphas = [float(a) for a in alphas]
-    paired_t = trisk(x)                          # t = TRisk, undefined (NaN) where SE = 0 or one topic
-    results = {"t": (paired_t["trisk"], paired_t["p_value"]),
-               "sign": sign_test(x), "wilcoxon": wilcoxon_test(x),
-               "randomisation": (x.mean(axis=-1), risk_randomisation_test(delta, alphas, samples, seed))}
+    paired_t = trisk(x)  # t = TRisk, undefined (NaN) where SE = 0 or one topic
+    results = {
+        "t": (paired_t["trisk"], paired_t["p_value"]),
+        "sign": sign_test(x),
+        "wilcoxon": wilcoxon_test(x),
+        "randomisation": (x.mean(axis=-1), risk_randomisation_test(delta, alphas, samples, seed)),
+    }
     parts = []
     for test, (statistic, p) in results.items():
-        adjusted = adjust_pvalues(p, correction)                                 # per α, across challengers
-        parts.append(long_frame({"alpha": alphas, "system": challengers}, TEST_COLUMNS, baseline=baseline,
-                                measure=measure, test=test, statistic=statistic, p_value=p, p_adjusted=adjusted,
-                                correction=correction))
+        adjusted = adjust_pvalues(p, correction)  # per α, across challengers
+        parts.append(
+            long_frame(
+                {"alpha": alphas, "system": challengers},
+                TEST_COLUMNS,
+                baseline=baseline,
+                measure=measure,
+                test=test,
+                statistic=statistic,
+                p_value=p,
+                p_adjusted=adjusted,
+                correction=correction,
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
 # ---------------------------------------------------------------------------------------------
 # Diagnostics, Tukey HSD
+
 
 def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
     """Shape of the risk-adjusted differences per challenger and α: skewness, excess kurtosis,
@@ -181,7 +224,7 @@ def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[floa
     alphas = [float(a) for a in alphas]
     c = x.shape[-1]
     sd = x.std(axis=-1, ddof=1) if c > 1 else np.full(x.shape[:-1], np.nan)
-    varies = sd > FLOAT_NOISE * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1)))   # as TRisk: not float noise
+    varies = sd > FLOAT_NOISE * np.sqrt(c) * np.maximum(1.0, np.abs(x.mean(axis=-1)))  # as TRisk: not float noise
     skew, kurt = np.full(varies.shape, np.nan), np.full(varies.shape, np.nan)
     if varies.any():
         skew[varies] = stats.skew(x[varies], axis=-1, bias=False)
@@ -192,24 +235,35 @@ def diagnostics_table(matrix: pd.DataFrame, baseline: str, alphas: Sequence[floa
         if x.shape[-1] >= 3:
             result = stats.shapiro(x[idx])
             shapiro[idx] = (result.statistic, result.pvalue)
-    return long_frame({"alpha": alphas, "system": challengers},
-                      ["system", "alpha", "skewness", "excess_kurtosis", "shapiro_w", "shapiro_p", "d_z"],
-                      skewness=skew, excess_kurtosis=kurt, shapiro_w=shapiro[..., 0], shapiro_p=shapiro[..., 1],
-                      d_z=d_z)
+    return long_frame(
+        {"alpha": alphas, "system": challengers},
+        ["system", "alpha", "skewness", "excess_kurtosis", "shapiro_w", "shapiro_p", "d_z"],
+        skewness=skew,
+        excess_kurtosis=kurt,
+        shapiro_w=shapiro[..., 0],
+        shapiro_p=shapiro[..., 1],
+        d_z=d_z,
+    )
 
 
 @functools.lru_cache(maxsize=32)
 def _studentized_range_grid(k: int, df: float) -> tuple[np.ndarray, np.ndarray]:
     grid = np.concatenate([np.linspace(0, 8, 81), np.linspace(8.25, 16, 32)])
-    values = _remembered("studentized_range.sf", {"k": k, "df": df, "q": grid.tolist()},
-                         lambda: stats.studentized_range.sf(grid, k, df))
+    values = _remembered(
+        "studentized_range.sf", {"k": k, "df": df, "q": grid.tolist()}, lambda: stats.studentized_range.sf(grid, k, df)
+    )
     return grid, np.clip(values, 1e-300, 1)
 
 
 @functools.lru_cache(maxsize=32)
 def _studentized_range_critical(level: float, k: int, df: float) -> float:
-    return float(_remembered("studentized_range.ppf", {"level": level, "k": k, "df": df},
-                             lambda: np.atleast_1d(stats.studentized_range.ppf(level, k, df)))[0])
+    return float(
+        _remembered(
+            "studentized_range.ppf",
+            {"level": level, "k": k, "df": df},
+            lambda: np.atleast_1d(stats.studentized_range.ppf(level, k, df)),
+        )[0]
+    )
 
 
 def _remembered(name: str, arguments: dict, compute) -> np.ndarray:
@@ -221,6 +275,7 @@ def _remembered(name: str, arguments: dict, compute) -> np.ndarray:
     import scipy
 
     from riskreport.io.cache import Cache, cache_key
+
     cache = Cache("scipy")
     key = cache_key("scipy", name=name, arguments=arguments, scipy=scipy.__version__)
     stored = cache.get(key)
@@ -234,6 +289,7 @@ def _remembered(name: str, arguments: dict, compute) -> np.ndarray:
 def _studentized_range_sf(q: np.ndarray, k: int, df: float) -> np.ndarray:
     """P(Q > q) of the studentized range, interpolated (in log space) on a dense grid of scipy values."""
     from scipy.interpolate import PchipInterpolator
+
     grid, values = _studentized_range_grid(int(k), float(df))
     q = np.asarray(q, dtype=float)
     out = np.exp(PchipInterpolator(grid, np.log(values))(np.clip(q, 0, grid[-1])))
@@ -250,7 +306,7 @@ def tukey_hsd(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], sig_
     scores = risk_adjusted_scores(matrix, baseline, alphas)
     systems = list(matrix.index)
     k, c = matrix.shape
-    df = (k - 1) * (c - 1)                          # 0 for one topic: no error term, NaN intervals
+    df = (k - 1) * (c - 1)  # 0 for one topic: no error term, NaN intervals
     critical = _studentized_range_critical(1 - sig_level, k, df) if df > 0 else np.nan
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     ia, ib = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
@@ -258,15 +314,26 @@ def tukey_hsd(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], sig_
     for alpha, frame in scores.groupby("alpha", sort=True):
         x = frame["score"].to_numpy().reshape(k, c)
         resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
-        mse = (resid ** 2).sum() / df if df > 0 else np.nan
+        mse = (resid**2).sum() / df if df > 0 else np.nan
         means = x.mean(axis=1)
         diff = means[ia] - means[ib]
         half = critical * np.sqrt(mse / c)
         with np.errstate(divide="ignore", invalid="ignore"):
             q = np.abs(diff) / np.sqrt(mse / c) if mse > 0 else np.where(diff != 0, np.inf, 0.0)
         p = _studentized_range_sf(q, k, df) if df > 0 else np.full(len(diff), np.nan)
-        parts.append(pd.DataFrame({"alpha": alpha, "system_a": np.asarray(systems)[ia], "system_b": np.asarray(systems)[ib],
-                                   "diff": diff, "ci_low": diff - half, "ci_high": diff + half, "p_value": p}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "alpha": alpha,
+                    "system_a": np.asarray(systems)[ia],
+                    "system_b": np.asarray(systems)[ib],
+                    "diff": diff,
+                    "ci_low": diff - half,
+                    "ci_high": diff + half,
+                    "p_value": p,
+                }
+            )
+        )
     table = pd.concat(parts, ignore_index=True)
     table["significant"] = (table["ci_low"] > 0) | (table["ci_high"] < 0)
     return table

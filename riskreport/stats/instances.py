@@ -16,6 +16,7 @@ variance 0) and `notes` says so; an empty one is an error.
 >>> scores.n_instances()                                                                       # doctest: +SKIP
 {'bm25': 1, 'sampled-a': 10}
 """
+
 from __future__ import annotations
 
 import os
@@ -44,11 +45,11 @@ from riskreport.measures.topics import (
 from riskreport.progress import Progress
 from riskreport.stats.risk import risk_table
 
-SINGLE_RUN = "run"   # instance name of a deterministic system given by runs/<system>.run
+SINGLE_RUN = "run"  # instance name of a deterministic system given by runs/<system>.run
 SCORE_COLUMNS = ["system", "instance", "topic", "score"]
 NONDETERMINISTIC_SOURCES = ("instances", "scores-instances")
 INSTANCE_COLUMNS = ["system", "instance", "measure", "alpha", "urisk", "trisk", "p_value", "significant"]
-_BASELINE_ROW = "\x00baseline"   # row label of the baseline in per-instance matrices (never an instance name)
+_BASELINE_ROW = "\x00baseline"  # row label of the baseline in per-instance matrices (never an instance name)
 
 
 @dataclass(frozen=True)
@@ -94,11 +95,18 @@ class InstanceScores(TidyScores):
         for system in self.systems:
             values = means.loc[system]
             missing = self.missing[self.missing["system"] == system]
-            rows.append({"system": system, "instances": len(values),
-                         "kind": "deterministic" if len(values) == 1 else "non-deterministic",
-                         "mean": values.mean(), "sd of instance means": values.std(ddof=1) if len(values) > 1 else 0.0,
-                         "min instance mean": values.min(), "max instance mean": values.max(),
-                         "missing instance–topic cells (scored 0)": len(missing)})
+            rows.append(
+                {
+                    "system": system,
+                    "instances": len(values),
+                    "kind": "deterministic" if len(values) == 1 else "non-deterministic",
+                    "mean": values.mean(),
+                    "sd of instance means": values.std(ddof=1) if len(values) > 1 else 0.0,
+                    "min instance mean": values.min(),
+                    "max instance mean": values.max(),
+                    "missing instance–topic cells (scored 0)": len(missing),
+                }
+            )
         return pd.DataFrame(rows)
 
 
@@ -110,8 +118,10 @@ def from_table(table: pd.DataFrame, measure: str = "", topics: Sequence[str] | N
     """
     missing_columns = [c for c in SCORE_COLUMNS if c not in table.columns]
     if missing_columns:
-        raise RiskReportError(f"an instance score table needs the columns {', '.join(SCORE_COLUMNS)}; "
-                              f"missing {', '.join(missing_columns)}")
+        raise RiskReportError(
+            f"an instance score table needs the columns {', '.join(SCORE_COLUMNS)}; "
+            f"missing {', '.join(missing_columns)}"
+        )
     data = table[SCORE_COLUMNS].copy()
     for column in ("system", "instance", "topic"):
         data[column] = data[column].astype(str)
@@ -121,9 +131,16 @@ def from_table(table: pd.DataFrame, measure: str = "", topics: Sequence[str] | N
     return InstanceScores(measure, data.reset_index(drop=True))
 
 
-def evaluate_instances(collection: Collection | str, measure: str, systems: Iterable[str] | None = None, *,
-                       jobs: int | None = None, cache_dir: str | Path | None = None, use_cache: bool = True,
-                       progress: Progress | None = None) -> InstanceScores:
+def evaluate_instances(
+    collection: Collection | str,
+    measure: str,
+    systems: Iterable[str] | None = None,
+    *,
+    jobs: int | None = None,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> InstanceScores:
     """Per-topic `measure` of every instance of every (or the given) system of `collection`.
 
     Deterministic systems (runs/, or scores.csv without several instances) are one instance.
@@ -149,8 +166,10 @@ def evaluate_instances(collection: Collection | str, measure: str, systems: Iter
             if not files:
                 raise empty_instances_folder(collection, system)
             if len(files) == 1:
-                notes.append(f"instances/{system}/ holds a single run ({next(iter(files.values())).name}): "
-                             f"{system} is treated as deterministic (one instance, instance variance 0).")
+                notes.append(
+                    f"instances/{system}/ holds a single run ({next(iter(files.values())).name}): "
+                    f"{system} is treated as deterministic (one instance, instance variance 0)."
+                )
             for instance, path in files.items():
                 key = f"{system}/{instance}"
                 runs[key] = path
@@ -158,8 +177,15 @@ def evaluate_instances(collection: Collection | str, measure: str, systems: Iter
     parts: list[pd.DataFrame] = []
     present: list[pd.DataFrame] = []
     if runs:
-        raw = evaluate_runs(collection.qrels_file(), runs, [measure], jobs=jobs, cache_dir=cache_dir, use_cache=use_cache,
-                            progress=progress)[measure]
+        raw = evaluate_runs(
+            collection.qrels_file(),
+            runs,
+            [measure],
+            jobs=jobs,
+            cache_dir=cache_dir,
+            use_cache=use_cache,
+            progress=progress,
+        )[measure]
         for frame in (raw.values, raw.run_topics):
             keys = frame["system"].map(run_keys)
             frame = frame.assign(system=keys.str[0], instance=keys.str[1])
@@ -180,39 +206,61 @@ def _table_rows(collection: Collection, measure: str, systems: list[str]) -> pd.
     for system, names in table.groupby("system")["instance"]:
         named = set(names)
         if "" in named and len(named) > 1:
-            raise InputFormatError(scores, f"system {system!r} has rows with and without an instance",
-                                   expected="an instance on every row of a non-deterministic system")
+            raise InputFormatError(
+                scores,
+                f"system {system!r} has rows with and without an instance",
+                expected="an instance on every row of a non-deterministic system",
+            )
     table = table.assign(instance=table["instance"].replace("", SINGLE_RUN))
     return table[SCORE_COLUMNS].reset_index(drop=True)
 
 
-def _assemble(collection: Collection, measure: str, systems: list[str], parts: list[pd.DataFrame],
-              present: list[pd.DataFrame], notes: list[str]) -> InstanceScores:
+def _assemble(
+    collection: Collection,
+    measure: str,
+    systems: list[str],
+    parts: list[pd.DataFrame],
+    present: list[pd.DataFrame],
+    notes: list[str],
+) -> InstanceScores:
     """The topic set (docs/measures/index.md, Scores) on every instance: absent cells score 0, topics outside the qrels are dropped."""
     values = pd.concat(parts, ignore_index=True)
     present_cells = pd.concat(present, ignore_index=True).drop_duplicates()
     topics, judged = collection_topic_set(collection, present_cells["topic"])
     if collection.scores is not None:
         for (system, instance), found in present_cells.groupby(["system", "instance"])["topic"]:
-            if system not in collection.runs and system not in collection.instances:    # from scores.csv
+            if system not in collection.runs and system not in collection.instances:  # from scores.csv
                 require_common_topics(collection.scores, found, topics, collection.qrels, f"{system}/{instance}")
     extra = present_cells[~present_cells["topic"].isin(judged)].reset_index(drop=True)
     if not extra.empty:
-        warnings.warn(f"{len(extra)} instance topic(s) absent from the qrels were dropped "
-                      f"(systems: {', '.join(sorted(extra['system'].unique()))})", CollectionWarning,
-                      stacklevel=3)                                   # points at the caller of evaluate*
+        warnings.warn(
+            f"{len(extra)} instance topic(s) absent from the qrels were dropped "
+            f"(systems: {', '.join(sorted(extra['system'].unique()))})",
+            CollectionWarning,
+            stacklevel=3,
+        )  # points at the caller of evaluate*
     instances = present_cells[["system", "instance"]].drop_duplicates()
-    grid = pd.DataFrame([(s, i, t) for s in systems for i in natural_sort(instances.loc[instances["system"] == s,
-                                                                                          "instance"])
-                         for t in topics], columns=["system", "instance", "topic"])
+    grid = pd.DataFrame(
+        [
+            (s, i, t)
+            for s in systems
+            for i in natural_sort(instances.loc[instances["system"] == s, "instance"])
+            for t in topics
+        ],
+        columns=["system", "instance", "topic"],
+    )
     cells = grid.merge(present_cells[["system", "instance", "topic"]], how="left", indicator=True)
     missing = cells.loc[cells["_merge"] == "left_only", ["system", "instance", "topic"]].reset_index(drop=True)
     scores = grid.merge(values.drop_duplicates(["system", "instance", "topic"]), how="left")
     scores["score"] = scores["score"].astype(float).fillna(0.0)
     if not missing.empty:
-        notes.append(f"{len(missing)} instance–topic cell(s) absent from the input score 0 (docs/measures/index.md, Scores): " +
-                     "; ".join(f"{s}/{i}: {len(g)} topic(s)" for (s, i), g in
-                               missing.groupby(["system", "instance"], sort=False)) + ".")
+        notes.append(
+            f"{len(missing)} instance–topic cell(s) absent from the input score 0 (docs/measures/index.md, Scores): "
+            + "; ".join(
+                f"{s}/{i}: {len(g)} topic(s)" for (s, i), g in missing.groupby(["system", "instance"], sort=False)
+            )
+            + "."
+        )
     return InstanceScores(measure, scores[SCORE_COLUMNS], missing, extra, tuple(notes))
 
 
@@ -220,32 +268,54 @@ def _sort(data: pd.DataFrame, topics: list[str]) -> pd.DataFrame:
     systems = {s: n for n, s in enumerate(dict.fromkeys(data["system"]))}
     instance_order = {i: n for n, i in enumerate(natural_sort(data["instance"].unique()))}
     topic_order = {t: n for n, t in enumerate(topics)}
-    keys = pd.DataFrame({"s": data["system"].map(systems), "i": data["instance"].map(instance_order),
-                         "t": data["topic"].map(topic_order)})
+    keys = pd.DataFrame(
+        {
+            "s": data["system"].map(systems),
+            "i": data["instance"].map(instance_order),
+            "t": data["topic"].map(topic_order),
+        }
+    )
     return data.loc[keys.sort_values(["s", "i", "t"], kind="stable").index]
 
 
 def nondeterministic_systems(collection: Collection, measure: str) -> list[str]:
     """Systems given as several instances (instances/<system>/, or scores.csv with an instance column)."""
-    return [s for s, source in available_systems(collection, measure, instances=True).items()
-            if source in NONDETERMINISTIC_SOURCES]
+    return [
+        s
+        for s, source in available_systems(collection, measure, instances=True).items()
+        if source in NONDETERMINISTIC_SOURCES
+    ]
 
 
-def resolve_instance_parameters(collection: str | Collection, *, measure: str | None = None,
-                                baseline: str | None = None, alphas: Sequence[float] | None = None,
-                                systems: Sequence[str] | str | os.PathLike | None = None,
-                                sig_level: float = 0.05) -> ReportParameters:
+def resolve_instance_parameters(
+    collection: str | Collection,
+    *,
+    measure: str | None = None,
+    baseline: str | None = None,
+    alphas: Sequence[float] | None = None,
+    systems: Sequence[str] | str | os.PathLike | None = None,
+    sig_level: float = 0.05,
+) -> ReportParameters:
     """`resolve_parameters` for templates on non-deterministic systems.
 
     Without `systems`, the report covers the baseline and every non-deterministic system of
     the collection (a clear error when there is none); given systems may be deterministic too.
     """
-    p = resolve_parameters(collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems,
-                           sig_level=sig_level, instances=True)
+    p = resolve_parameters(
+        collection,
+        measure=measure,
+        baseline=baseline,
+        alphas=alphas,
+        systems=systems,
+        sig_level=sig_level,
+        instances=True,
+    )
     topics = collection_topics(p.collection, p.measure)
     if len(topics) < 2:
-        raise ParameterError(f"Collection {p.collection.name!r} has {len(topics)} topic ({', '.join(topics)}): the "
-                             "mixed-effects model of non-deterministic systems needs at least 2 topics.")
+        raise ParameterError(
+            f"Collection {p.collection.name!r} has {len(topics)} topic ({', '.join(topics)}): the "
+            "mixed-effects model of non-deterministic systems needs at least 2 topics."
+        )
     if systems is not None:
         return p
     chosen = [s for s in nondeterministic_systems(p.collection, p.measure) if s != p.baseline]
@@ -253,29 +323,41 @@ def resolve_instance_parameters(collection: str | Collection, *, measure: str | 
         raise ParameterError(
             f"Collection {p.collection.name!r} has no non-deterministic system other than the baseline "
             f"{p.baseline!r}: put several runs of a system in instances/<system>/<instance>.run, or give "
-            "scores.csv an instance column, or name the systems to compare with `systems`.")
-    return resolve_parameters(p.collection, measure=p.measure, baseline=p.baseline, alphas=p.alphas,
-                              systems=chosen, sig_level=sig_level, instances=True)
+            "scores.csv an instance column, or name the systems to compare with `systems`."
+        )
+    return resolve_parameters(
+        p.collection,
+        measure=p.measure,
+        baseline=p.baseline,
+        alphas=p.alphas,
+        systems=chosen,
+        sig_level=sig_level,
+        instances=True,
+    )
 
 
 # Per-instance risk and significance against the baseline (Jayasinghe et al. 2014, Table 1; docs/measures/nondeterministic.md)
 
+
 def _instances_vs_baseline(scores: pd.DataFrame, system: str, baseline: str) -> pd.DataFrame:
     """Rows = the system's instances, plus the baseline (its per-topic mean over instances) last."""
     pivot = scores[scores["system"].isin([system, baseline])].pivot_table(
-        index=["system", "instance"], columns="topic", values="score", sort=False)
+        index=["system", "instance"], columns="topic", values="score", sort=False
+    )
     topics = list(dict.fromkeys(scores["topic"]))
     pivot = pivot.reindex(columns=topics)
     if pivot.isna().any().any():
-        raise RiskReportError(f"{system} vs {baseline}: per-instance comparisons need every instance "
-                              "scored on every topic")
+        raise RiskReportError(
+            f"{system} vs {baseline}: per-instance comparisons need every instance scored on every topic"
+        )
     matrix = pivot.loc[system].copy()
     matrix.loc[_BASELINE_ROW] = pivot.loc[baseline].mean(axis=0)
     return matrix
 
 
-def single_instance_tests(scores: pd.DataFrame, baseline: str, levels: Sequence[float] = (0.05, 0.10),
-                          systems: Sequence[str] | None = None) -> pd.DataFrame:
+def single_instance_tests(
+    scores: pd.DataFrame, baseline: str, levels: Sequence[float] = (0.05, 0.10), systems: Sequence[str] | None = None
+) -> pd.DataFrame:
     """How often a single instance, t-tested against the baseline, is significant (Jayasinghe et al. 2014, Table 1).
 
     Each instance of a system is compared with the baseline over the topics (two-sided
@@ -290,8 +372,13 @@ def single_instance_tests(scores: pd.DataFrame, baseline: str, levels: Sequence[
         matrix = _instances_vs_baseline(scores, system, baseline)
         result = risk_table(matrix, _BASELINE_ROW, [0.0])
         effect, p = result["urisk"].to_numpy(), result["p_value"].to_numpy()
-        row = {"system": system, "baseline": baseline, "instances": len(result),
-               "effect_min": effect.min(), "effect_max": effect.max()}
+        row = {
+            "system": system,
+            "baseline": baseline,
+            "instances": len(result),
+            "effect_min": effect.min(),
+            "effect_max": effect.max(),
+        }
         for level in levels:
             row[f"share_p{_label(level)}"] = float(np.mean(np.nan_to_num(p, nan=1.0) < level))
         first = _label(levels[0])
@@ -306,8 +393,14 @@ def _label(level: float) -> str:
     return f"{round(level * 100):02d}"
 
 
-def instance_risk(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-                  sig_level: float = 0.05, systems: Sequence[str] | None = None) -> pd.DataFrame:
+def instance_risk(
+    scores: pd.DataFrame,
+    baseline: str,
+    alphas: Sequence[float],
+    measure: str = "",
+    sig_level: float = 0.05,
+    systems: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """URisk and TRisk of every instance against the baseline at each α (Wang et al. 2012; Dinçer et al. 2014).
 
     `riskreport.stats.risk.risk_table` on a matrix whose rows are the system's instances; a
@@ -318,19 +411,30 @@ def instance_risk(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], 
     names = [a for a in (systems or dict.fromkeys(scores["system"])) if a != baseline]
     parts = []
     for system in names:
-        table = risk_table(_instances_vs_baseline(scores, system, baseline), _BASELINE_ROW, alphas, measure,
-                           sig_level, correction="none")
+        table = risk_table(
+            _instances_vs_baseline(scores, system, baseline),
+            _BASELINE_ROW,
+            alphas,
+            measure,
+            sig_level,
+            correction="none",
+        )
         parts.append(table.rename(columns={"system": "instance"}).assign(system=system))
     if not parts:
         return pd.DataFrame(columns=INSTANCE_COLUMNS + ["verdict"])
     table = pd.concat(parts, ignore_index=True)
     table["significant"] = table["p_value"].fillna(1.0) < sig_level
-    return table[INSTANCE_COLUMNS + ["verdict"]].sort_values(["system", "alpha"], kind="stable") \
-        .reset_index(drop=True)
+    return table[INSTANCE_COLUMNS + ["verdict"]].sort_values(["system", "alpha"], kind="stable").reset_index(drop=True)
 
 
-def risk_agreement(scores: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-                   sig_level: float = 0.05, systems: Sequence[str] | None = None) -> pd.DataFrame:
+def risk_agreement(
+    scores: pd.DataFrame,
+    baseline: str,
+    alphas: Sequence[float],
+    measure: str = "",
+    sig_level: float = 0.05,
+    systems: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """How often the single-instance risk verdict differs from the pooled one, per system and α.
 
     The pooled system is the per-topic mean over the system's instances; its URisk, TRisk and
@@ -342,13 +446,21 @@ def risk_agreement(scores: pd.DataFrame, baseline: str, alphas: Sequence[float],
     rows = []
     for (system, alpha), group in per_instance.groupby(["system", "alpha"], sort=False):
         matrix = _instances_vs_baseline(scores, system, baseline)
-        pooled_matrix = pd.DataFrame([matrix.drop(index=_BASELINE_ROW).mean(axis=0), matrix.loc[_BASELINE_ROW]],
-                                     index=[system, _BASELINE_ROW])
+        pooled_matrix = pd.DataFrame(
+            [matrix.drop(index=_BASELINE_ROW).mean(axis=0), matrix.loc[_BASELINE_ROW]], index=[system, _BASELINE_ROW]
+        )
         pooled = risk_table(pooled_matrix, _BASELINE_ROW, [alpha], measure, sig_level).iloc[0]
         counts = group["verdict"].value_counts()
-        rows.append({"system": system, "alpha": alpha, "instances": len(group),
-                     "pooled_urisk": pooled["urisk"], "pooled_trisk": pooled["trisk"],
-                     "pooled_verdict": pooled["verdict"], **{v: int(counts.get(v, 0)) for v in
-                                                             ("risk", "reward", "inconclusive")},
-                     "share_differs": float((group["verdict"] != pooled["verdict"]).mean())})
+        rows.append(
+            {
+                "system": system,
+                "alpha": alpha,
+                "instances": len(group),
+                "pooled_urisk": pooled["urisk"],
+                "pooled_trisk": pooled["trisk"],
+                "pooled_verdict": pooled["verdict"],
+                **{v: int(counts.get(v, 0)) for v in ("risk", "reward", "inconclusive")},
+                "share_differs": float((group["verdict"] != pooled["verdict"]).mean()),
+            }
+        )
     return pd.DataFrame(rows)

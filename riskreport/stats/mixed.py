@@ -20,6 +20,7 @@ incomplete design is fitted with MixedLM and the `method`/`note` columns say so.
 >>> scores = riskreport.stats.instances.evaluate_instances("demo", "nDCG@10")   # doctest: +SKIP
 >>> mixed_table(scores.scores, "bm25", "nDCG@10", delta0=0.01)            # doctest: +SKIP
 """
+
 from __future__ import annotations
 
 import warnings
@@ -38,15 +39,30 @@ from riskreport.stats.reml import reml_variances, strata
 from riskreport.stats.risk import challengers as risk_challengers
 from riskreport.stats.risk import risk_adjusted_scores
 
-MIXED_COLUMNS = ["system", "baseline", "measure", "effect", "se", "df", "ci_low", "ci_high", "p_value",
-                 "var_topic", "var_instance", "var_topic_system", "var_residual", "delta0", "verdict"]
+MIXED_COLUMNS = [
+    "system",
+    "baseline",
+    "measure",
+    "effect",
+    "se",
+    "df",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "var_topic",
+    "var_instance",
+    "var_topic_system",
+    "var_residual",
+    "delta0",
+    "verdict",
+]
 SYSTEM_EFFECT_COLUMNS = ["system", "measure", "alpha", "effect", "se", "ci_low", "ci_high", "p_value", "p_adjusted"]
 COMPONENTS = ("topic", "instance", "topic_system", "residual")
 VERDICTS = ("equivalent", "not_worse", "worse", "better", "inconclusive")
 METHODS = ("auto", "balanced", "mixedlm")
 BALANCED = "balanced REML"
 MIXEDLM = "statsmodels MixedLM"
-SPARSE_ROWS = 3000               # MixedLM with sparse design matrices above this many scores (faster there)
+SPARSE_ROWS = 3000  # MixedLM with sparse design matrices above this many scores (faster there)
 
 
 @dataclass(frozen=True)
@@ -92,8 +108,9 @@ class MixedFit:
         return {k: (v / total if total > 0 and np.isfinite(v) else float("nan")) for k, v in self.variances.items()}
 
 
-def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, system: str = "challenger",
-                 baseline_name: str = "baseline") -> MixedFit:
+def fit_balanced(
+    challenger: np.ndarray, baseline: np.ndarray, system: str = "challenger", baseline_name: str = "baseline"
+) -> MixedFit:
     """The Jayasinghe et al. 2014; docs/measures/nondeterministic.md model on a complete design: two instances x topics matrices over the same topics.
 
     Exact REML through the orthogonal strata of the design (module docstring); O(N) time.
@@ -113,16 +130,34 @@ def fit_balanced(challenger: np.ndarray, baseline: np.ndarray, system: str = "ch
         variances = reml_variances(st)
     topic, interaction, instance, residual = variances
     k1, k2 = st.k
-    var = (instance * (float(k1 > 1) / k1 + float(k2 > 1) / k2) + 2 * interaction / n_topics
-           + residual * (1 / k1 + 1 / k2) / n_topics)
+    var = (
+        instance * (float(k1 > 1) / k1 + float(k2 > 1) / k2)
+        + 2 * interaction / n_topics
+        + residual * (1 / k1 + 1 / k2) / n_topics
+    )
     note = ""
     if st.df_residual == 0:
-        note = ("one instance per system: the residual cannot be told apart from the topic × system "
-                "interaction (both are in var_topic_system) and the model reduces to the paired t-test")
+        note = (
+            "one instance per system: the residual cannot be told apart from the topic × system "
+            "interaction (both are in var_topic_system) and the model reduces to the paired t-test"
+        )
         residual = np.float64("nan")
-    return MixedFit(system, baseline_name, st.means[0] - st.means[1], float(np.sqrt(max(var, 0.0))), n_topics,
-                    st.k, {"topic": float(topic), "instance": float(instance), "topic_system": float(interaction),
-                           "residual": float(residual)}, BALANCED, note)
+    return MixedFit(
+        system,
+        baseline_name,
+        st.means[0] - st.means[1],
+        float(np.sqrt(max(var, 0.0))),
+        n_topics,
+        st.k,
+        {
+            "topic": float(topic),
+            "instance": float(instance),
+            "topic_system": float(interaction),
+            "residual": float(residual),
+        },
+        BALANCED,
+        note,
+    )
 
 
 def fit_mixedlm(scores: pd.DataFrame, system: str, baseline: str) -> MixedFit:
@@ -137,27 +172,48 @@ def fit_mixedlm(scores: pd.DataFrame, system: str, baseline: str) -> MixedFit:
 
     data = _pair(scores, system, baseline).dropna(subset=["score"])
     counts = data.groupby("system")["instance"].nunique()
-    data = data.assign(challenger=(data["system"] == system).astype(float), group=0,
-                       nondeterministic=data["system"].map(lambda s: float(counts[s] > 1)),
-                       topic_code=pd.factorize(data["topic"])[0], system_code=pd.factorize(data["system"])[0],
-                       instance_code=pd.factorize(data["system"] + "\x00" + data["instance"])[0])
+    data = data.assign(
+        challenger=(data["system"] == system).astype(float),
+        group=0,
+        nondeterministic=data["system"].map(lambda s: float(counts[s] > 1)),
+        topic_code=pd.factorize(data["topic"])[0],
+        system_code=pd.factorize(data["system"])[0],
+        instance_code=pd.factorize(data["system"] + "\x00" + data["instance"])[0],
+    )
     vc = {"topic": "0 + C(topic_code)", "topic_system": "0 + C(topic_code):C(system_code)"}
     if data["nondeterministic"].any():
         vc["instance"] = "0 + C(instance_code):nondeterministic"
-    model = smf.mixedlm("score ~ challenger", data, groups="group", re_formula="0", vc_formula=vc,
-                        use_sparse=len(data) > SPARSE_ROWS)
+    model = smf.mixedlm(
+        "score ~ challenger", data, groups="group", re_formula="0", vc_formula=vc, use_sparse=len(data) > SPARSE_ROWS
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = model.fit(reml=True)
     components = dict(zip(model.exog_vc.names, np.asarray(result.vcomp, dtype=float)))
     notes = [] if result.converged else ["MixedLM did not converge"]
-    notes += sorted({str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)
-                     and "boundary" not in str(w.message)})
-    return MixedFit(system, baseline, float(result.fe_params["challenger"]), float(result.bse_fe["challenger"]),
-                    int(data["topic"].nunique()), (int(counts[system]), int(counts[baseline])),
-                    {"topic": components["topic"], "instance": components.get("instance", 0.0),
-                     "topic_system": components["topic_system"], "residual": float(result.scale)},
-                    MIXEDLM, "; ".join(notes))
+    notes += sorted(
+        {
+            str(w.message)
+            for w in caught
+            if issubclass(w.category, ConvergenceWarning) and "boundary" not in str(w.message)
+        }
+    )
+    return MixedFit(
+        system,
+        baseline,
+        float(result.fe_params["challenger"]),
+        float(result.bse_fe["challenger"]),
+        int(data["topic"].nunique()),
+        (int(counts[system]), int(counts[baseline])),
+        {
+            "topic": components["topic"],
+            "instance": components.get("instance", 0.0),
+            "topic_system": components["topic_system"],
+            "residual": float(result.scale),
+        },
+        MIXEDLM,
+        "; ".join(notes),
+    )
 
 
 def fit_pair(scores: pd.DataFrame, system: str, baseline: str, method: str = "auto") -> MixedFit:
@@ -206,7 +262,9 @@ def _complete_matrices(pair: pd.DataFrame, system: str, baseline: str):
     return matrices, None
 
 
-def equivalence_verdicts(effect: ArrayLike, se: ArrayLike, df: ArrayLike, sig_level: float, delta0: float) -> np.ndarray:
+def equivalence_verdicts(
+    effect: ArrayLike, se: ArrayLike, df: ArrayLike, sig_level: float, delta0: float
+) -> np.ndarray:
     """Verdict of each effect for the margin δ0 (Jayasinghe et al. 2014; docs/measures/nondeterministic.md; two one-sided tests at `sig_level`).
 
     With the 100(1−2·sig)% interval [lo, hi] (TOST) and the 100(1−sig)% interval [l, h]:
@@ -225,8 +283,15 @@ def equivalence_verdicts(effect: ArrayLike, se: ArrayLike, df: ArrayLike, sig_le
     return np.select(conditions, ["inconclusive", "equivalent", "better", "worse", "not_worse"], "inconclusive")
 
 
-def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_level: float = 0.05,
-                delta0: float = 0.01, systems: Sequence[str] | None = None, method: str = "auto") -> pd.DataFrame:
+def mixed_table(
+    scores: pd.DataFrame,
+    baseline: str,
+    measure: str = "",
+    sig_level: float = 0.05,
+    delta0: float = 0.01,
+    systems: Sequence[str] | None = None,
+    method: str = "auto",
+) -> pd.DataFrame:
     """The Jayasinghe et al. 2014; docs/measures/nondeterministic.md model for every system against `baseline`, tidy: `MIXED_COLUMNS` + extras.
 
     `effect` = a_algorithm − a_baseline (> 0: better than the baseline), `ci_low`/`ci_high`
@@ -243,26 +308,65 @@ def mixed_table(scores: pd.DataFrame, baseline: str, measure: str = "", sig_leve
         fit = fit_pair(scores, system, baseline, method)
         low, high = fit.interval(1 - sig_level)
         tost_low, tost_high = fit.interval(1 - 2 * sig_level)
-        rows.append({"system": system, "baseline": baseline, "measure": measure, "effect": fit.effect,
-                     "se": fit.se, "df": fit.df, "ci_low": low, "ci_high": high, "p_value": fit.p_value,
-                     **{f"var_{c}": fit.variances[c] for c in COMPONENTS}, "delta0": float(delta0),
-                     "tost_low": tost_low, "tost_high": tost_high,
-                     **{f"share_{c}": fit.shares[c] for c in COMPONENTS},
-                     "n_instances": fit.n_instances[0], "n_baseline_instances": fit.n_instances[1],
-                     "n_topics": fit.n_topics, "method": fit.method, "note": fit.note})
-    table = pd.DataFrame(rows, columns=MIXED_COLUMNS[:-1] + [
-        "tost_low", "tost_high", *[f"share_{c}" for c in COMPONENTS], "n_instances", "n_baseline_instances",
-        "n_topics", "method", "note"])
-    table.insert(MIXED_COLUMNS.index("verdict"), "verdict",
-                 equivalence_verdicts(table["effect"], table["se"], table["df"], sig_level, delta0)
-                 if len(table) else pd.Series(dtype=str))
+        rows.append(
+            {
+                "system": system,
+                "baseline": baseline,
+                "measure": measure,
+                "effect": fit.effect,
+                "se": fit.se,
+                "df": fit.df,
+                "ci_low": low,
+                "ci_high": high,
+                "p_value": fit.p_value,
+                **{f"var_{c}": fit.variances[c] for c in COMPONENTS},
+                "delta0": float(delta0),
+                "tost_low": tost_low,
+                "tost_high": tost_high,
+                **{f"share_{c}": fit.shares[c] for c in COMPONENTS},
+                "n_instances": fit.n_instances[0],
+                "n_baseline_instances": fit.n_instances[1],
+                "n_topics": fit.n_topics,
+                "method": fit.method,
+                "note": fit.note,
+            }
+        )
+    table = pd.DataFrame(
+        rows,
+        columns=MIXED_COLUMNS[:-1]
+        + [
+            "tost_low",
+            "tost_high",
+            *[f"share_{c}" for c in COMPONENTS],
+            "n_instances",
+            "n_baseline_instances",
+            "n_topics",
+            "method",
+            "note",
+        ],
+    )
+    table.insert(
+        MIXED_COLUMNS.index("verdict"),
+        "verdict",
+        equivalence_verdicts(table["effect"], table["se"], table["df"], sig_level, delta0)
+        if len(table)
+        else pd.Series(dtype=str),
+    )
     return table
 
 
 # Every system against the baseline at each α (deterministic systems; templates/risk_report.ipynb)
 
-def mixed_systems(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], measure: str = "",
-                  correction: str = "holm", level: float = 0.95, method: str = "auto") -> pd.DataFrame:
+
+def mixed_systems(
+    matrix: pd.DataFrame,
+    baseline: str,
+    alphas: Sequence[float],
+    measure: str = "",
+    correction: str = "holm",
+    level: float = 0.95,
+    method: str = "auto",
+) -> pd.DataFrame:
     """System effects against the baseline from `score ~ system + (1 | topic)` on the thesis Eq. 4.5
     risk-adjusted scores at each α (the frequentist counterpart of the thesis's Bayesian model).
 
@@ -279,13 +383,26 @@ def mixed_systems(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float], 
         if method == "statsmodels":
             effect, se = _mixedlm_effects(frame, baseline, challengers)
         else:
-            effect, se = _balanced_effects(frame["score"].to_numpy().reshape(matrix.shape), list(matrix.index),
-                                           baseline, challengers)
+            effect, se = _balanced_effects(
+                frame["score"].to_numpy().reshape(matrix.shape), list(matrix.index), baseline, challengers
+            )
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(se > 0, 2 * stats.norm.sf(np.abs(effect / np.where(se > 0, se, 1))), np.nan)
-        parts.append(pd.DataFrame({"system": challengers, "measure": measure, "alpha": alpha, "effect": effect,
-                                   "se": se, "ci_low": effect - z * se, "ci_high": effect + z * se, "p_value": p,
-                                   "p_adjusted": adjust_pvalues(p, correction)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "system": challengers,
+                    "measure": measure,
+                    "alpha": alpha,
+                    "effect": effect,
+                    "se": se,
+                    "ci_low": effect - z * se,
+                    "ci_high": effect + z * se,
+                    "p_value": p,
+                    "p_adjusted": adjust_pvalues(p, correction),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -293,7 +410,7 @@ def _balanced_effects(x: np.ndarray, systems: list, baseline: str, challengers: 
     """REML for a complete two-way layout with a random topic intercept, in closed form."""
     k, c = x.shape
     resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
-    ss_error = (resid ** 2).sum()
+    ss_error = (resid**2).sum()
     ss_topic = k * ((x.mean(axis=0) - x.mean()) ** 2).sum()
     df_error, df_topic = (k - 1) * (c - 1), c - 1
     ms_error = ss_error / df_error if df_error else 0.0
@@ -301,7 +418,7 @@ def _balanced_effects(x: np.ndarray, systems: list, baseline: str, challengers: 
     # REML = ANOVA estimates inside the parameter space; on the boundary (topic variance 0) the
     # topic and error sums of squares pool.
     sigma2 = ms_error if ms_topic >= ms_error else (ss_error + ss_topic) / (df_error + df_topic)
-    if df_error == 0:                                # one topic: the residual variance cannot be estimated
+    if df_error == 0:  # one topic: the residual variance cannot be estimated
         sigma2 = np.nan
     means = x.mean(axis=1)
     index = {s: i for i, s in enumerate(systems)}
@@ -312,13 +429,14 @@ def _balanced_effects(x: np.ndarray, systems: list, baseline: str, challengers: 
 
 def _mixedlm_effects(frame: pd.DataFrame, baseline: str, challengers: list):
     import statsmodels.formula.api as smf
+
     data = frame.assign(system=pd.Categorical(frame["system"], categories=[baseline] + challengers))
     model = smf.mixedlm("score ~ C(system)", data, groups=data["topic"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             fit = model.fit(reml=True)
-        except np.linalg.LinAlgError:       # singular at the boundary (topic variance 0): derivative-free
+        except np.linalg.LinAlgError:  # singular at the boundary (topic variance 0): derivative-free
             fit = model.fit(reml=True, method="powell")
     names = [f"C(system)[T.{s}]" for s in challengers]
     return fit.fe_params[names].to_numpy(), fit.bse_fe[names].to_numpy()

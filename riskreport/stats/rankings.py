@@ -1,4 +1,5 @@
 """Rankings of systems: orderings, rank-biased overlap and Kendall τ between them, per α."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,8 +17,14 @@ def rank_agreement(effectiveness: pd.DataFrame, risk: pd.DataFrame, geo: pd.Data
         u = at.set_index("system")["urisk"]
         g = geo[geo["alpha"] == alpha].set_index("system")["georisk"].reindex(u.index)
         m = means.reindex(u.index)
-        rows.append({"alpha": alpha, "tau_mean_urisk": _tau(m, u), "tau_mean_georisk": _tau(m, g),
-                     "tau_urisk_georisk": _tau(u, g)})
+        rows.append(
+            {
+                "alpha": alpha,
+                "tau_mean_urisk": _tau(m, u),
+                "tau_mean_georisk": _tau(m, g),
+                "tau_urisk_georisk": _tau(u, g),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -54,11 +61,11 @@ def rbo(ranking_a: Sequence, ranking_b: Sequence, p: float = 0.9) -> tuple[float
     x_l = overlap[-1]
     f = int(n_long + s - x_l)
     d_all = np.arange(1, f + 1)
-    w_all = p ** d_all / d_all
+    w_all = p**d_all / d_all
     term1 = s * w_all[s:f].sum()
     term2 = n_long * w_all[n_long:f].sum()
     term3 = x_l * (np.log(1 / (1 - p)) - w_all.sum())
-    residual = p ** s + p ** n_long - p ** f - (1 - p) / p * (term1 + term2 + term3)
+    residual = p**s + p**n_long - p**f - (1 - p) / p * (term1 + term2 + term3)
     return float(rbo_min), float(max(residual, 0.0))
 
 
@@ -82,24 +89,28 @@ def rbo_table(orderings: dict[str, dict[float, list]], p: float = 0.9) -> pd.Dat
     rows = []
     for alpha in sorted(set.intersection(*(set(o) for o in orderings.values()))):
         for i, first in enumerate(names):
-            for second in names[i + 1:]:
+            for second in names[i + 1 :]:
                 low, residual = rbo(orderings[first][alpha], orderings[second][alpha], p)
                 rows.append({"alpha": alpha, "a": first, "b": second, "rbo_min": low, "rbo_residual": residual})
     return pd.DataFrame(rows)
 
 
-def orderings(effectiveness: pd.DataFrame, risk: pd.DataFrame, geo: pd.DataFrame,
-              others: dict[str, pd.DataFrame] | None = None) -> dict[str, dict[float, list]]:
+def orderings(
+    effectiveness: pd.DataFrame, risk: pd.DataFrame, geo: pd.DataFrame, others: dict[str, pd.DataFrame] | None = None
+) -> dict[str, dict[float, list]]:
     """Orderings of the challengers of `risk` at each of its α, the input of `rbo_table`: by mean
     effectiveness, by URisk_α, by GeoRisk_α and by the mean under each other measure
     (`others`: {measure: `effectiveness_table`}); GeoRisk orders the challengers it scored."""
     challengers = list(dict.fromkeys(risk["system"]))
     alphas = sorted(set(risk["alpha"]))
     by_mean = lambda table: ordering(table.set_index("system")["mean"].loc[challengers])  # noqa: E731
-    result = {"mean": dict.fromkeys(alphas, by_mean(effectiveness)),
-              "URisk": {a: ordering(t.set_index("system")["urisk"]) for a, t in risk.groupby("alpha")},
-              "GeoRisk": {a: ordering(t.set_index("system")["georisk"].reindex(challengers).dropna())
-                          for a, t in geo.groupby("alpha")}}
+    result = {
+        "mean": dict.fromkeys(alphas, by_mean(effectiveness)),
+        "URisk": {a: ordering(t.set_index("system")["urisk"]) for a, t in risk.groupby("alpha")},
+        "GeoRisk": {
+            a: ordering(t.set_index("system")["georisk"].reindex(challengers).dropna()) for a, t in geo.groupby("alpha")
+        },
+    }
     for measure, table in (others or {}).items():
         result[f"mean {measure}"] = dict.fromkeys(alphas, by_mean(table))
     return result

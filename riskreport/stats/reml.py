@@ -17,6 +17,7 @@ analytic gradient under the bounds ≥ 0. The GLS effect is the difference of th
 (V leaves the column space of the design invariant), with
 Var = σ²_s·(δ_1/k_1 + δ_2/k_2) + 2σ²_at/T + σ²_ε·(1/k_1 + 1/k_2)/T, δ_l = 1 for non-deterministic l.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ class Strata:
     df_residual: int
     ss_instance: float
     df_instance: int
-    cross: np.ndarray = field(repr=False)   # S: 2 x 2 cross-products of the centred per-topic instance means
+    cross: np.ndarray = field(repr=False)  # S: 2 x 2 cross-products of the centred per-topic instance means
 
 
 def strata(first: np.ndarray, second: np.ndarray) -> Strata:
@@ -55,8 +56,9 @@ def strata(first: np.ndarray, second: np.ndarray) -> Strata:
         topic_means.append(column - grand)
         means.append(float(grand))
     centred = np.array(topic_means)
-    return Strata(n_topics, (first.shape[0], second.shape[0]), (means[0], means[1]), ss_e, df_e, ss_i, df_i,
-                   centred @ centred.T)
+    return Strata(
+        n_topics, (first.shape[0], second.shape[0]), (means[0], means[1]), ss_e, df_e, ss_i, df_i, centred @ centred.T
+    )
 
 
 def reml_objective(theta: np.ndarray, st: Strata) -> tuple[float, np.ndarray]:
@@ -66,11 +68,11 @@ def reml_objective(theta: np.ndarray, st: Strata) -> tuple[float, np.ndarray]:
     value, grad = 0.0, np.zeros(4)
     if st.df_residual > 0:
         value += st.df_residual * np.log(e) + st.ss_residual / e
-        grad[3] += st.df_residual / e - st.ss_residual / e ** 2
+        grad[3] += st.df_residual / e - st.ss_residual / e**2
     if st.df_instance > 0:
         phi = e + st.n_topics * s
         value += st.df_instance * np.log(phi) + st.ss_instance / phi
-        d = st.df_instance / phi - st.ss_instance / phi ** 2
+        d = st.df_instance / phi - st.ss_instance / phi**2
         grad[2] += st.n_topics * d
         grad[3] += d
     s11, s22 = a + b + e / k1, a + b + e / k2
@@ -119,15 +121,32 @@ def reml_variances(st: Strata, closed_form: bool = True) -> np.ndarray:
     if exact is not None:
         return exact
     scale = max(float(np.trace(st.cross)) / 2 / (st.n_topics - 1), st.ss_residual / max(st.df_residual, 1), 1e-300)
-    scaled = Strata(st.n_topics, st.k, st.means, st.ss_residual / scale, st.df_residual, st.ss_instance / scale,
-                     st.df_instance, st.cross / scale)
+    scaled = Strata(
+        st.n_topics,
+        st.k,
+        st.means,
+        st.ss_residual / scale,
+        st.df_residual,
+        st.ss_instance / scale,
+        st.df_instance,
+        st.cross / scale,
+    )
     tiny = 1e-12
-    bounds = [(0.0, None),
-              (tiny if st.df_residual == 0 else 0.0, None),             # Σ must stay positive definite
-              (0.0, None) if st.df_instance else (0.0, 0.0),
-              (tiny, None) if st.df_residual else (0.0, 0.0)]           # σ²_ε not identifiable: fixed at 0
+    bounds = [
+        (0.0, None),
+        (tiny if st.df_residual == 0 else 0.0, None),  # Σ must stay positive definite
+        (0.0, None) if st.df_instance else (0.0, 0.0),
+        (tiny, None) if st.df_residual else (0.0, 0.0),
+    ]  # σ²_ε not identifiable: fixed at 0
     lower, upper = zip(*[(lo, np.inf if hi is None else hi) for lo, hi in bounds])
     start = np.clip(start_values(st) / scale, lower, upper)
-    result = optimize.minimize(reml_objective, start, args=(scaled,), jac=True, method="L-BFGS-B", bounds=bounds,
-                               options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 2000})
+    result = optimize.minimize(
+        reml_objective,
+        start,
+        args=(scaled,),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 2000},
+    )
     return np.where(result.x <= tiny * 10, 0.0, result.x) * scale

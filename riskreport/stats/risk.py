@@ -9,6 +9,7 @@ Sources: Wang et al. SIGIR 2012 (URisk, FRisk/FReward); Dinçer, Macdonald & Oun
 (TRisk, jackknife SE, exploratory TR_i/TJ_i, T*Risk) and SIGIR 2016 (ZRisk, GeoRisk); Benham,
 PhD thesis 2023 (minus family, smooth value function Eq. 3.6, risk-adjusted scores Eq. 4.5).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -23,18 +24,34 @@ from riskreport.errors import UnknownNameError
 from riskreport.options import CONVENTIONS, check_options  # noqa: F401 - CONVENTIONS: rr.risk.CONVENTIONS
 from riskreport.stats.corrections import adjust_pvalues
 
-RISK_COLUMNS = ["system", "baseline", "measure", "alpha", "urisk", "trisk", "p_value", "se", "se_jackknife",
-                "wins", "losses", "ties", "frisk", "freward", "loss20"]
+RISK_COLUMNS = [
+    "system",
+    "baseline",
+    "measure",
+    "alpha",
+    "urisk",
+    "trisk",
+    "p_value",
+    "se",
+    "se_jackknife",
+    "wins",
+    "losses",
+    "ties",
+    "frisk",
+    "freward",
+    "loss20",
+]
 TOPIC_COLUMNS = ["system", "baseline", "measure", "topic", "alpha", "delta", "x", "tr", "tj"]
 GEORISK_COLUMNS = ["system", "measure", "alpha", "mean", "zrisk", "georisk"]
 TSTAR_COLUMNS = ["system", "reference", "measure", "alpha", "urisk", "trisk", "p_value"]
-FLOAT_NOISE = 1e-15   # relative size below which a spread is float noise, not variation (TRisk undefined)
+FLOAT_NOISE = 1e-15  # relative size below which a spread is float noise, not variation (TRisk undefined)
 SE_ZERO_NOTE = "SE = 0 (the risk-adjusted differences do not vary): TRisk is undefined"
 ONE_TOPIC_NOTE = "one topic only: the SE needs at least 2 topics, so TRisk is undefined"
 
 
-def long_frame(axes: dict[str, Sequence | np.ndarray], columns: Sequence[str] | None = None,
-               **values: ArrayLike) -> pd.DataFrame:
+def long_frame(
+    axes: dict[str, Sequence | np.ndarray], columns: Sequence[str] | None = None, **values: ArrayLike
+) -> pd.DataFrame:
     """A tidy table over the product of `axes`, first axis slowest (numpy's C order).
 
     One key column per axis; one column per value: an array shaped like the axes (e.g. (α,
@@ -46,8 +63,10 @@ def long_frame(axes: dict[str, Sequence | np.ndarray], columns: Sequence[str] | 
     """
     shape = tuple(len(labels) for labels in axes.values())
     positions = np.indices(shape).reshape(len(shape), -1)
-    table = {name: np.asarray(labels, dtype=object if not len(labels) else None)[index]
-             for (name, labels), index in zip(axes.items(), positions)}
+    table = {
+        name: np.asarray(labels, dtype=object if not len(labels) else None)[index]
+        for (name, labels), index in zip(axes.items(), positions)
+    }
     for name, value in values.items():
         value = np.asarray(value)
         table[name] = np.broadcast_to(value, shape).reshape(-1) if value.ndim else value
@@ -64,8 +83,11 @@ def deltas(matrix: pd.DataFrame, baseline: str | pd.Series) -> pd.DataFrame:
 def system_row(matrix: pd.DataFrame, system: str, role: str = "baseline") -> pd.Series:
     """The scores of one system (a row of the systems x topics `matrix`); `UnknownNameError` if it has none."""
     if system not in matrix.index:
-        hint = ("The matrix looks transposed: rows must be systems and columns topics (use matrix.T)."
-                if system in matrix.columns else "(rows of the systems x topics matrix)")
+        hint = (
+            "The matrix looks transposed: rows must be systems and columns topics (use matrix.T)."
+            if system in matrix.columns
+            else "(rows of the systems x topics matrix)"
+        )
         raise UnknownNameError(role, system, [str(s) for s in matrix.index], hint=hint)
     return matrix.loc[system]
 
@@ -76,8 +98,9 @@ def challengers(matrix: pd.DataFrame, baseline: str) -> list[str]:
     return [s for s in matrix.index if s != baseline]
 
 
-def challenger_deltas(matrix: pd.DataFrame, baseline: str,
-                      alphas: Sequence[float] = ()) -> tuple[list[str], np.ndarray, np.ndarray]:
+def challenger_deltas(
+    matrix: pd.DataFrame, baseline: str, alphas: Sequence[float] = ()
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """What every single-baseline analysis starts from: the challengers, their Δ (S, T) against
     `baseline`, and the risk-adjusted differences l_α(Δ) (A, S, T) at `alphas`."""
     names = challengers(matrix, baseline)
@@ -101,7 +124,7 @@ def smooth_value(delta: np.ndarray) -> np.ndarray:
     Fitted for ERR@20 against indriCASP at r = 2 (α = 1) only; an overlay, not a default.
     """
     delta = np.asarray(delta, dtype=float)
-    return 1.38426 * delta ** 3 - 0.51659 * delta ** 2 + 0.11578 * delta
+    return 1.38426 * delta**3 - 0.51659 * delta**2 + 0.11578 * delta
 
 
 def urisk(delta: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
@@ -146,7 +169,7 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
     """
     c = x.shape[-1]
     mean = x.mean(axis=-1)
-    if c < 2:                                   # one topic: no spread to estimate
+    if c < 2:  # one topic: no spread to estimate
         undefined = np.full(mean.shape, np.nan)
         return {"urisk": mean, "se": undefined, "se_jackknife": undefined, "trisk": undefined, "p_value": undefined}
     se = x.std(axis=-1, ddof=1) / np.sqrt(c)
@@ -162,8 +185,11 @@ def rule_verdicts(urisk, p_adjusted, sig_level: float) -> np.ndarray:
     URisk), `undefined` where the p-value is (TRisk undefined), else `inconclusive`."""
     urisk, p = np.asarray(urisk, dtype=float), np.asarray(p_adjusted, dtype=float)
     significant = p < sig_level
-    return np.select([np.isnan(p), significant & (urisk < 0), significant & (urisk > 0)],
-                     ["undefined", "risk", "reward"], "inconclusive")
+    return np.select(
+        [np.isnan(p), significant & (urisk < 0), significant & (urisk > 0)],
+        ["undefined", "risk", "reward"],
+        "inconclusive",
+    )
 
 
 def several(baseline) -> bool:
@@ -188,8 +214,14 @@ def family_adjusted(table: pd.DataFrame, column: str, correction: str, by: Seque
     return adjusted
 
 
-def risk_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
-               sig_level: float = 0.05, correction: str = "holm") -> pd.DataFrame:
+def risk_table(
+    matrix: pd.DataFrame,
+    baseline: str | Sequence[str],
+    alphas: Sequence[float],
+    measure: str = "",
+    sig_level: float = 0.05,
+    correction: str = "holm",
+) -> pd.DataFrame:
     """Single-baseline risk of every challenger at every α, tidy (columns `RISK_COLUMNS` + extras).
 
     URisk (Wang et al. 2012), TRisk with its two-sided p and parametric/jackknife SE
@@ -213,29 +245,45 @@ def risk_table(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequ
         table["p_adjusted"] = family_adjusted(table, "p_value", correction, ["alpha"])
         table["verdict"] = rule_verdicts(table["urisk"], table["p_adjusted"], sig_level)
         return table
-    challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)   # (S, T), (A, S, T)
+    challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)  # (S, T), (A, S, T)
     base = matrix.loc[baseline].to_numpy(dtype=float)
     alphas = [float(a) for a in alphas]
-    result = trisk(x)                                                            # each (A, S)
+    result = trisk(x)  # each (A, S)
     wins, losses, ties = win_loss_ties(delta)
     frisk, freward = np.maximum(0, -delta).mean(axis=1), np.maximum(0, delta).mean(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         relative_loss = np.where(base > 0, -delta / np.where(base > 0, base, 1.0), 0.0)
         ratio = np.where(freward > 0, frisk / np.where(freward > 0, freward, 1.0), np.nan)
     loss20 = (relative_loss > 0.2).sum(axis=1)
-    table = long_frame({"alpha": alphas, "system": challengers}, RISK_COLUMNS + ["risk_reward"],
-                       baseline=baseline, measure=measure,
-                       **{k: result[k] for k in ("urisk", "trisk", "p_value", "se", "se_jackknife")},
-                       wins=wins, losses=losses, ties=ties, frisk=frisk, freward=freward, loss20=loss20,
-                       risk_reward=ratio)
-    table["p_adjusted"] = adjust_pvalues(result["p_value"], correction).reshape(-1)   # per α, across challengers
+    table = long_frame(
+        {"alpha": alphas, "system": challengers},
+        RISK_COLUMNS + ["risk_reward"],
+        baseline=baseline,
+        measure=measure,
+        **{k: result[k] for k in ("urisk", "trisk", "p_value", "se", "se_jackknife")},
+        wins=wins,
+        losses=losses,
+        ties=ties,
+        frisk=frisk,
+        freward=freward,
+        loss20=loss20,
+        risk_reward=ratio,
+    )
+    table["p_adjusted"] = adjust_pvalues(result["p_value"], correction).reshape(-1)  # per α, across challengers
     table["verdict"] = rule_verdicts(table["urisk"], table["p_adjusted"], sig_level)
-    table["note"] = np.where(table["verdict"] == "undefined", ONE_TOPIC_NOTE if delta.shape[1] < 2 else SE_ZERO_NOTE, "")
+    table["note"] = np.where(
+        table["verdict"] == "undefined", ONE_TOPIC_NOTE if delta.shape[1] < 2 else SE_ZERO_NOTE, ""
+    )
     return table
 
 
-def topic_risk(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequence[float], measure: str = "",
-               sig_level: float = 0.05) -> pd.DataFrame:
+def topic_risk(
+    matrix: pd.DataFrame,
+    baseline: str | Sequence[str],
+    alphas: Sequence[float],
+    measure: str = "",
+    sig_level: float = 0.05,
+) -> pd.DataFrame:
     """Exploratory per-topic risk (Dinçer et al. 2014, §4): TR_i = x_i / s_x and TJ_i = (ψ_i − ψ̄)/s_ψ.
 
     ψ_i = c·x̄ − (c−1)·x̄_(i) are the jackknife pseudo-values (Dinçer, Macdonald & Ounis 2014; docs/measures/single-baseline.md erratum: not the paper's
@@ -244,9 +292,10 @@ def topic_risk(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequ
     Several baselines: each one's rows in turn.
     """
     if several(baseline):
-        return pd.concat([topic_risk(matrix, b, alphas, measure, sig_level) for b in baselines_of(baseline)],
-                         ignore_index=True)
-    challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)   # (S, T), (A, S, T)
+        return pd.concat(
+            [topic_risk(matrix, b, alphas, measure, sig_level) for b in baselines_of(baseline)], ignore_index=True
+        )
+    challengers, delta, x = challenger_deltas(matrix, cast(str, baseline), alphas)  # (S, T), (A, S, T)
     alphas = [float(a) for a in alphas]
     c = x.shape[-1]
     spread = _spread(x)
@@ -255,8 +304,16 @@ def topic_risk(matrix: pd.DataFrame, baseline: str | Sequence[str], alphas: Sequ
         tr = x / spread
         pseudo_sd = np.where(np.isnan(spread), np.nan, pseudo.std(axis=-1, ddof=1, keepdims=True) if c > 1 else np.nan)
         tj = (pseudo - pseudo.mean(axis=-1, keepdims=True)) / pseudo_sd
-    table = long_frame({"alpha": alphas, "system": challengers, "topic": list(matrix.columns)}, TOPIC_COLUMNS,
-                       baseline=baseline, measure=measure, delta=delta, x=x, tr=tr, tj=tj)
+    table = long_frame(
+        {"alpha": alphas, "system": challengers, "topic": list(matrix.columns)},
+        TOPIC_COLUMNS,
+        baseline=baseline,
+        measure=measure,
+        delta=delta,
+        x=x,
+        tr=tr,
+        tj=tj,
+    )
     critical = t_critical(sig_level, c)
     low = (table["tr"] < -critical) | (table["tj"] < -critical)
     high = (table["tr"] > critical) | (table["tj"] > critical)
@@ -278,9 +335,13 @@ def _spread(x: np.ndarray) -> np.ndarray:
 TSTAR_REFERENCES = ("mean", "median", "max", "baselines")
 
 
-def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = "",
-                references: Sequence[str] = ("mean", "median", "max"),
-                baselines: Sequence[str] | None = None) -> pd.DataFrame:
+def tstar_table(
+    matrix: pd.DataFrame,
+    alphas: Sequence[float],
+    measure: str = "",
+    references: Sequence[str] = ("mean", "median", "max"),
+    baselines: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """T*Risk: URisk/TRisk of every system against the per-topic mean, median or max of all systems,
     or (`"baselines"`) the per-topic mean of the given `baselines` only.
 
@@ -293,17 +354,31 @@ def tstar_table(matrix: pd.DataFrame, alphas: Sequence[float], measure: str = ""
     if unknown:
         raise UnknownNameError("T*Risk reference", unknown[0], list(TSTAR_REFERENCES))
     if "baselines" in references and not baselines:
-        raise UnknownNameError("baseline", "", [str(s) for s in matrix.index],
-                               hint='The T*Risk reference "baselines" needs baselines=[...].')
+        raise UnknownNameError(
+            "baseline",
+            "",
+            [str(s) for s in matrix.index],
+            hint='The T*Risk reference "baselines" needs baselines=[...].',
+        )
     rows = [system_row(matrix, b) for b in baselines_of(baselines)] if baselines else []
     reducers: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-        "mean": lambda v: v.mean(axis=0), "median": lambda v: np.median(v, axis=0), "max": lambda v: v.max(axis=0),
-        "baselines": lambda _: np.mean([r.to_numpy(float) for r in rows], axis=0)}
+        "mean": lambda v: v.mean(axis=0),
+        "median": lambda v: np.median(v, axis=0),
+        "max": lambda v: v.max(axis=0),
+        "baselines": lambda _: np.mean([r.to_numpy(float) for r in rows], axis=0),
+    }
     parts = []
     for reference in references:
         result = trisk(risk_adjusted(values - reducers[reference](values), alphas))
-        parts.append(long_frame({"alpha": alphas, "system": list(matrix.index)}, TSTAR_COLUMNS, reference=reference,
-                                measure=measure, **{k: result[k] for k in ("urisk", "trisk", "p_value")}))
+        parts.append(
+            long_frame(
+                {"alpha": alphas, "system": list(matrix.index)},
+                TSTAR_COLUMNS,
+                reference=reference,
+                measure=measure,
+                **{k: result[k] for k in ("urisk", "trisk", "p_value")},
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -343,8 +418,14 @@ def georisk_table(matrix: pd.DataFrame, alphas: Sequence[float] | np.ndarray, me
     """
     alphas = [float(a) for a in alphas]
     values = matrix.to_numpy(dtype=float)
-    table = long_frame({"alpha": alphas, "system": list(matrix.index)}, GEORISK_COLUMNS, measure=measure,
-                       mean=values.mean(axis=1), zrisk=zrisk(values, alphas), georisk=georisk(values, alphas))
+    table = long_frame(
+        {"alpha": alphas, "system": list(matrix.index)},
+        GEORISK_COLUMNS,
+        measure=measure,
+        mean=values.mean(axis=1),
+        zrisk=zrisk(values, alphas),
+        georisk=georisk(values, alphas),
+    )
     table["rank_mean"] = table.groupby("alpha")["mean"].rank(ascending=False, method="min").astype(int)
     table["rank_georisk"] = table.groupby("alpha")["georisk"].rank(ascending=False, method="min").astype(int)
     return table
@@ -356,8 +437,9 @@ def zrisk_single(matrix: pd.DataFrame, baseline: str, alphas: Sequence[float]) -
     names = challengers(matrix, baseline)
     rows = [zrisk(matrix.loc[[system, baseline]].to_numpy(dtype=float), alphas)[:, 0] for system in names]
     values = np.array(rows).T if rows else np.zeros((len(alphas), 0))
-    return long_frame({"alpha": alphas, "system": names}, ["system", "baseline", "alpha", "zrisk"], baseline=baseline,
-                      zrisk=values)
+    return long_frame(
+        {"alpha": alphas, "system": names}, ["system", "baseline", "alpha", "zrisk"], baseline=baseline, zrisk=values
+    )
 
 
 def zero_expectation_cells(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -376,9 +458,12 @@ def risk_adjusted_scores(matrix: pd.DataFrame, baseline: str, alphas: Sequence[f
     grid = np.asarray([float(a) for a in alphas])
     values = matrix.to_numpy(dtype=float)
     base = system_row(matrix, baseline).to_numpy(dtype=float)
-    adjusted = values - np.maximum(grid[:, None, None] * (base - values), 0.0)      # (A, S, T)
-    return long_frame({"alpha": grid, "system": list(matrix.index), "topic": list(matrix.columns)},
-                      ["system", "topic", "alpha", "score"], score=adjusted)
+    adjusted = values - np.maximum(grid[:, None, None] * (base - values), 0.0)  # (A, S, T)
+    return long_frame(
+        {"alpha": grid, "system": list(matrix.index), "topic": list(matrix.columns)},
+        ["system", "topic", "alpha", "score"],
+        score=adjusted,
+    )
 
 
 def to_convention(table: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:

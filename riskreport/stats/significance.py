@@ -20,6 +20,7 @@ listed beside the rule, and `verdict_summary` says where they disagree. Sign con
 >>> summary.loc[summary["system"] == "risky-llm", ["alpha", "verdict"]].to_string(index=False)
 ' alpha      verdict\\n   0.0 inconclusive\\n   5.0 inconclusive'
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,23 +30,52 @@ from riskreport.stats.rankings import riskiest_first
 from riskreport.stats.risk import rule_verdicts
 
 RULE = "t"
-KEY = ["system", "baseline", "alpha"]      # one verdict per challenger, baseline and α
+KEY = ["system", "baseline", "alpha"]  # one verdict per challenger, baseline and α
 MARKS = {"risk": "▼", "reward": "▲"}
-VERDICT_COLUMNS = ["system", "baseline", "alpha", "method", "kind", "statistic", "p_adjusted", "ci_low", "ci_high", "verdict"]
-SUMMARY_COLUMNS = ["system", "baseline", "alpha", "urisk", "trisk", "p_adjusted", "verdict", "agree", "methods", "disagree"]
+VERDICT_COLUMNS = [
+    "system",
+    "baseline",
+    "alpha",
+    "method",
+    "kind",
+    "statistic",
+    "p_adjusted",
+    "ci_low",
+    "ci_high",
+    "verdict",
+]
+SUMMARY_COLUMNS = [
+    "system",
+    "baseline",
+    "alpha",
+    "urisk",
+    "trisk",
+    "p_adjusted",
+    "verdict",
+    "agree",
+    "methods",
+    "disagree",
+]
 
 
 def rule_text(correction: str, sig_level: float) -> str:
     """The rule in one sentence, as the page states it."""
     adjusted = "unadjusted" if correction == "none" else f"adjusted across the challengers at each α ({correction})"
-    return (f"▼ risk and ▲ reward mean that the two-sided paired t-test of the risk-adjusted differences (TRisk) "
-            f"has a p-value below {sig_level:g}, {adjusted}; every mark, colour and verdict on this page follows "
-            "this one rule, and the other tests and the bootstrap intervals are shown beside it, with their "
-            "disagreements named.")
+    return (
+        f"▼ risk and ▲ reward mean that the two-sided paired t-test of the risk-adjusted differences (TRisk) "
+        f"has a p-value below {sig_level:g}, {adjusted}; every mark, colour and verdict on this page follows "
+        "this one rule, and the other tests and the bootstrap intervals are shown beside it, with their "
+        "disagreements named."
+    )
 
 
-def verdicts(risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame | None = None, sig_level: float = 0.05,
-             level: float | None = None) -> pd.DataFrame:
+def verdicts(
+    risk: pd.DataFrame,
+    tests: pd.DataFrame,
+    boot: pd.DataFrame | None = None,
+    sig_level: float = 0.05,
+    level: float | None = None,
+) -> pd.DataFrame:
     """Tidy verdicts per challenger, α and method (columns `VERDICT_COLUMNS`).
 
     `risk` is `risk.risk_table`, `tests` `inference.tests_table` (adjusted p-values), `boot`
@@ -75,12 +105,16 @@ def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
     rule = table[table["method"] == RULE].set_index(KEY)
     others = table[table["method"] != RULE].merge(rule["verdict"].rename("rule").reset_index(), on=KEY)
     # an undefined t-test (SE = 0) agrees with an inconclusive method: neither finds a difference
-    others["same"] = others["verdict"].replace("undefined", "inconclusive") == others["rule"].replace("undefined",
-                                                                                                     "inconclusive")
+    others["same"] = others["verdict"].replace("undefined", "inconclusive") == others["rule"].replace(
+        "undefined", "inconclusive"
+    )
     grouped = others.groupby(KEY, sort=False)
     differing = others[~others["same"]]
-    disagree = (differing["method"] + ": " + differing["verdict"]).groupby(
-        [differing[k] for k in KEY], sort=False).agg("; ".join)
+    disagree = (
+        (differing["method"] + ": " + differing["verdict"])
+        .groupby([differing[k] for k in KEY], sort=False)
+        .agg("; ".join)
+    )
     agreement = pd.DataFrame({"agree": grouped["same"].sum().astype(int) + 1, "methods": grouped.size() + 1})
     agreement["disagree"] = disagree.reindex(agreement.index).fillna("")
     summary = rule[["statistic", "p_adjusted", "verdict"]].rename(columns={"statistic": "trisk"}).join(agreement)
@@ -107,13 +141,16 @@ def marks(summary: pd.DataFrame) -> pd.Series:
     return summary["verdict"].map(MARKS).fillna("")
 
 
-def report_verdicts(risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame | None = None,
-                    sig_level: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
+def report_verdicts(
+    risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame | None = None, sig_level: float = 0.05
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """What a report needs: the tidy per-method `verdicts` and their summary with URisk, riskiest first."""
     table = verdicts(risk, tests, boot, sig_level)
     summary = with_urisk(verdict_summary(table), risk)
     order = {s: i for i, s in enumerate(risk_order(summary))}
     first = {b: i for i, b in enumerate(dict.fromkeys(risk["baseline"]))}
-    summary = summary.sort_values(["baseline", "alpha", "system"], key=lambda c: c.map(order) if c.name == "system"
-                                  else c.map(first) if c.name == "baseline" else c)
+    summary = summary.sort_values(
+        ["baseline", "alpha", "system"],
+        key=lambda c: c.map(order) if c.name == "system" else c.map(first) if c.name == "baseline" else c,
+    )
     return table, summary.reset_index(drop=True)

@@ -15,6 +15,7 @@ PyStan is not a project dependency: give the Python of an environment that has i
 Each fit runs in a fresh process (imports, compilation and sampling counted as a user would meet
 them). Print the machine load beside the numbers: the 2 cores are shared.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,7 +32,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 COVID = ROOT.parent / "shared" / "data" / "trec-covid-round1"
 
-OURS = r'''
+OURS = r"""
 import json, sys, time
 started = time.time()
 import pandas as pd
@@ -50,7 +51,7 @@ print(json.dumps({"import_s": imported - started, "fit_s": done - imported, "tot
                   "min_ess_tail": result.diagnostics["min_ess_tail"], "max_rhat": result.diagnostics["max_rhat"],
                   "divergences": result.diagnostics["divergences"], "waic": result.criteria["waic"],
                   "batches": result.batches, "medians": effects.tolist()}))
-'''
+"""
 
 STAN_MODELS = {
     "gaussian": """
@@ -79,7 +80,7 @@ model {
 """,
 }
 
-STAN = r'''
+STAN = r"""
 import json, math, sys, time
 started = time.time()
 import numpy as np, pandas as pd, stan, arviz as az
@@ -126,7 +127,7 @@ done = time.time()
 np.savez(args["out"], **draws)
 print(json.dumps({"build_s": build_s, "total_s": done - started, "draws": int(draws["b"].size),
                   "min_ess_bulk": bulk, "min_ess_tail": tail, "batches": len(parts)}))
-'''
+"""
 
 
 def datasets(workdir: Path) -> dict[str, Path]:
@@ -144,8 +145,13 @@ def datasets(workdir: Path) -> dict[str, Path]:
             mu = 1 / (1 + np.exp(-(rng.normal(-0.8, 0.5, n)[:, None] + rng.normal(0, 1, 30)[None, :])))
             y = rng.beta(mu * 3, (1 - mu) * 3)
             y = np.where(rng.random(y.shape) < 0.045, (rng.random(y.shape) < 0.3).astype(float), y)
-            tables[name] = pd.DataFrame({"system": np.repeat([f"s{i}" for i in range(n)], 30),
-                                         "topic": np.tile(np.arange(30), n), "score": y.ravel()})
+            tables[name] = pd.DataFrame(
+                {
+                    "system": np.repeat([f"s{i}" for i in range(n)], 30),
+                    "topic": np.tile(np.arange(30), n),
+                    "score": y.ravel(),
+                }
+            )
     for name, table in tables.items():
         path = workdir / f"{name}.csv"
         table.to_csv(path, index=False)
@@ -161,8 +167,7 @@ def fresh_compiledir() -> dict:
 def run_json(python: str, script: str, args: dict, env=None) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(script)
-    result = subprocess.run([python, handle.name, json.dumps(args)], capture_output=True, text=True, env=env,
-                            cwd=ROOT)
+    result = subprocess.run([python, handle.name, json.dumps(args)], capture_output=True, text=True, env=env, cwd=ROOT)
     os.unlink(handle.name)
     if result.returncode != 0:
         raise RuntimeError(result.stderr[-3000:])
@@ -174,6 +179,7 @@ def stan_waic(model: str, scores: Path, draws_path: Path) -> tuple[float, list]:
     from riskreport import bayes
     from riskreport.bayes.diagnostics import information_criteria
     from riskreport.bayes.sampling import _with_effects
+
     data = bayes.scores_data(pd.read_csv(scores))
     with np.load(draws_path) as stored:
         draws = _with_effects({k: stored[k] for k in stored.files})
@@ -183,7 +189,7 @@ def stan_waic(model: str, scores: Path, draws_path: Path) -> tuple[float, list]:
 
 def ppd_memory(draws: int = 72_000) -> dict:
     """Peak RSS growth of PPDRisk⁻ replicates for `draws` posterior draws (42 × 30 ZOiB), in a fresh process."""
-    script = r'''
+    script = r"""
 import json, resource, sys, time
 import numpy as np
 from riskreport import bayes
@@ -201,7 +207,7 @@ values, names = bayes.ppdrisk_draws(fit, "s0", [0.0, 1.0])
 print(json.dumps({"seconds": time.time() - t, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "growth_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024,
                   "result_mb": values.nbytes / 2**20}))
-'''
+"""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(script)
     out = subprocess.run([sys.executable, handle.name, str(draws)], capture_output=True, text=True, cwd=ROOT)
@@ -211,14 +217,27 @@ print(json.dumps({"seconds": time.time() - t, "peak_rss_mb": resource.getrusage(
 
 def final_table(table: pd.DataFrame) -> str:
     """The summary: seconds to ESS ≥ target (imports and compile included), ours against Stan, and the load."""
-    columns = {"dataset": "dataset", "model": "model", "ours_s": "ours (s)", "stan_s": "Stan (s)", "ratio": "Stan/ours",
-               "ours_cold_s": "ours, empty compile cache (s)", "stan_cold_s": "Stan incl. C++ compile (s)",
-               "ratio_cold": "ratio, both cold", "ours_draws": "our draws", "stan_draws": "Stan draws",
-               "ours_waic": "WAIC ours", "stan_waic": "WAIC Stan", "load_before": "load avg (1 min)"}
+    columns = {
+        "dataset": "dataset",
+        "model": "model",
+        "ours_s": "ours (s)",
+        "stan_s": "Stan (s)",
+        "ratio": "Stan/ours",
+        "ours_cold_s": "ours, empty compile cache (s)",
+        "stan_cold_s": "Stan incl. C++ compile (s)",
+        "ratio_cold": "ratio, both cold",
+        "ours_draws": "our draws",
+        "stan_draws": "Stan draws",
+        "ours_waic": "WAIC ours",
+        "stan_waic": "WAIC Stan",
+        "load_before": "load avg (1 min)",
+    }
     shown = table[[c for c in columns if c in table]].rename(columns=columns)
-    return ("Seconds until every system effect has bulk and tail ESS >= target (fresh process; imports, compile and "
-            "sampling; ours with PyTensor's compile cache warm, Stan with httpstan's model cache warm; 'cold': both "
-            "compiles included)\n" + shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    return (
+        "Seconds until every system effect has bulk and tail ESS >= target (fresh process; imports, compile and "
+        "sampling; ours with PyTensor's compile cache warm, Stan with httpstan's model cache warm; 'cold': both "
+        "compiles included)\n" + shown.to_string(index=False, float_format=lambda v: f"{v:.2f}")
+    )
 
 
 def main(argv=None) -> None:
@@ -238,36 +257,65 @@ def main(argv=None) -> None:
         if args.datasets and name not in args.datasets:
             continue
         for model in args.models:
-            common = {"scores": str(path), "model": model, "target_ess": args.target_ess, "seed": args.seed,
-                      "chains": args.chains, "cache": str(cache)}
+            common = {
+                "scores": str(path),
+                "model": model,
+                "target_ess": args.target_ess,
+                "seed": args.seed,
+                "chains": args.chains,
+                "cache": str(cache),
+            }
             row = {"dataset": name, "model": model, "load_before": os.getloadavg()[0]}
             env = fresh_compiledir()
-            cold = run_json(sys.executable, OURS, {**common, "use_cache": False}, env=env)      # empty compile cache
-            ours = run_json(sys.executable, OURS, {**common, "use_cache": True}, env=env)       # compile cache warm
-            cached = run_json(sys.executable, OURS, {**common, "use_cache": True}, env=env)     # draws cached
-            row.update({"ours_cold_s": cold["to_target_s"], "ours_s": ours["to_target_s"], "ours_total_s": ours["total_s"],
-                        "ours_fit_s": ours["fit_s"], "ours_import_s": ours["import_s"],
-                        "ours_draws": ours["draws"], "ours_ess": min(ours["min_ess_bulk"], ours["min_ess_tail"]),
-                        "ours_rhat": ours["max_rhat"], "ours_divergences": ours["divergences"],
-                        "ours_waic": ours["waic"], "cached_fit_s": cached["fit_s"], "cached_total_s": cached["total_s"],
-                        "load_after_ours": os.getloadavg()[0]})
+            cold = run_json(sys.executable, OURS, {**common, "use_cache": False}, env=env)  # empty compile cache
+            ours = run_json(sys.executable, OURS, {**common, "use_cache": True}, env=env)  # compile cache warm
+            cached = run_json(sys.executable, OURS, {**common, "use_cache": True}, env=env)  # draws cached
+            row.update(
+                {
+                    "ours_cold_s": cold["to_target_s"],
+                    "ours_s": ours["to_target_s"],
+                    "ours_total_s": ours["total_s"],
+                    "ours_fit_s": ours["fit_s"],
+                    "ours_import_s": ours["import_s"],
+                    "ours_draws": ours["draws"],
+                    "ours_ess": min(ours["min_ess_bulk"], ours["min_ess_tail"]),
+                    "ours_rhat": ours["max_rhat"],
+                    "ours_divergences": ours["divergences"],
+                    "ours_waic": ours["waic"],
+                    "cached_fit_s": cached["fit_s"],
+                    "cached_total_s": cached["total_s"],
+                    "load_after_ours": os.getloadavg()[0],
+                }
+            )
             if args.stan_python:
                 out = workdir / f"stan-{name}-{model}.npz"
                 # httpstan caches a built model across runs (~/.cache/httpstan): the C++ compile is timed in an empty
                 # cache of its own (cold), then the model is built in the usual cache so that the timed run excludes it
                 build = {**common, "code": STAN_MODELS[model], "out": str(out), "build_only": True}
-                first = run_json(args.stan_python, STAN, build,
-                                 env={**os.environ, "XDG_CACHE_HOME": tempfile.mkdtemp(prefix="bench-httpstan-")})
+                first = run_json(
+                    args.stan_python,
+                    STAN,
+                    build,
+                    env={**os.environ, "XDG_CACHE_HOME": tempfile.mkdtemp(prefix="bench-httpstan-")},
+                )
                 run_json(args.stan_python, STAN, build)
                 stan = run_json(args.stan_python, STAN, {**common, "code": STAN_MODELS[model], "out": str(out)})
                 waic, medians = stan_waic(model, path, out)
-                row.update({"stan_s": stan["total_s"], "stan_build_s": stan["build_s"], "stan_draws": stan["draws"],
-                            "stan_compile_s": first["build_s"], "stan_cold_s": stan["total_s"] - stan["build_s"]
-                            + first["build_s"], "stan_ess": min(stan["min_ess_bulk"], stan["min_ess_tail"]),
-                            "stan_waic": waic, "ratio": stan["total_s"] / ours["to_target_s"],
-                            "ratio_cold": (stan["total_s"] - stan["build_s"] + first["build_s"]) / cold["to_target_s"],
-                            "max_median_diff": float(np.max(np.abs(np.array(medians) - np.array(ours["medians"])))),
-                            "load_after_stan": os.getloadavg()[0]})
+                row.update(
+                    {
+                        "stan_s": stan["total_s"],
+                        "stan_build_s": stan["build_s"],
+                        "stan_draws": stan["draws"],
+                        "stan_compile_s": first["build_s"],
+                        "stan_cold_s": stan["total_s"] - stan["build_s"] + first["build_s"],
+                        "stan_ess": min(stan["min_ess_bulk"], stan["min_ess_tail"]),
+                        "stan_waic": waic,
+                        "ratio": stan["total_s"] / ours["to_target_s"],
+                        "ratio_cold": (stan["total_s"] - stan["build_s"] + first["build_s"]) / cold["to_target_s"],
+                        "max_median_diff": float(np.max(np.abs(np.array(medians) - np.array(ours["medians"])))),
+                        "load_after_stan": os.getloadavg()[0],
+                    }
+                )
             rows.append(row)
             print(json.dumps(row), flush=True)
     memory = ppd_memory()

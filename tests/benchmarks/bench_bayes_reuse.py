@@ -18,6 +18,7 @@ Not collected by the test run; the 2 cores are shared, so repeat (`--repeat`) an
 
     python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--rows fits report campaign] [--json out.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 COVID = ROOT.parent / "shared" / "data" / "trec-covid-round1"
 
-FIT = r'''
+FIT = r"""
 import json, sys, time
 started = time.time()
 import pandas as pd
@@ -56,7 +57,7 @@ print(json.dumps({"total_s": done - started, "import_s": imported - started, "co
                   "min_ess_tail": result.diagnostics["min_ess_tail"],
                   "max_rhat": result.diagnostics["max_rhat"], "divergences": result.diagnostics["divergences"],
                   "ok": result.ok, "lines": lines}))
-'''
+"""
 
 
 def tables(workdir: Path) -> dict[str, Path]:
@@ -83,13 +84,22 @@ def generated(rng, systems: int, topics: int) -> pd.DataFrame:
     mu = 1 / (1 + np.exp(-(rng.normal(-0.8, 0.5, systems)[:, None] + rng.normal(0, 1, topics)[None, :])))
     y = rng.beta(mu * 3, (1 - mu) * 3)
     y = np.where(rng.random(y.shape) < 0.045, (rng.random(y.shape) < 0.3).astype(float), y)
-    return pd.DataFrame({"system": np.repeat([f"s{i}" for i in range(systems)], topics),
-                         "topic": np.tile(np.arange(topics), systems), "score": y.ravel()})
+    return pd.DataFrame(
+        {
+            "system": np.repeat([f"s{i}" for i in range(systems)], topics),
+            "topic": np.tile(np.arange(topics), systems),
+            "score": y.ravel(),
+        }
+    )
 
 
 def environment(cache: Path, compiledir: Path) -> dict:
-    return {**os.environ, "RISKREPORT_CACHE": str(cache), "PYTENSOR_FLAGS": f"base_compiledir={compiledir}",
-            "PYTHONPATH": str(ROOT)}
+    return {
+        **os.environ,
+        "RISKREPORT_CACHE": str(cache),
+        "PYTENSOR_FLAGS": f"base_compiledir={compiledir}",
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 def fit_row(scores: Path, model: str, cache: Path, env: dict, target_ess: int) -> dict:
@@ -97,8 +107,14 @@ def fit_row(scores: Path, model: str, cache: Path, env: dict, target_ess: int) -
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(FIT)
     try:
-        out = subprocess.run([sys.executable, handle.name, json.dumps(args)], capture_output=True, text=True, env=env,
-                             cwd=ROOT, check=False)
+        out = subprocess.run(
+            [sys.executable, handle.name, json.dumps(args)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            check=False,
+        )
     finally:
         os.unlink(handle.name)
     if out.returncode != 0:
@@ -108,13 +124,22 @@ def fit_row(scores: Path, model: str, cache: Path, env: dict, target_ess: int) -
 
 def report_row(out: Path, env: dict) -> dict:
     started = time.time()
-    done = subprocess.run([sys.executable, "-m", "riskreport", "run", "bayesian_risk", "--out", str(out)],
-                          capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "riskreport", "run", "bayesian_risk", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-3000:])
     models = pd.read_csv(out / "tables" / "bayes_models.csv")
-    return {"total_s": time.time() - started, "waic": dict(zip(models["model"], models["waic"].round(2), strict=True)),
-            "lines": [line for line in done.stderr.splitlines() if "[bayes]" in line]}
+    return {
+        "total_s": time.time() - started,
+        "waic": dict(zip(models["model"], models["waic"].round(2), strict=True)),
+        "lines": [line for line in done.stderr.splitlines() if "[bayes]" in line],
+    }
 
 
 def drop_draws(cache: Path) -> None:
@@ -147,8 +172,12 @@ def one_round(files: dict, work: Path, args, i: int) -> list[dict]:
     if "campaign" in args.rows:
         for model in ("zoib", "gaussian"):
             ccache, cpytensor = work / f"ccache-{i}-{model}", work / f"cpytensor-{i}-{model}"
-            add(f"campaign {model} cold", lambda m=model, c=ccache, t=cpytensor: fit_row(
-                files["campaign"], m, c / "bayes", environment(c, t), args.target_ess))
+            add(
+                f"campaign {model} cold",
+                lambda m=model, c=ccache, t=cpytensor: fit_row(
+                    files["campaign"], m, c / "bayes", environment(c, t), args.target_ess
+                ),
+            )
     return rows
 
 
@@ -156,8 +185,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--target-ess", type=int, default=10_000)
-    parser.add_argument("--rows", nargs="+", default=["fits", "report"], choices=["fits", "report", "campaign"],
-                        help="which rows: the ZOiB-42 fits, the demo report, the 110 × 249 campaign (long)")
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        default=["fits", "report"],
+        choices=["fits", "report", "campaign"],
+        help="which rows: the ZOiB-42 fits, the demo report, the 110 × 249 campaign (long)",
+    )
     parser.add_argument("--json", help="also write every row (with its progress lines) here")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-bayes-reuse-"))
@@ -172,8 +206,9 @@ def main(argv=None) -> None:
         mine = [row for row in rows if row["row"] == name]
         times = [row["total_s"] for row in mine]
         waic = mine[-1].get("waic")
-        print(f"  {name:34s} {statistics.median(times):7.1f}  (runs: {', '.join(f'{t:.1f}' for t in times)}; "
-              f"WAIC {waic})")
+        print(
+            f"  {name:34s} {statistics.median(times):7.1f}  (runs: {', '.join(f'{t:.1f}' for t in times)}; WAIC {waic})"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
 

@@ -21,6 +21,7 @@ says so) against riskreport's evaluation of the same files. Not collected by the
 Targets on 2 cores: cold < 60 s, warm < 15 s, peak memory < 2 GiB, evaluation ≥ 10x faster than
 the gdeval provider's plain loop.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,6 +45,7 @@ MEASURE = "ERR@20"
 
 # ------------------------------------------------------------------------------------------ data
 
+
 def _write_run(args) -> None:
     root, r, topics, depth, seed = args
     rng = np.random.default_rng([seed, r])
@@ -55,9 +57,11 @@ def _write_run(args) -> None:
         score = skill * np.maximum(grades[t], 0) * rng.gamma(1.0, 1.0) + rng.normal(0, 1.0, pool)
         top = np.argpartition(-score, depth - 1)[:depth]
         top = top[np.argsort(-score[top], kind="stable")]
-        values = np.round(score[top] + 10, 3)                      # 3 decimals: some ties, as real runs
-        lines += [f"{301 + t} Q0 FT{t:03d}-{d:05d} {k} {v:.3f} r{r:03d}\n"
-                  for k, (d, v) in enumerate(zip(top.tolist(), values.tolist()), start=1)]
+        values = np.round(score[top] + 10, 3)  # 3 decimals: some ties, as real runs
+        lines += [
+            f"{301 + t} Q0 FT{t:03d}-{d:05d} {k} {v:.3f} r{r:03d}\n"
+            for k, (d, v) in enumerate(zip(top.tolist(), values.tolist()), start=1)
+        ]
     Path(root, "runs", f"r{r:03d}.run").write_text("".join(lines))
 
 
@@ -65,8 +69,8 @@ def _grades(topics: int, seed: int, pool: int = 3000) -> np.ndarray:
     """Per topic and candidate document: −1 unjudged, else the grade (−2 spam, 0, 1, 2)."""
     rng = np.random.default_rng(seed)
     grades = rng.choice([-2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2], size=(topics, pool))
-    grades[rng.random((topics, pool)) > 0.4] = -1                   # 40% of the pool judged (~1,200 per topic)
-    grades[:, 0] = 2                                                 # every topic has a relevant document
+    grades[rng.random((topics, pool)) > 0.4] = -1  # 40% of the pool judged (~1,200 per topic)
+    grades[:, 0] = 2  # every topic has a relevant document
     return grades
 
 
@@ -75,15 +79,19 @@ def make_collection(root: Path, runs: int, topics: int, depth: int, seed: int = 
     grades = _grades(topics, seed)
     with open(root / "qrels.robust.txt", "w") as handle:
         for t in range(topics):
-            handle.writelines(f"{301 + t} 0 FT{t:03d}-{d:05d} {grades[t, d]}\n" for d in np.flatnonzero(grades[t] != -1))
+            handle.writelines(
+                f"{301 + t} 0 FT{t:03d}-{d:05d} {grades[t, d]}\n" for d in np.flatnonzero(grades[t] != -1)
+            )
     with ProcessPoolExecutor(os.cpu_count() or 1) as pool:
         list(pool.map(_write_run, [(str(root), r, topics, depth, seed) for r in range(runs)]))
-    (root / "collection.toml").write_text('title = "Robust04-shaped campaign (synthetic)"\nmeasure = "ERR@20"\n'
-                                         'baseline = "r000"\n')
+    (root / "collection.toml").write_text(
+        'title = "Robust04-shaped campaign (synthetic)"\nmeasure = "ERR@20"\nbaseline = "r000"\n'
+    )
     return root
 
 
 # ------------------------------------------------------------------------------------------ measuring
+
 
 class TreeMemory:
     """Peak of the summed RSS of a process and all its descendants, sampled every 50 ms from /proc."""
@@ -132,8 +140,24 @@ def _rss(pid: int) -> int:
 
 def riskreport_run(data: Path, out: Path, cache: Path) -> dict:
     env = {**os.environ, "RISKREPORT_CACHE": str(cache)}
-    command = [sys.executable, "-m", "riskreport", "run", "--collection", str(data), "--measure", MEASURE,
-               "--alpha", *ALPHAS, "-p", "bootstrap_samples", str(SAMPLES), "--out", str(out), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "riskreport",
+        "run",
+        "--collection",
+        str(data),
+        "--measure",
+        MEASURE,
+        "--alpha",
+        *ALPHAS,
+        "-p",
+        "bootstrap_samples",
+        str(SAMPLES),
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     started = time.perf_counter()
     child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
     memory = TreeMemory(child.pid)
@@ -142,10 +166,21 @@ def riskreport_run(data: Path, out: Path, cache: Path) -> dict:
     wall = time.perf_counter() - started
     record = json.loads((out / "params.json").read_text())
     notebook = json.loads((out / "report.ipynb").read_text())
-    cells = sorted(((c["metadata"].get("papermill", {}).get("duration") or 0.0, i, _first_line(c))
-                    for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code"), reverse=True)
-    return {"wall": wall, "phases": record.get("phases_s", {}), "tree_peak": memory.stop(), "cells": cells[:6],
-            "html_mb": (out / "report.html").stat().st_size / 2 ** 20}
+    cells = sorted(
+        (
+            (c["metadata"].get("papermill", {}).get("duration") or 0.0, i, _first_line(c))
+            for i, c in enumerate(notebook["cells"])
+            if c["cell_type"] == "code"
+        ),
+        reverse=True,
+    )
+    return {
+        "wall": wall,
+        "phases": record.get("phases_s", {}),
+        "tree_peak": memory.stop(),
+        "cells": cells[:6],
+        "html_mb": (out / "report.html").stat().st_size / 2**20,
+    }
 
 
 def _first_line(cell: dict) -> str:
@@ -176,14 +211,20 @@ def in_process(data: Path, runs: dict, cache: Path) -> dict:
     pools.pool_analysis(matrix, baseline, alphas, MEASURE)
     times["risk (URisk/TRisk, topics, ZRisk/GeoRisk, T*Risk)"] = time.perf_counter() - t
     for name, call in [
-        ("inference: tests (t, sign, Wilcoxon, randomisation)",
-         lambda: rr.inference.tests_table(matrix, baseline, alphas, MEASURE, samples=SAMPLES)),
-        ("inference: bootstrap CIs (5 methods, 2 levels)",
-         lambda: rr.inference.bootstrap_table(matrix, baseline, alphas, MEASURE, samples=SAMPLES,
-                                              workers=os.cpu_count())),
+        (
+            "inference: tests (t, sign, Wilcoxon, randomisation)",
+            lambda: rr.inference.tests_table(matrix, baseline, alphas, MEASURE, samples=SAMPLES),
+        ),
+        (
+            "inference: bootstrap CIs (5 methods, 2 levels)",
+            lambda: rr.inference.bootstrap_table(
+                matrix, baseline, alphas, MEASURE, samples=SAMPLES, workers=os.cpu_count()
+            ),
+        ),
         ("inference: Tukey HSD (all pairs)", lambda: rr.inference.tukey_hsd(matrix, baseline, alphas)),
         ("inference: mixed model", lambda: rr.mixed.mixed_systems(matrix, baseline, alphas, MEASURE)),
-        ("inference: diagnostics", lambda: rr.inference.diagnostics_table(matrix, baseline, alphas))]:
+        ("inference: diagnostics", lambda: rr.inference.diagnostics_table(matrix, baseline, alphas)),
+    ]:
         t = time.perf_counter()
         call()
         times[name] = time.perf_counter() - t
@@ -193,6 +234,7 @@ def in_process(data: Path, runs: dict, cache: Path) -> dict:
 
 def _parsed_rows(path) -> int:
     from riskreport.io.trec import read_run
+
     return len(read_run(path))
 
 
@@ -205,8 +247,9 @@ def evaluation_ratio(data: Path, runs: dict, subset: int, cache: Path) -> tuple[
     qrels = data / "qrels.robust.txt"
     names = list(runs)[:subset]
     started = time.perf_counter()
-    evaluator = ir_measures.gdeval.evaluator([ir_measures.parse_measure(MEASURE)],
-                                             list(ir_measures.read_trec_qrels(str(qrels))))
+    evaluator = ir_measures.gdeval.evaluator(
+        [ir_measures.parse_measure(MEASURE)], list(ir_measures.read_trec_qrels(str(qrels)))
+    )
     for name in names:
         list(evaluator.iter_calc(ir_measures.read_trec_run(str(runs[name]))))
     perl = (time.perf_counter() - started) / len(names)
@@ -231,11 +274,15 @@ def main() -> None:
         if not (data / "collection.toml").exists():
             t = time.perf_counter()
             make_collection(data, args.runs, args.topics, args.depth)
-            print(f"generated {args.runs} runs x {args.topics} topics x {args.depth} documents in "
-                  f"{time.perf_counter() - t:.0f} s: {data}")
+            print(
+                f"generated {args.runs} runs x {args.topics} topics x {args.depth} documents in "
+                f"{time.perf_counter() - t:.0f} s: {data}"
+            )
         runs = {p.name.split(".")[0]: p for p in sorted((data / "runs").iterdir())}
-        print(f"{len(runs)} runs, {sum(p.stat().st_size for p in runs.values()) / 2 ** 30:.2f} GiB; "
-              f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}")
+        print(
+            f"{len(runs)} runs, {sum(p.stat().st_size for p in runs.values()) / 2**30:.2f} GiB; "
+            f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}"
+        )
         results = {}
         if not args.skip_run:
             cache = tmp / "cache"
@@ -249,23 +296,31 @@ def main() -> None:
     if results:
         print(f"{'riskreport run (end to end)':<52} {'cold':>8} {'warm':>8}")
         for phase in ("evaluate", "execute", "export"):
-            print(f"  {phase:<50} {results['cold']['phases'].get(phase, 0):8.1f} {results['warm']['phases'].get(phase, 0):8.1f}")
-        print(f"  {'total wall time (targets: cold < 60 s, warm < 15 s)':<50} {results['cold']['wall']:8.1f} "
-              f"{results['warm']['wall']:8.1f}")
+            print(
+                f"  {phase:<50} {results['cold']['phases'].get(phase, 0):8.1f} {results['warm']['phases'].get(phase, 0):8.1f}"
+            )
+        print(
+            f"  {'total wall time (targets: cold < 60 s, warm < 15 s)':<50} {results['cold']['wall']:8.1f} "
+            f"{results['warm']['wall']:8.1f}"
+        )
         for label in ("cold", "warm"):
-            print(f"  peak memory {label}: process tree {results[label]['tree_peak'] / 2 ** 30:.2f} GiB (target < 2 GiB)")
-        print(f"  largest single process (RUSAGE_CHILDREN max RSS): "
-              f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2 ** 20:.2f} GiB; "
-              f"report.html {results['cold']['html_mb']:.1f} MB")
+            print(f"  peak memory {label}: process tree {results[label]['tree_peak'] / 2**30:.2f} GiB (target < 2 GiB)")
+        print(
+            f"  largest single process (RUSAGE_CHILDREN max RSS): "
+            f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20:.2f} GiB; "
+            f"report.html {results['cold']['html_mb']:.1f} MB"
+        )
         print("  slowest notebook cells (warm run):")
         for seconds, index, line in results["warm"]["cells"]:
             print(f"    cell {index:>2} {seconds:6.1f} s  {line}")
     print("in this process, on the same collection (warm cache):")
     for name, seconds in phases.items():
         print(f"  {name:<60} {seconds:6.2f} s")
-    print(f"evaluation: Perl gdeval provider's plain loop {perl:.2f} s/run (measured on {args.perl_runs} runs, "
-          f"extrapolated to {len(runs)}: {perl * len(runs):.0f} s); riskreport cold {ours:.3f} s/run "
-          f"({ours * len(runs):.1f} s): {ratio:.1f}x faster ({'≥' if ratio >= 10 else '<'} 10x)")
+    print(
+        f"evaluation: Perl gdeval provider's plain loop {perl:.2f} s/run (measured on {args.perl_runs} runs, "
+        f"extrapolated to {len(runs)}: {perl * len(runs):.0f} s); riskreport cold {ours:.3f} s/run "
+        f"({ours * len(runs):.1f} s): {ratio:.1f}x faster ({'≥' if ratio >= 10 else '<'} 10x)"
+    )
     print(f"load average (1, 5, 15 min) at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
 

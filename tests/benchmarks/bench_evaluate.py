@@ -10,6 +10,7 @@ cold `riskreport run` on the demo collection. Not collected by the test run.
 Targets: cold <= 1.0x the plain loop; warm <= 1 s. The demo report's own target (under 2x a notebook that
 only imports the template's libraries) is measured side by side by bench_startup.py; this prints its time only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,9 @@ def make_collection(root: Path, n_runs: int, n_topics: int, depth: int, seed: in
 
 def plain_loop(qrels: Path, runs: dict, measure: str) -> float:
     started = time.perf_counter()
-    evaluator = ir_measures.evaluator([ir_measures.parse_measure(measure)], list(ir_measures.read_trec_qrels(str(qrels))))
+    evaluator = ir_measures.evaluator(
+        [ir_measures.parse_measure(measure)], list(ir_measures.read_trec_qrels(str(qrels)))
+    )
     for path in runs.values():
         list(evaluator.iter_calc(ir_measures.read_trec_run(str(path))))
     return time.perf_counter() - started
@@ -68,8 +71,12 @@ def demo_report(cache: Path) -> float:
     env = {**os.environ, "RISKREPORT_CACHE": str(cache)}
     with tempfile.TemporaryDirectory() as out:
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "riskreport", "run", "--quiet", "--out", f"{out}/report"],
-                       check=True, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "riskreport", "run", "--quiet", "--out", f"{out}/report"],
+            check=True,
+            env=env,
+            stdout=subprocess.DEVNULL,
+        )
         return time.perf_counter() - started
 
 
@@ -85,8 +92,10 @@ def main() -> None:
         t = time.perf_counter()
         qrels, runs = make_collection(root, args.runs, args.topics, args.depth)
         lines = args.runs * args.topics * args.depth
-        print(f"generated {args.runs} runs x {args.topics} topics x {args.depth} docs = {lines:,} lines "
-              f"in {time.perf_counter() - t:.1f} s; {os.cpu_count()} cores; measure {args.measure}")
+        print(
+            f"generated {args.runs} runs x {args.topics} topics x {args.depth} docs = {lines:,} lines "
+            f"in {time.perf_counter() - t:.1f} s; {os.cpu_count()} cores; measure {args.measure}"
+        )
         plain = plain_loop(qrels, runs, args.measure)
         cold = ours(qrels, runs, args.measure, root / "cache")
         warm = ours(qrels, runs, args.measure, root / "cache")

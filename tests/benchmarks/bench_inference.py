@@ -10,6 +10,7 @@ Peak memory (max RSS of a child process) is reported for B = 100,000.
 
 Target: < 5 s on 2 cores and >= 50x faster; memory bounded for B = 100,000.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,7 +32,7 @@ def data(systems: int = 100, topics: int = 50, seed: int = 3) -> np.ndarray:
     rng = np.random.default_rng(seed)
     base = rng.beta(0.8, 2.0, topics)
     runs = np.clip(base + rng.normal(0.02, 0.15, (systems, topics)), 0, 1)
-    return risk_adjusted(runs - base, np.array([0, 1, 2, 5, 10, 20]))            # (6, 100, 50)
+    return risk_adjusted(runs - base, np.array([0, 1, 2, 5, 10, 20]))  # (6, 100, 50)
 
 
 def ours(x: np.ndarray, samples: int) -> float:
@@ -47,16 +48,17 @@ def scipy_loop(x: np.ndarray, samples: int, pairs: int) -> float:
     started = time.perf_counter()
     for row in flat[chosen]:
         for level in LEVELS:
-            stats.bootstrap((row,), np.mean, n_resamples=samples, method="BCa", confidence_level=level,
-                            random_state=1)
+            stats.bootstrap((row,), np.mean, n_resamples=samples, method="BCa", confidence_level=level, random_state=1)
     return (time.perf_counter() - started) * len(flat) / pairs
 
 
 def peak_memory_child(samples: int) -> float:
-    code = (f"import resource, sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); "
-            "from bench_inference import data, ours; "
-            f"t = ours(data(), {samples}); "
-            "print(t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+    code = (
+        f"import resource, sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); "
+        "from bench_inference import data, ours; "
+        f"t = ours(data(), {samples}); "
+        "print(t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     seconds, megabytes = map(float, out.stdout.split())
     return seconds, megabytes
@@ -68,11 +70,13 @@ def main() -> None:
     args = parser.parse_args()
     x = data()
     pairs = x.shape[0] * x.shape[1]
-    ours(x[:, :2], 1_000)                                                # warm-up
-    fast = float(np.median([ours(x, 10_000) for _ in range(3)]))         # median of 3 runs
+    ours(x[:, :2], 1_000)  # warm-up
+    fast = float(np.median([ours(x, 10_000) for _ in range(3)]))  # median of 3 runs
     slow = scipy_loop(x, 10_000, args.pairs_timed)
-    print(f"{x.shape[1]} systems x {x.shape[0]} α x {x.shape[2]} topics = {pairs} pairs, B = 10,000, "
-          f"BCa at {LEVELS}; {os.cpu_count()} cores")
+    print(
+        f"{x.shape[1]} systems x {x.shape[0]} α x {x.shape[2]} topics = {pairs} pairs, B = 10,000, "
+        f"BCa at {LEVELS}; {os.cpu_count()} cores"
+    )
     print(f"{'scipy.stats.bootstrap loop':<32} {slow:8.2f} s   (timed on {args.pairs_timed} pairs, scaled to {pairs})")
     print(f"{'riskreport (vectorised)':<32} {fast:8.2f} s   {slow / fast:.0f}x faster   (target < 5 s, >= 50x)")
     seconds, megabytes = peak_memory_child(100_000)

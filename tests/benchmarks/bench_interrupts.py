@@ -14,6 +14,7 @@ Not collected by the test run.
 
     python tests/benchmarks/bench_interrupts.py [--repeat 5] [--timeout 8]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,9 @@ def wait_for(condition, seconds: float = 120) -> None:
 
 
 def signal_to_exit(args: list[str], cwd: Path, ready, signum: int, group: bool) -> float:
-    process = subprocess.Popen(CLI + args, cwd=cwd, start_new_session=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        CLI + args, cwd=cwd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wait_for(ready)
     time.sleep(1.0)
     (os.killpg if group else os.kill)(process.pid, signum)
@@ -64,6 +66,7 @@ def signal_to_exit(args: list[str], cwd: Path, ready, signum: int, group: bool) 
 def timeout_overshoot(template: Path, tiny: Path, out: Path, limit: float) -> float:
     from riskreport.errors import ReportTimeoutError
     from riskreport.run.runner import run_report
+
     started = time.monotonic()
     try:
         run_report(str(template), collection=str(tiny), parameters={"pause": FOREVER}, out=out, timeout=limit)
@@ -73,8 +76,10 @@ def timeout_overshoot(template: Path, tiny: Path, out: Path, limit: float) -> fl
 
 
 def summary(name: str, values: list[float]) -> None:
-    print(f"{name:<44} median {statistics.median(values):5.2f} s  (min {min(values):.2f}, max {max(values):.2f}, "
-          f"n={len(values)})")
+    print(
+        f"{name:<44} median {statistics.median(values):5.2f} s  (min {min(values):.2f}, max {max(values):.2f}, "
+        f"n={len(values)})"
+    )
 
 
 def main() -> None:
@@ -88,17 +93,39 @@ def main() -> None:
         template = write_template(root / "templates" / "sleeper.ipynb")
         tiny = collection(root / "tiny")
         jobs = root / "jobs.toml"
-        jobs.write_text(f'[defaults]\ntemplate = "{template}"\ncollection = "{tiny}"\npause = {FOREVER}\n\n'
-                        '[[job]]\nname = "one"\n\n[[job]]\nname = "two"\n')
+        jobs.write_text(
+            f'[defaults]\ntemplate = "{template}"\ncollection = "{tiny}"\npause = {FOREVER}\n\n'
+            '[[job]]\nname = "one"\n\n[[job]]\nname = "two"\n'
+        )
         sigint, sigterm, overshoot = [], [], []
         for n in range(options.repeat):
-            run = ["run", str(template), "--collection", str(tiny), "--out", str(root / f"out{n}"), "-q",
-                   "-p", "pause", str(FOREVER)]
-            sigint.append(signal_to_exit(run, root, lambda: bool(list(root.glob(".tmp-*/report.ipynb"))),
-                                         signal.SIGINT, group=True))
+            run = [
+                "run",
+                str(template),
+                "--collection",
+                str(tiny),
+                "--out",
+                str(root / f"out{n}"),
+                "-q",
+                "-p",
+                "pause",
+                str(FOREVER),
+            ]
+            sigint.append(
+                signal_to_exit(
+                    run, root, lambda: bool(list(root.glob(".tmp-*/report.ipynb"))), signal.SIGINT, group=True
+                )
+            )
             batch = ["batch", str(jobs), "--reports", str(root / "reports"), "--jobs", "2", "-q"]
-            sigterm.append(signal_to_exit(batch, root, lambda: len(list(root.glob("reports/jobs/*/.tmp-*/report.ipynb")))
-                                          == 2, signal.SIGTERM, group=False))
+            sigterm.append(
+                signal_to_exit(
+                    batch,
+                    root,
+                    lambda: len(list(root.glob("reports/jobs/*/.tmp-*/report.ipynb"))) == 2,
+                    signal.SIGTERM,
+                    group=False,
+                )
+            )
             overshoot.append(timeout_overshoot(template, tiny, root / f"limited{n}", options.timeout))
         summary("Ctrl-C on run: signal -> exit", sigint)
         summary("SIGTERM on a batch of 2 jobs: signal -> exit", sigterm)

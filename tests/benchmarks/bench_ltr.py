@@ -13,6 +13,7 @@ on the same scores; `lambdarank` is timed before and after the objectives, the m
 
 Target: every risk objective ≤ 1.5× `lambdarank` per round. Timings are noisy on a shared machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,7 @@ def seconds_per_round(dataset, objective, params: dict, rounds: int) -> float:
     custom = callable(objective)
     booster = lgb.Booster({**params, "objective": "none" if custom else objective}, dataset)
     fobj = objective if custom else None
-    booster.update(fobj=fobj)                                  # warm-up: numba kernels load or compile
+    booster.update(fobj=fobj)  # warm-up: numba kernels load or compile
     started = time.perf_counter()
     for _ in range(rounds):
         booster.update(fobj=fobj)
@@ -61,31 +62,44 @@ def main() -> None:
     args = parser.parse_args()
 
     features, labels, bounds = mslr_shaped(args.scale)
-    print(f"{len(bounds) - 1:,} queries, {len(labels):,} documents x {features.shape[1]} features; "
-          f"{args.rounds} rounds, {args.threads} threads, α = {args.alpha:g}")
-    dataset = lgb.Dataset(features, labels, group=np.diff(bounds), free_raw_data=False,
-                          params={"verbose": -1, "max_bin": 255})
+    print(
+        f"{len(bounds) - 1:,} queries, {len(labels):,} documents x {features.shape[1]} features; "
+        f"{args.rounds} rounds, {args.threads} threads, α = {args.alpha:g}"
+    )
+    dataset = lgb.Dataset(
+        features, labels, group=np.diff(bounds), free_raw_data=False, params={"verbose": -1, "max_bin": 255}
+    )
     dataset.construct()
-    params = {"num_leaves": 50, "learning_rate": 0.1, "min_data_in_leaf": 1500, "num_threads": args.threads,
-              "verbose": -1, "seed": 1, "deterministic": True, "lambdarank_truncation_level": 10,
-              "lambdarank_norm": True}
+    params = {
+        "num_leaves": 50,
+        "learning_rate": 0.1,
+        "min_data_in_leaf": 1500,
+        "num_threads": args.threads,
+        "verbose": -1,
+        "seed": 1,
+        "deterministic": True,
+        "lambdarank_truncation_level": 10,
+        "lambdarank_norm": True,
+    }
     baselines = np.vstack([ndcg_per_query(features[:, 20 + b], labels, bounds) for b in range(3)])
     before = seconds_per_round(dataset, "lambdarank", params, args.rounds)
     rows = []
     scores = np.random.default_rng(2).standard_normal(len(labels))
     for key, name in NAMES.items():
-        objective = make_objective(key, labels, bounds, None if key == "lambdamart" else baselines, args.alpha,
-                                   threads=args.threads)
+        objective = make_objective(
+            key, labels, bounds, None if key == "lambdamart" else baselines, args.alpha, threads=args.threads
+        )
         per_round = seconds_per_round(dataset, objective, params, args.rounds)
         started = time.perf_counter()
         objective(scores)
         rows.append((name, per_round, time.perf_counter() - started))
     after = seconds_per_round(dataset, "lambdarank", params, args.rounds)
-    reference = (before + after) / 2              # the machine's load drifts: lambdarank timed before and after
+    reference = (before + after) / 2  # the machine's load drifts: lambdarank timed before and after
     print(f"lambdarank: {before:.3f} s/round before the objectives, {after:.3f} after; reference {reference:.3f}")
     print(f"{'objective':<12} {'s/round':>8} {'× lambdarank':>13} {'gradients s':>12}")
     for name, per_round, gradients in rows:
         print(f"{name:<12} {per_round:8.3f} {per_round / reference:13.2f} {gradients:12.3f}")
+
 
 if __name__ == "__main__":
     main()

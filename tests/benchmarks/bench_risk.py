@@ -9,6 +9,7 @@ call per system and α; both results are compared before timing is reported.
 
 Target: < 0.5 s and >= 20x faster than the loop.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,12 @@ from riskreport.stats.risk import georisk_table, risk_table, topic_risk, tstar_t
 
 
 def vectorised(matrix: pd.DataFrame, alphas) -> dict:
-    return {"risk": risk_table(matrix, "s000", alphas), "topics": topic_risk(matrix, "s000", alphas),
-            "georisk": georisk_table(matrix, alphas), "tstar": tstar_table(matrix, alphas)}
+    return {
+        "risk": risk_table(matrix, "s000", alphas),
+        "topics": topic_risk(matrix, "s000", alphas),
+        "georisk": georisk_table(matrix, alphas),
+        "tstar": tstar_table(matrix, alphas),
+    }
 
 
 def loop(matrix: pd.DataFrame, alphas) -> dict:
@@ -43,7 +48,9 @@ def loop(matrix: pd.DataFrame, alphas) -> dict:
             risk_rows.append((system, alpha, x.mean(), t, 2 * stats.t.sf(abs(t), c - 1), se, jack))
             pseudo = c * x.mean() - (c - 1) * loo
             for topic in x.index:
-                topic_rows.append((system, topic, alpha, x[topic] / x.std(), (pseudo[topic] - pseudo.mean()) / pseudo.std()))
+                topic_rows.append(
+                    (system, topic, alpha, x[topic] / x.std(), (pseudo[topic] - pseudo.mean()) / pseudo.std())
+                )
     for name, reference in (("mean", matrix.mean()), ("median", matrix.median()), ("max", matrix.max())):
         for system in matrix.index:
             delta = matrix.loc[system] - reference
@@ -64,8 +71,12 @@ def loop(matrix: pd.DataFrame, alphas) -> dict:
 
 def check(fast: dict, slow: dict) -> None:
     risk = fast["risk"]
-    np.testing.assert_allclose(risk.sort_values(["system", "alpha"])[["urisk", "trisk", "p_value", "se", "se_jackknife"]],
-                               np.array(sorted(slow["risk"]))[:, 2:].astype(float), rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(
+        risk.sort_values(["system", "alpha"])[["urisk", "trisk", "p_value", "se", "se_jackknife"]],
+        np.array(sorted(slow["risk"]))[:, 2:].astype(float),
+        rtol=1e-8,
+        atol=1e-12,
+    )
     geo = fast["georisk"].sort_values(["system", "alpha"])[["zrisk", "georisk"]].to_numpy()
     np.testing.assert_allclose(geo, np.array(sorted(slow["georisk"]))[:, 2:].astype(float), rtol=1e-8)
     assert len(fast["topics"]) == len(slow["topics"]) and len(fast["tstar"]) == len(slow["tstar"])
@@ -78,10 +89,13 @@ def main() -> None:
     parser.add_argument("--alphas", type=int, default=21)
     args = parser.parse_args()
     rng = np.random.default_rng(11)
-    matrix = pd.DataFrame(rng.beta(0.8, 2.0, (args.systems, args.topics)),
-                          index=[f"s{i:03d}" for i in range(args.systems)], columns=[str(t) for t in range(1, args.topics + 1)])
+    matrix = pd.DataFrame(
+        rng.beta(0.8, 2.0, (args.systems, args.topics)),
+        index=[f"s{i:03d}" for i in range(args.systems)],
+        columns=[str(t) for t in range(1, args.topics + 1)],
+    )
     alphas = np.linspace(0, 20, args.alphas)
-    vectorised(matrix, alphas)                                  # warm-up (imports, caches)
+    vectorised(matrix, alphas)  # warm-up (imports, caches)
     started = time.perf_counter()
     fast = vectorised(matrix, alphas)
     fast_time = time.perf_counter() - started
@@ -91,8 +105,10 @@ def main() -> None:
     check(fast, slow)
     print(f"{args.systems} systems x {args.topics} topics x {args.alphas} α; {os.cpu_count()} cores; results agree")
     print(f"{'pandas loop (per system, per α)':<36} {slow_time:8.3f} s   1.0x")
-    print(f"{'riskreport (vectorised)':<36} {fast_time:8.3f} s   {slow_time / fast_time:.0f}x faster   "
-          f"(target < 0.5 s, >= 20x)")
+    print(
+        f"{'riskreport (vectorised)':<36} {fast_time:8.3f} s   {slow_time / fast_time:.0f}x faster   "
+        f"(target < 0.5 s, >= 20x)"
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ the CLI, its evaluation workers or the notebook kernel) and the size of report.h
 
 Targets: peak memory < 4 GiB; report.html < 20 MB.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,7 @@ def make_collection(root: Path, runs: int, topics: int, depth: int, seed: int = 
     rng = np.random.default_rng(seed)
     docs = 400
     grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(topics, docs))
-    grades[:, 0] = 3                                                  # every topic has a relevant document
+    grades[:, 0] = 3  # every topic has a relevant document
     judged = np.zeros((topics, docs), dtype=bool)
     judged[:, :60] = True
     with open(root / "qrels.txt", "w") as handle:
@@ -43,8 +44,9 @@ def make_collection(root: Path, runs: int, topics: int, depth: int, seed: int = 
             top = np.argsort(-score)[:depth]
             lines += [f"{t + 1} Q0 D{d:04d} {k + 1} {depth - k} run{r}\n" for k, d in enumerate(top)]
         (root / "runs" / f"sys{r:03d}.run").write_text("".join(lines))
-    (root / "collection.toml").write_text('title = "Scale test (synthetic)"\nmeasure = "nDCG@10"\n'
-                                         'baseline = "sys000"\nalphas = [0, 1, 2, 5, 10]\n')
+    (root / "collection.toml").write_text(
+        'title = "Scale test (synthetic)"\nmeasure = "nDCG@10"\nbaseline = "sys000"\nalphas = [0, 1, 2, 5, 10]\n'
+    )
     return root
 
 
@@ -59,20 +61,38 @@ def main() -> None:
         started = time.perf_counter()
         (root / "scale").mkdir()
         collection = make_collection(root / "scale", args.runs, args.topics, args.depth)
-        print(f"generated {args.runs} runs x {args.topics} topics x {args.depth} documents in "
-              f"{time.perf_counter() - started:.1f} s; {os.cpu_count()} cores")
+        print(
+            f"generated {args.runs} runs x {args.topics} topics x {args.depth} documents in "
+            f"{time.perf_counter() - started:.1f} s; {os.cpu_count()} cores"
+        )
         env = {**os.environ, "RISKREPORT_CACHE": str(root / "cache")}
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "riskreport", "run", "--collection", str(collection), "--quiet",
-                               "--out", str(root / "report")], env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "riskreport",
+                "run",
+                "--collection",
+                str(collection),
+                "--quiet",
+                "--out",
+                str(root / "report"),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         seconds = time.perf_counter() - started
         if done.returncode != 0:
             print(done.stderr)
             raise SystemExit(done.returncode)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         size = (root / "report" / "report.html").stat().st_size / 1e6
-    print(f"riskreport run: {seconds:.1f} s; peak memory (largest process) {peak:.0f} MB (target < 4096 MB); "
-          f"report.html {size:.1f} MB (target < 20 MB)")
+    print(
+        f"riskreport run: {seconds:.1f} s; peak memory (largest process) {peak:.0f} MB (target < 4096 MB); "
+        f"report.html {size:.1f} MB (target < 20 MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ any scheduling can reach. Not collected by the test run.
 
 Target: the demo report in under 2x the import-only notebook.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,12 +31,15 @@ import tempfile
 import time
 from pathlib import Path
 
-IMPORTS = ("import warnings\nimport numpy as np\nimport matplotlib.pyplot as plt\nimport seaborn as sns\n"
-           "import riskreport as rr\nfrom riskreport import latex, plots, pools, report, significance\n")
+IMPORTS = (
+    "import warnings\nimport numpy as np\nimport matplotlib.pyplot as plt\nimport seaborn as sns\n"
+    "import riskreport as rr\nfrom riskreport import latex, plots, pools, report, significance\n"
+)
 
 
 def imports_notebook(path: Path) -> Path:
     import nbformat
+
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(IMPORTS)])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, path)
@@ -62,9 +66,20 @@ def main() -> None:
         notebook = imports_notebook(tmp / "imports.ipynb")
         print(f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}")
         for i in range(args.repeat):
-            env = {**os.environ, "RISKREPORT_CACHE": str(tmp / f"cache-{i}")}       # cold: a new, empty cache
-            wall, cpu = timed([sys.executable, "-m", "papermill", str(notebook), str(tmp / f"out-{i}.ipynb"),
-                               "-k", "python3", "--no-progress-bar"], env)
+            env = {**os.environ, "RISKREPORT_CACHE": str(tmp / f"cache-{i}")}  # cold: a new, empty cache
+            wall, cpu = timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "papermill",
+                    str(notebook),
+                    str(tmp / f"out-{i}.ipynb"),
+                    "-k",
+                    "python3",
+                    "--no-progress-bar",
+                ],
+                env,
+            )
             floor_times.append(wall)
             floor_cpu.append(cpu)
             out = tmp / f"report-{i}"
@@ -72,8 +87,10 @@ def main() -> None:
             report_times.append(wall)
             report_cpu.append(cpu)
             phases.append(json.loads((out / "params.json").read_text()).get("phases_s", {}))
-            print(f"  run {i + 1}: imports-only notebook {floor_times[-1]:.1f} s, demo report {report_times[-1]:.1f} s "
-                  f"(load average {os.getloadavg()[0]:.2f})")
+            print(
+                f"  run {i + 1}: imports-only notebook {floor_times[-1]:.1f} s, demo report {report_times[-1]:.1f} s "
+                f"(load average {os.getloadavg()[0]:.2f})"
+            )
     floor, report = statistics.median(floor_times), statistics.median(report_times)
     print(f"papermill, imports-only notebook (median of {args.repeat})  {floor:6.1f} s")
     print(f"riskreport run, demo report, cold (median)          {report:6.1f} s")
@@ -82,8 +99,10 @@ def main() -> None:
     cores = os.cpu_count() or 1
     cpu, floor_c = statistics.median(report_cpu), statistics.median(floor_cpu)
     print(f"CPU time, whole process tree (median): demo report {cpu:.1f} s, imports-only notebook {floor_c:.1f} s")
-    print(f"  on {cores} cores the demo report cannot take less than {cpu / cores:.1f} s, "
-          f"{cpu / cores / floor:.2f}x the imports-only notebook, however its work is scheduled")
+    print(
+        f"  on {cores} cores the demo report cannot take less than {cpu / cores:.1f} s, "
+        f"{cpu / cores / floor:.2f}x the imports-only notebook, however its work is scheduled"
+    )
     print(f"ratio {report / floor:.2f}x (target < 2x); load average at the end {os.getloadavg()[0]:.2f}")
 
 
