@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import nbformat
 
-from riskreport.run.runner import KERNEL_NAME, PROJECT_ROOT, _kernel_manager, _kernelspec
+from riskreport.run.execute import KERNEL_NAME, _kernel_manager, _kernelspec
+from riskreport.run.runner import PROJECT_ROOT
 
 EXAMPLE = PROJECT_ROOT / "examples" / "api_web2012.ipynb"
 
