@@ -141,8 +141,13 @@ def generated():
 
 
 @pytest.fixture(scope="module")
-def zoib_fit(generated, tmp_path_factory):
-    return bayes.fit("zoib", bayes.scores_data(generated), cache_dir=tmp_path_factory.mktemp("cache"), **FAST)
+def zoib_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("zoib-cache")
+
+
+@pytest.fixture(scope="module")
+def zoib_fit(generated, zoib_cache):
+    return bayes.fit("zoib", bayes.scores_data(generated), cache_dir=zoib_cache, **FAST)
 
 
 def test_zoib_recovers_known_effects(zoib_fit):
@@ -175,8 +180,8 @@ def test_ppdrisk_memory_is_bounded_by_the_chunk(zoib_fit):
     assert values.shape == (1, zoib_fit.n_draws, 7) and np.array_equal(values, again)  # seeded
 
 
-def test_cached_fit_is_read_back_and_checked(zoib_fit, generated, tmp_path_factory):
-    cache_dir = tmp_path_factory.getbasetemp() / "cache0"
+def test_cached_fit_is_read_back_and_checked(zoib_fit, generated, zoib_cache):
+    cache_dir = zoib_cache
     again = bayes.fit("zoib", bayes.scores_data(generated), cache_dir=cache_dir, **FAST)
     assert again.cached and np.array_equal(again.draws["r_sys"], zoib_fit.draws["r_sys"])
     assert again.criteria == pytest.approx(zoib_fit.criteria)

@@ -35,6 +35,7 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
 
     from riskreport.render.figures import FigureWriter
 
+    plt.close("all")  # figures other tests left open in this process are not this test's
     page = report.Page({"tables_dir": str(tmp_path / "tables")})
     page._writer = FigureWriter(background=background)
     fig, ax = plt.subplots(figsize=(4, 3))

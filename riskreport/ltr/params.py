@@ -55,6 +55,11 @@ class LetorParameters:
         """The objectives, as the report header lists "systems"."""
         return list(self.objectives)
 
+    @property
+    def all_baselines(self) -> list[str]:
+        """The baseline the report header names (the learners are compared with each baseline in the tables)."""
+        return [self.baseline]
+
 
 def resolve_ltr_parameters(
     collection: str | LetorFolder,
