@@ -91,21 +91,7 @@ def plan_report(
     }
     effective = {k: v for k, v in effective.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective, params)
-    record = {
-        "template": tpl.name,
-        "template_path": str(tpl.path),
-        "parameters": effective,
-        "collection": {
-            "name": params.collection.name,
-            "path": str(params.collection.path),
-            "files_sha256": file_hashes(params.collection.files() + list_files_given(given)),
-        },
-        "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
-        "versions": package_versions(),
-        "show_code": bool(show_code),
-        "chosen": [n for n in ("baseline", "measure") if n not in given],
-    }
-    return ReportPlan(tpl, params, effective, record, fingerprint(record))
+    return _plan(tpl, params, effective, given, show_code, chosen=("baseline", "measure"))
 
 
 def _plan_letor(tpl: Template, given: dict, show_code: bool) -> ReportPlan:
@@ -128,21 +114,7 @@ def _plan_letor(tpl: Template, given: dict, show_code: bool) -> ReportPlan:
     }
     effective = {k: v for k, v in {**defaults, **given, **resolved}.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective)
-    record = {
-        "template": tpl.name,
-        "template_path": str(tpl.path),
-        "parameters": effective,
-        "collection": {
-            "name": params.collection.name,
-            "path": str(params.collection.path),
-            "files_sha256": file_hashes(params.collection.files() + list_files_given(given)),
-        },
-        "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
-        "versions": package_versions(),
-        "show_code": bool(show_code),
-        "chosen": [n for n in ("baseline",) if n not in given],
-    }
-    return ReportPlan(tpl, params, effective, record, fingerprint(record))
+    return _plan(tpl, params, effective, given, show_code, chosen=("baseline",))
 
 
 def list_files_given(given: dict) -> list[Path]:
@@ -190,3 +162,24 @@ def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
             "file_digests": known_digests(plan.record["collection"]["files_sha256"]),
         }
     }
+
+
+def _plan(tpl: Template, params, effective: dict, given: dict, show_code: bool, chosen: tuple[str, ...]) -> ReportPlan:
+    """The plan of a report whose parameters are resolved: what params.json records about its inputs (template and
+    file hashes, effective parameters, package versions, the defaults riskreport `chosen` for the user) and its
+    fingerprint."""
+    record = {
+        "template": tpl.name,
+        "template_path": str(tpl.path),
+        "parameters": effective,
+        "collection": {
+            "name": params.collection.name,
+            "path": str(params.collection.path),
+            "files_sha256": file_hashes(params.collection.files() + list_files_given(given)),
+        },
+        "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
+        "versions": package_versions(),
+        "show_code": bool(show_code),
+        "chosen": [n for n in chosen if n not in given],
+    }
+    return ReportPlan(tpl, params, effective, record, fingerprint(record))
