@@ -14,20 +14,19 @@ line, the API and the notebook give the same numbers by construction.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import tempfile
-import time
 import warnings
 from functools import cached_property
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from riskreport.errors import InputFormatError, ParameterError
+from riskreport.errors import ParameterError
 from riskreport.run.analysis_display import AnalysisDisplay
+from riskreport.run.analysis_files import TEMPLATE, TEXT_COLUMNS, AnalysisFiles, read_saved, read_table
+from riskreport.run.analysis_tables import LATEX, TABLES, AnalysisTables
+
+__all__ = ["LATEX", "OPTION_DEFAULTS", "TABLES", "TEMPLATE", "TEXT_COLUMNS", "Analysis", "analyse", "read_table"]
 
 OPTION_DEFAULTS = {
     "sig_level": 0.05,
@@ -44,35 +43,6 @@ OPTION_DEFAULTS = {
     "other_measures": None,
     "measures": None,
     "max_figure_systems": 12,
-}
-TEMPLATE = "risk_report"
-TABLES = (
-    "verdicts",
-    "effectiveness",
-    "effectiveness_measures",
-    "risk",
-    "topics",
-    "georisk",
-    "tstar",
-    "bootstrap",
-    "tests",
-    "tukey",
-    "mixed_systems",
-)
-LATEX = ("effectiveness", "effectiveness_measures", "risk", "georisk", "bootstrap")
-TEXT_COLUMNS = {
-    "system",
-    "baseline",
-    "measure",
-    "topic",
-    "method",
-    "kind",
-    "verdict",
-    "test",
-    "correction",
-    "reference",
-    "system_a",
-    "system_b",
 }
 
 
@@ -128,7 +98,7 @@ def analyse(
     return Analysis(params, settings, workers=workers, systems=systems)
 
 
-class Analysis(AnalysisDisplay):
+class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
     """A risk report as an object: its parameters, its tables (computed once, on first use), figures and LaTeX.
 
     `tables` is name → tidy DataFrame, exactly the tables `riskreport run` writes to tables/*.csv;
@@ -378,174 +348,9 @@ class Analysis(AnalysisDisplay):
 
         return self.focus_system or riskiest(self.main_risk)
 
-    # ---- tables -------------------------------------------------------------------------------
-    @property
-    def table_names(self) -> list[str]:
-        """The tables of this report, in the report's order (`effectiveness_measures` only with `measures`)."""
-        if self.record is not None:  # loaded: the tables the folder holds
-            return [n for n in TABLES if n in self._loaded]
-        return [n for n in TABLES if n != "effectiveness_measures" or self.measures]
-
-    def table(self, name: str) -> pd.DataFrame:
-        """One table as `riskreport run` writes it to tables/<name>.csv (a copy)."""
-        if name not in self.table_names:
-            from riskreport.errors import UnknownNameError
-
-            raise UnknownNameError("table", name, self.table_names)
-        if name not in self._loaded:
-            self._loaded[name] = self._compute(name)
-        return self._loaded[name].copy()
-
-    @property
-    def tables(self) -> dict[str, pd.DataFrame]:
-        """name → table, every table of the report (each computed once)."""
-        return {name: self.table(name) for name in self.table_names}
-
-    def _compute(self, name: str) -> pd.DataFrame:
-        from riskreport.stats import inference, mixed, risk
-
-        columns = {
-            "effectiveness": ["system", "measure", "mean", "median", "sd", "n_topics"],
-            "risk": risk.RISK_COLUMNS,
-            "topics": risk.TOPIC_COLUMNS,
-            "georisk": risk.GEORISK_COLUMNS,
-            "tstar": risk.TSTAR_COLUMNS,
-            "bootstrap": inference.BOOTSTRAP_COLUMNS,
-            "tests": inference.TEST_COLUMNS,
-            "mixed_systems": mixed.SYSTEM_EFFECT_COLUMNS,
-        }
-        source = {
-            "verdicts": lambda: self.verdicts,
-            "effectiveness": lambda: self.effectiveness,
-            "effectiveness_measures": lambda: self.multi,
-            "risk": lambda: self.risk,
-            "topics": lambda: self.topics,
-            "georisk": lambda: self.pool.geo,
-            "tstar": lambda: self.pool.tstar,
-            "bootstrap": lambda: self.boot,
-            "tests": lambda: self.tests,
-            "tukey": lambda: self.tukey,
-            "mixed_systems": lambda: self.mixed,
-        }[name]()
-        return (source[columns[name]] if name in columns else source).reset_index(drop=True)
-
-    def to_latex(self, name: str) -> str:
-        """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex."""
-        from riskreport.render import latex, report
-
-        p, correction = self.params, self.correction
-        builders = {
-            "effectiveness": lambda: report.effectiveness_latex(self.effectiveness, p, correction),
-            "effectiveness_measures": lambda: report.multi_measure_latex(self.multi, p, correction),
-            "risk": lambda: report.risk_latex(self.main_risk, self.main_summary, p, correction),
-            "georisk": lambda: report.georisk_latex(self.pool, p),
-            "bootstrap": lambda: report.bootstrap_latex(
-                report.for_baseline(self.boot, p.baseline), self.main_summary, p
-            ),
-        }
-        names = [n for n in LATEX if n != "effectiveness_measures" or self.measures]
-        if name not in names:
-            from riskreport.errors import UnknownNameError
-
-            raise UnknownNameError("LaTeX table", name, names)
-        return latex.latex_table(**builders[name]())
-
-    # ---- save and load ------------------------------------------------------------------------
-    def save(self, folder: str | os.PathLike, *, force: bool = False) -> Path:
-        """Write the report's folder as `riskreport run --out folder` does (tables/*.csv and *.tex, figures/,
-        params.json), atomically: built in a temporary folder and moved into place when complete. The same
-        refusal rules: a new or empty folder, or a previous report; with `force` any folder, where only
-        riskreport's own files are replaced."""
-        from riskreport.io.files import collisions, list_files, plan_destination, umask
-        from riskreport.run import runner
-
-        started = time.time()
-        plan = runner.plan_report(TEMPLATE, parameters=_plain(self.parameters))
-        destination = plan_destination(folder, force=force)
-        work = Path(tempfile.mkdtemp(prefix=f".tmp-{destination.final.name}-", dir=destination.build_in))
-        try:
-            os.chmod(work, 0o777 & ~umask())
-            self._write(work)
-            runner._write_params(work, plan, started, status="ok", job=None, files=list_files(work) + ["params.json"])
-            clash = collisions(work, destination)
-            if clash:
-                raise ParameterError(
-                    f"{destination.final}: saving would overwrite {', '.join(clash[:5])}, which "
-                    "riskreport did not write; force never replaces files it did not write."
-                )
-            runner._move_into_place(work, destination)
-        except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
-            raise
-        return destination.final
-
-    def _write(self, work: Path) -> None:
-        from riskreport.render.figures import FigureWriter
-        from riskreport.render.report import write_csv
-
-        tables = work / "tables"
-        tables.mkdir()
-        for name in self.table_names:
-            write_csv(self.table(name), tables / f"{name}.csv")
-        for name in (n for n in LATEX if n in self.table_names):
-            (tables / f"{name}.tex").write_text(self.to_latex(name), encoding="utf-8")
-        import matplotlib.pyplot as plt
-
-        writer, captions = FigureWriter(background=False), self._captions()
-        for number, name in enumerate(self.figure_names, 1):
-            fig = self.figure(name)
-            writer.submit(fig, work / "figures" / f"{number}-{name}", f"Figure {number}: {name}", captions[name])
-            plt.close(fig)
-        writer.wait()
-
     @classmethod
     def load(cls, folder: str | os.PathLike) -> Analysis:
         """A saved report (by `save` or `riskreport run`) with its parameters and tables as written."""
-        folder = Path(folder)
-        try:
-            record = json.loads((folder / "params.json").read_text(encoding="utf-8"))
-            given = dict(record["parameters"])
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            raise InputFormatError(
-                folder / "params.json",
-                f"not a saved report ({type(error).__name__}: {error})",
-                expected="the params.json that riskreport run or Analysis.save writes",
-            ) from None
-        from riskreport.measures.params import resolve_parameters
-
-        baseline = given.pop("baselines", None) or given.pop("baseline", None)
-        given.pop("baseline", None)
-        given.pop("context", None)
-        systems = given.pop("systems", None)
-        params = resolve_parameters(
-            given.pop("collection"),
-            measure=given.pop("measure"),
-            baseline=baseline,
-            alphas=given.pop("alphas"),
-            systems=systems,
-            sig_level=given.get("sig_level", 0.05),
-        )
+        record, params, given, tables, systems = read_saved(folder)
         options = {**OPTION_DEFAULTS, **{k: v for k, v in given.items() if k in OPTION_DEFAULTS}}
-        tables = {
-            path.stem: read_table(path) for path in sorted((folder / "tables").glob("*.csv")) if path.stem in TABLES
-        }
         return cls(params, options, tables=tables, record=record, systems=systems)
-
-
-def read_table(path: Path) -> pd.DataFrame:
-    """A table as `write_csv` wrote it: text columns as text (a system named `NA` stays `NA`), numbers as numbers."""
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    for column in table.columns:
-        if column in TEXT_COLUMNS:
-            continue
-        values = table[column]
-        if set(values) <= {"True", "False"} and len(values):
-            table[column] = values == "True"
-        else:
-            table[column] = pd.to_numeric(values.replace("", np.nan))
-    return table
-
-
-def _plain(parameters: dict) -> dict:
-    """Parameters as the runner checks them (lists, not tuples; no None for a list-typed value it can default)."""
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in parameters.items() if v is not None}

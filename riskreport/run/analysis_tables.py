@@ -1,0 +1,103 @@
+"""The tables of an `Analysis` by name: which tables a report has, how each is computed from the `Analysis`'s
+results with the columns `riskreport run` writes, and their LaTeX. A mixin of `riskreport.run.analysis.Analysis`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+TABLES = (
+    "verdicts",
+    "effectiveness",
+    "effectiveness_measures",
+    "risk",
+    "topics",
+    "georisk",
+    "tstar",
+    "bootstrap",
+    "tests",
+    "tukey",
+    "mixed_systems",
+)
+LATEX = ("effectiveness", "effectiveness_measures", "risk", "georisk", "bootstrap")
+
+
+class AnalysisTables:
+    """The tables of an `Analysis` (which provides the results and parameters used here)."""
+
+    if TYPE_CHECKING:  # every result and option of the Analysis this is mixed into
+
+        def __getattr__(self, name: str) -> Any: ...
+
+    # ---- tables -------------------------------------------------------------------------------
+    @property
+    def table_names(self) -> list[str]:
+        """The tables of this report, in the report's order (`effectiveness_measures` only with `measures`)."""
+        if self.record is not None:  # loaded: the tables the folder holds
+            return [n for n in TABLES if n in self._loaded]
+        return [n for n in TABLES if n != "effectiveness_measures" or self.measures]
+
+    def table(self, name: str) -> pd.DataFrame:
+        """One table as `riskreport run` writes it to tables/<name>.csv (a copy)."""
+        if name not in self.table_names:
+            from riskreport.errors import UnknownNameError
+
+            raise UnknownNameError("table", name, self.table_names)
+        if name not in self._loaded:
+            self._loaded[name] = self._compute(name)
+        return self._loaded[name].copy()
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """name → table, every table of the report (each computed once)."""
+        return {name: self.table(name) for name in self.table_names}
+
+    def _compute(self, name: str) -> pd.DataFrame:
+        from riskreport.stats import inference, mixed, risk
+
+        columns = {
+            "effectiveness": ["system", "measure", "mean", "median", "sd", "n_topics"],
+            "risk": risk.RISK_COLUMNS,
+            "topics": risk.TOPIC_COLUMNS,
+            "georisk": risk.GEORISK_COLUMNS,
+            "tstar": risk.TSTAR_COLUMNS,
+            "bootstrap": inference.BOOTSTRAP_COLUMNS,
+            "tests": inference.TEST_COLUMNS,
+            "mixed_systems": mixed.SYSTEM_EFFECT_COLUMNS,
+        }
+        source = {
+            "verdicts": lambda: self.verdicts,
+            "effectiveness": lambda: self.effectiveness,
+            "effectiveness_measures": lambda: self.multi,
+            "risk": lambda: self.risk,
+            "topics": lambda: self.topics,
+            "georisk": lambda: self.pool.geo,
+            "tstar": lambda: self.pool.tstar,
+            "bootstrap": lambda: self.boot,
+            "tests": lambda: self.tests,
+            "tukey": lambda: self.tukey,
+            "mixed_systems": lambda: self.mixed,
+        }[name]()
+        return (source[columns[name]] if name in columns else source).reset_index(drop=True)
+
+    def to_latex(self, name: str) -> str:
+        """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex."""
+        from riskreport.render import latex, report
+
+        p, correction = self.params, self.correction
+        builders = {
+            "effectiveness": lambda: report.effectiveness_latex(self.effectiveness, p, correction),
+            "effectiveness_measures": lambda: report.multi_measure_latex(self.multi, p, correction),
+            "risk": lambda: report.risk_latex(self.main_risk, self.main_summary, p, correction),
+            "georisk": lambda: report.georisk_latex(self.pool, p),
+            "bootstrap": lambda: report.bootstrap_latex(
+                report.for_baseline(self.boot, p.baseline), self.main_summary, p
+            ),
+        }
+        names = [n for n in LATEX if n != "effectiveness_measures" or self.measures]
+        if name not in names:
+            from riskreport.errors import UnknownNameError
+
+            raise UnknownNameError("LaTeX table", name, names)
+        return latex.latex_table(**builders[name]())
