@@ -121,7 +121,7 @@ def test_write_csv_is_byte_identical_to_pandas(tmp_path):
     import numpy as np
     import pandas as pd
 
-    from riskreport.render.report import CSV_FLOAT, write_csv
+    from riskreport.render.csv_writer import CSV_FLOAT, write_csv
 
     n = 70
     table = pd.DataFrame(

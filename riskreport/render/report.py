@@ -8,14 +8,14 @@ holds one `Page`: its figure numbers, where its tables go, and what the runner a
 from __future__ import annotations
 
 import html
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
 from riskreport.errors import ParameterError
-from riskreport.io.provenance import file_hashes, inputs_digest, package_versions, remember_digests
+from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
+from riskreport.render.csv_writer import CSV_FLOAT, write_csv
 from riskreport.render.figures import FigureWriter
 from riskreport.render.html import (
     HTML,
@@ -46,6 +46,7 @@ from riskreport.render.nondeterministic import (
     nondeterministic_methods,
     variance_components,
 )
+from riskreport.render.report_text import GUIDE, choice_notes, header, methods_paragraph
 from riskreport.render.tables import (
     FAST_HTML_CELLS,
     PAGE_ROWS,
@@ -72,9 +73,12 @@ from riskreport.stats.rankings import riskiest_first
 
 CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests")
 
+
 # The report's parts, importable from here as before (templates use report.<name>)
 __all__ = [
+    "CSV_FLOAT",
     "FAST_HTML_CELLS",
+    "GUIDE",
     "HTML",
     "PAGE_ROWS",
     "VERDICT_ANCHOR",
@@ -92,14 +96,17 @@ __all__ = [
     "back_link",
     "baselines_note",
     "bootstrap_latex",
+    "choice_notes",
     "ci_wide",
     "effectiveness_latex",
     "for_baseline",
     "format_p",
     "georisk_latex",
+    "header",
     "instance_tests_summary",
     "interactive",
     "interval_verdicts",
+    "methods_paragraph",
     "mixed_summary",
     "multi_measure_latex",
     "multi_measure_styled",
@@ -117,17 +124,8 @@ __all__ = [
     "tex_label",
     "variance_components",
     "verdict_matrix",
+    "write_csv",
 ]
-
-
-GUIDE = {
-    "standard": "Δ is the per-topic difference challenger − baseline. Every risk measure is in the standard "
-    "convention: higher is better, and a negative URisk, TRisk or ZRisk means the challenger loses "
-    "to the baseline once each loss weighs 1 + α.",
-    "minus": "Δ is the per-topic difference challenger − baseline. The risk measures are shown in the minus "
-    "convention of Benham's thesis: positive values are risk (the challenger loses once each loss weighs "
-    "r = 1 + α), lower is better. The CSV tables keep the standard convention.",
-}
 
 
 class Page:
@@ -242,54 +240,6 @@ class Page:
         return path
 
 
-CSV_FLOAT = "%.10g"
-
-
-def write_csv(table: pd.DataFrame, path: Path) -> Path:
-    """`table.to_csv(path, index=False, float_format=CSV_FLOAT)`, byte for byte, several times faster.
-
-    pandas formats every float in Python one call at a time; here each column's distinct values are
-    formatted once (α, Δ and system names repeat across a long table) and rows are joined as text.
-    Columns of other kinds than float, int, bool and text fall back to pandas.
-    """
-    columns = [_csv_column(table[c]) for c in table.columns] if table.shape[1] > 1 else [None]
-    if any(c is None for c in columns):
-        table.to_csv(path, index=False, float_format=CSV_FLOAT)
-        return path
-    header = ",".join(_csv_quoted([str(c) for c in table.columns]))
-    rows = map(",".join, zip(*columns))
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(header + "\n")
-        for line in rows:
-            handle.write(line + "\n")
-    return path
-
-
-def _csv_column(column: pd.Series) -> list[str] | None:
-    """The CSV text of each value of a column (as pandas writes it), or None for a kind pandas must write."""
-    import numpy as np
-
-    kind = column.dtype.kind
-    if kind not in "fiubO" and not pd.api.types.is_string_dtype(column.dtype):
-        return None
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    values = list(uniques)
-    if kind == "f":
-        text = [CSV_FLOAT % v for v in values]
-    elif kind in "iub":
-        text = [str(v) for v in values]
-    elif all(isinstance(v, str) for v in values):
-        text = _csv_quoted(values)
-    else:  # text mixed with numbers or other objects
-        return None
-    return np.asarray(text + [""], dtype=object)[codes].tolist()  # code −1 (missing): empty
-
-
-def _csv_quoted(values: list[str]) -> list[str]:
-    """Quote as the csv module's QUOTE_MINIMAL does (pandas' default): fields holding , " \r or \n."""
-    return ['"' + v.replace('"', '""') + '"' if any(ch in v for ch in ',"\r\n') else v for v in values]
-
-
 def _figure_of(obj):
     """The matplotlib Figure behind a Figure, Axes, array of Axes or seaborn grid."""
     import numpy as np
@@ -299,76 +249,6 @@ def _figure_of(obj):
     if hasattr(obj, "figure"):
         return obj.figure
     return np.asarray(obj).flat[0].figure
-
-
-def header(
-    params: ReportParameters,
-    inputs_sha256: str,
-    title: str | None = None,
-    convention: str = "standard",
-    guide: str | None = None,
-    significance: str | None = None,
-    notes: list[str] | None = None,
-    points: list[str] | None = None,
-    credible_level: float | None = None,
-) -> HTML:
-    """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
-    col = params.collection
-    versions = package_versions()
-    title = title or f"Risk report: {col.title}"
-    shown = ", ".join(params.systems[:20]) + (
-        f", … ({len(params.systems) - 20} more)" if len(params.systems) > 20 else ""
-    )
-    rows = [
-        ("Collection", f"{col.title} ({col.path})"),
-        ("Measure", params.measure),
-        ("Baselines" if len(params.all_baselines) > 1 else "Baseline", ", ".join(params.all_baselines)),
-        ("α grid", ", ".join(f"{a:g}" for a in params.alphas)),
-        ("Systems", f"{len(params.systems)}: {shown}"),
-        ("Significance level", f"{params.sig_level:g}")
-        if credible_level is None
-        else ("Credible-interval level", f"{credible_level:g} (equal-tailed posterior intervals)"),
-        ("Inputs (SHA-256 of all files)", inputs_sha256[:16] + "…"),
-        (
-            "Versions",
-            ", ".join(f"{k} {v}" for k, v in versions.items() if k in ("riskreport", "ir_measures", "python")),
-        ),
-        ("Generated (UTC)", datetime.now(timezone.utc).isoformat(timespec="seconds")),
-    ]
-    body = "".join(
-        f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
-        f"{html.escape(str(v))}</td></tr>"
-        for k, v in rows
-    )
-    description = f"<p>{html.escape(col.description)}</p>" if col.description else ""
-    standard = [
-        (
-            significance
-            or "▲ and ▼ mark a challenger significantly better or worse than the baseline after "
-            "the multiple-comparison correction."
-        )
-        + " Green cells are rewards, orange cells risks, unmarked "
-        "cells inconclusive; the best value of a column is in bold.",
-        *(notes or []),
-        "Each section opens with a “How to read this” line; figures are numbered, with a caption "
-        "beneath, and their axes say which direction is a loss.",
-        "Long tables are paged: click a column header to sort, type in the search box to filter; detail "
-        "tables are collapsed (click their title to open them). "
-        "Tables on this page are rounded and may be summarised; every number is in the report's "
-        "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
-        "is at the end of the page.",
-    ]
-    points = [guide or GUIDE.get(convention, GUIDE["standard"])] + (
-        standard if points is None else [*(notes or []), *points]
-    )
-    guide_html = (
-        "<div class='rr-howto'><h3>How to read this report</h3><ul>"
-        + "".join(f"<li>{html.escape(point)}</li>" for point in points)
-        + "</ul></div>"
-    )
-    return HTML(
-        f'<h1>{html.escape(title)}</h1>{description}<table>{body}</table>{guide_html}<div class="rr-toc-slot"></div>'
-    )
 
 
 def figure_systems(risk: pd.DataFrame, limit: int) -> list[str]:
@@ -430,101 +310,3 @@ def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
 def riskiest(risk: pd.DataFrame) -> str:
     """The challenger with the lowest URisk at the largest α (the default focus system)."""
     return str(riskiest_first(risk)[0])
-
-
-def methods_paragraph(
-    correction: str,
-    levels,
-    samples: int,
-    seed: int,
-    sig_level: float,
-    n_challengers: int,
-    n_topics: int,
-    diagnostics: pd.DataFrame,
-    summary: pd.DataFrame | None = None,
-    baselines: int = 1,
-) -> HTML:
-    """The "methods" paragraph: the report's significance rule, the correction, and what the data show.
-
-    `diagnostics` is `inference.diagnostics_table(...)` (how many challenger–α combinations are
-    skewed); `summary` is `significance.report_verdicts(...)[1]` (where the methods disagree with the rule).
-    """
-    skewed, total = int((diagnostics["skewness"].abs() > 1).sum()), len(diagnostics)
-    family = (
-        f"the {n_challengers} challengers"
-        if baselines < 2
-        else f"the {n_challengers} comparisons of its {baselines} baselines with every other system (one family)"
-    )
-    names = {
-        "holm": "Holm's step-down method",
-        "bonferroni": "the Bonferroni correction",
-        "bh": "the Benjamini–Hochberg false discovery rate procedure",
-        "none": "no correction",
-    }
-    widened = (
-        f" Under Bonferroni each interval's level is widened to 1 − (1 − level)/{n_challengers}."
-        if correction == "bonferroni"
-        else " The bootstrap intervals are not widened for the number of "
-        "challengers, so they can call significant what the adjusted rule does not."
-    )
-    shape = (
-        f"After risk adjustment (losses weighted by 1 + α) the differences are asymmetric in {skewed} of {total} "
-        "challenger–α combinations (|skewness| > 1), where symmetric procedures (the t interval and test, and "
-        "the Wilcoxon test, which assumes symmetric differences) and BCa can part ways."
-        if skewed
-        else f"None of the {total} challenger–α combinations is strongly skewed (|skewness| > 1), so the "
-        "t-based rule and the bootstrap intervals should mostly agree."
-    )
-    agreement = ""
-    if summary is not None and len(summary):
-        cells = len(summary)
-        split = summary["disagree"] != ""
-        bca = summary["disagree"].str.contains(r"\bbca: ", regex=True)
-        agreement = (
-            f" In this report every method agrees with the rule in {cells - int(split.sum())} of {cells} "
-            f"challenger–α cells; BCa disagrees in {int(bca.sum())}"
-            + (f" ({', '.join(sorted(set(summary.loc[bca, 'system'])))[:300]})" if bca.any() else "")
-            + ". Each disagreement is named next to its verdict in the verdict matrix; neither side is "
-            "declared right: read them as a verdict that depends on the method."
-        )
-    text = (
-        f"The comparisons are paired: every challenger and the baseline are scored on the same {n_topics} topics, "
-        f"so each analysis works on per-topic differences. One rule decides every mark, colour and verdict: "
-        f"the two-sided paired t-test of the risk-adjusted differences (its statistic is TRisk), with p-values "
-        f"adjusted across {family} at each α with {names[correction]}, at significance "
-        f"level {sig_level:g}. {shape} The sign, Wilcoxon and randomisation tests (adjusted the same way) and five "
-        f"bootstrap intervals of URisk ({samples:,} resamples, seed {seed}, levels "
-        f"{', '.join(f'{lv:g}' for lv in levels)}; an interval's own verdict is risk when it lies entirely below "
-        f"0 and reward when entirely above) are reported beside the rule.{widened}{agreement}"
-    )
-    return HTML(f"<p>{html.escape(text)}</p>")
-
-
-def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: bool) -> list[str]:
-    """Lines for the how-to box saying which baseline and measure the report chose, and why, when none was given."""
-    from riskreport.measures.evaluation import SCORE, canonical_measure, score_table_measures
-
-    col = params.collection
-    notes = []
-    if not baseline_given:
-        why = (
-            "the collection's default (collection.toml)"
-            if col.default_baseline == params.baseline
-            else "the first system of the collection in alphabetical order, for want of a default: pass --baseline "
-            "(or set `baseline` in collection.toml) to compare against the system you mean"
-        )
-        notes.append(f"No baseline was given: {params.baseline} is {why}.")
-    if not measure_given:
-        if col.default_measure and canonical_measure(col.default_measure) == params.measure:
-            why = "the collection's default (collection.toml)"
-        elif params.measure == SCORE:
-            why = (
-                f"the label of the values of {col.scores_file().name}, which has no `measure` column: name the measure "
-                "with --measure (e.g. --measure 'RBP(p=0.8)') or a `measure` column, and the report will use it"
-            )
-        elif params.measure in score_table_measures(col):
-            why = f"the one measure of {col.scores_file().name}"
-        else:
-            why = "riskreport's default; choose another with --measure"
-        notes.append(f"No measure was given: {params.measure} is {why}.")
-    return notes
