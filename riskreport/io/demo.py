@@ -16,7 +16,7 @@ import pathlib
 
 import pandas as pd
 
-from riskreport.io.demo_model import (
+from riskreport.io.demo_design import (
     ALPHAS,
     BASELINE,
     DEMO_SYSTEMS,
@@ -32,9 +32,8 @@ from riskreport.io.demo_model import (
     RUN_TAG,
     SCORE_DECIMALS,
     TITLE,
-    DemoCollection,
-    build_collection,
 )
+from riskreport.io.demo_model import DemoCollection, build_collection
 
 __all__ = [
     "generate_demo",
