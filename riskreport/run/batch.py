@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
-import tempfile
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -47,14 +45,10 @@ from riskreport.run.executors import (
     execute_job,
 )
 from riskreport.run.index import LOGS, write_index
+from riskreport.run.job_reports import clear_leftovers, last_success, prune, prune_job, why_run
 from riskreport.run.jobs import Job, JobFileError, JobResult, _with_timeout, load_jobs
 from riskreport.run.lock import locked
 from riskreport.run.runner import ReportPlan, check_timeout, job_folder, plan_report, prewarm
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover
-    pass
 
 __all__ = ["BatchResult", "Job", "JobFileError", "JobResult", "load_jobs", "prune", "run_batch"]  # jobs file: run.jobs
 
@@ -102,42 +96,6 @@ def _shown(path: Path) -> str:
         return str(Path(path).resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def last_success(reports_dir: Path, job: str) -> dict | None:
-    """params.json of the job's latest complete report (what `latest` points at), if any."""
-    params = job_folder(reports_dir, job) / "latest" / "params.json"
-    try:
-        record = json.loads(params.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) and record.get("status") == "ok" else None
-
-
-def why_run(plan: ReportPlan, previous: dict | None) -> str:
-    """What changed since the last complete report: the reason a job is run."""
-    if previous is None:
-        return "no complete report yet"
-    reasons = []
-    if previous.get("template_sha256") != plan.record["template_sha256"]:
-        reasons.append("template changed")
-    old = (previous.get("collection") or {}).get("files_sha256") or {}
-    new = plan.record["collection"]["files_sha256"]
-    files = sorted(Path(f).name for f in set(old) | set(new) if old.get(f) != new.get(f))
-    if files:
-        reasons.append("input files changed: " + ", ".join(files[:3]) + (", ..." if len(files) > 3 else ""))
-    old_parameters = previous.get("parameters") or {}
-    changed = sorted(
-        k for k in set(old_parameters) | set(plan.effective) if old_parameters.get(k) != plan.effective.get(k)
-    )
-    if changed:
-        reasons.append("parameters changed: " + ", ".join(changed))
-    versions = sorted(k for k, v in plan.record["versions"].items() if (previous.get("versions") or {}).get(k) != v)
-    if versions:
-        reasons.append("versions changed: " + ", ".join(versions))
-    if previous.get("show_code") != plan.record["show_code"]:
-        reasons.append("show_code changed")
-    return "; ".join(reasons) or "fingerprint changed"
 
 
 def run_batch(
@@ -202,9 +160,9 @@ def run_batch(
         except KeyboardInterrupt as error:
             raise _interrupted(error, Path(jobs_file), job_list, results, reports, log, tell) from None
         for job in job_list:
-            _clear_leftovers(job_folder(reports, job.name))  # e.g. of an attempt lost with its Dask worker
+            clear_leftovers(job_folder(reports, job.name))  # e.g. of an attempt lost with its Dask worker
             if results[job.name].status == "skipped":
-                _prune_job(reports, job_list, job.name, tell)
+                prune_job(reports, job_list, job.name, tell)
         _write_summary(log, [results[job.name] for job in job_list])
         batch = BatchResult([results[job.name] for job in job_list], log=log, index=write_index(reports))
         _Log(log, None)("summary\n" + batch.table())
@@ -229,7 +187,7 @@ def _interrupted(
             name, "interrupted", message=f"stopped by {interrupt.signal_name}; its previous report is untouched"
         )
     for job in job_list:
-        _clear_leftovers(job_folder(reports, job.name))
+        clear_leftovers(job_folder(reports, job.name))
     finished = len(job_list) - len(stopped)
     tell(f"interrupted ({interrupt.signal_name}): {len(stopped)} job(s) stopped, {finished} done before")
     try:
@@ -272,7 +230,7 @@ def _run_jobs(
                 )
                 duration = f"{result.duration_s:.1f} s" if result.duration_s is not None else ""
                 tell(f"[{done}/{len(todo)}] {result.status:<6} {result.name}  {duration}  {detail}")
-                _prune_job(reports, job_list, result.name, tell)
+                prune_job(reports, job_list, result.name, tell)
                 write_index(reports)
         finally:
             outcomes.close()  # interrupted here rather than in the pool: its workers are stopped all the same
@@ -285,7 +243,7 @@ def _prepare(
     results: dict[str, JobResult] = {}
     todo: list[tuple[Job, dict]] = []
     for job in job_list:
-        _clear_leftovers(job_folder(reports, job.name))
+        clear_leftovers(job_folder(reports, job.name))
         result, plan = _decide(job, reports, force, tell)
         if result.status != "run" or plan is None:
             results[job.name] = result
@@ -332,58 +290,6 @@ def _spec(job: Job, plan: ReportPlan, reports: Path, log: Path) -> dict:
         "log": str(log),
         "timeout": job.timeout,
     }
-
-
-def prune(folder: Path, keep: int) -> list[Path]:
-    """Delete all but the `keep` newest complete and the `keep` newest failed reports in `folder`.
-
-    The report `latest` points at is never deleted. Returns the deleted folders.
-    """
-    latest = (folder / "latest").resolve() if (folder / "latest").is_symlink() else None
-    by_status: dict[str, list[tuple[str, Path]]] = {}
-    for params in folder.glob("*/params.json"):
-        report = params.parent
-        if report.is_symlink() or report.name.startswith("."):
-            continue
-        try:
-            record = json.loads(params.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        by_status.setdefault(record.get("status"), []).append((record.get("finished_utc") or "", report))
-    doomed = [
-        report
-        for reports in by_status.values()
-        for _, report in sorted(reports, key=lambda r: (r[0], r[1].name), reverse=True)[keep:]
-        if report.resolve() != latest
-    ]
-    for report in doomed:  # renamed away first: the index never lists a half-deleted report
-        trash = Path(tempfile.mkdtemp(prefix=f".old-{report.name}-", dir=folder))
-        os.replace(report, trash / report.name)
-        shutil.rmtree(trash, ignore_errors=True)
-    return doomed
-
-
-def _prune_job(reports: Path, job_list: list[Job], name: str, say: Progress) -> None:
-    job = next(j for j in job_list if j.name == name)
-    if job.keep is not None:
-        deleted = prune(job_folder(reports, name), job.keep)
-        if deleted:
-            say(f"{name}: keep = {job.keep}, deleted {', '.join(p.name for p in deleted)}")
-
-
-def _clear_leftovers(folder: Path) -> None:
-    """Remove what killed runs of this job left behind (hidden build, trash and link folders).
-
-    Safe because the batch lock is held: no other process writes into a job's folder.
-    """
-    if not folder.is_dir():
-        return
-    for leftover in folder.iterdir():
-        if leftover.name.startswith((".tmp-", ".old-", ".latest-")):
-            if leftover.is_dir() and not leftover.is_symlink():
-                shutil.rmtree(leftover, ignore_errors=True)
-            else:
-                leftover.unlink(missing_ok=True)
 
 
 def _write_summary(log: Path, results: list[JobResult]) -> None:
