@@ -1,5 +1,6 @@
 """The layout shared by the figures: the templates' style, panels as a FacetGrid lays them out (from one
-`plt.subplots` call), topic tick labels, bars drawn as one collection, and a tight layout applied once."""
+`plt.subplots` call), topic tick labels, bars drawn as one collection, a tight layout applied once, and how to
+read a risk axis (`sign_note`)."""
 
 from __future__ import annotations
 
@@ -110,3 +111,8 @@ def bars(ax, x, height, width: float, colors):
     ax.add_collection(collection, autolim=True)
     ax.autoscale_view()
     return collection
+
+
+def sign_note(convention: str) -> str:
+    """How to read a risk axis in the chosen convention."""
+    return "< 0: risk, > 0: reward" if convention == "standard" else "minus convention: > 0 risk, < 0 reward"
