@@ -15,7 +15,7 @@ def test_module_docstring_is_a_running_example(cache_dir):
     assert result.attempted >= 5 and result.failed == 0
 
 
-@pytest.mark.parametrize("module", ["riskreport.stats.risk", "riskreport.render.latex"])
+@pytest.mark.parametrize("module", ["riskreport.stats.risk_measures", "riskreport.render.latex"])
 def test_module_examples_run(module):
     import importlib
 
