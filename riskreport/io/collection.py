@@ -16,32 +16,24 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from riskreport.errors import InputFormatError, RiskReportError, UnknownNameError
-from riskreport.progress import stderr_printer
+from riskreport.errors import InputFormatError, RiskReportError
+from riskreport.io.data_folders import (  # noqa: F401 - the lookup's names, importable from here as before
+    CHECKOUT,
+    COLLECTION_NAME,
+    PROJECT_ROOT,
+    available_collections,
+    data_dirs,
+    make_demo,
+    read_settings,
+    resolve_data_folder,
+    user_data_dir,
+)
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-# A source checkout (the repository, editable install) has its own data/ and templates/; an installed wheel has not.
-CHECKOUT = (PROJECT_ROOT / "pyproject.toml").is_file() and (PROJECT_ROOT / "riskreport" / "__init__.py").is_file()
 DEMO = "demo"
-
-
-def user_data_dir() -> Path:
-    """Where an installed riskreport keeps collections it makes (the demo): the platform's user data folder,
-    e.g. `~/.local/share/riskreport` on Linux (`$XDG_DATA_HOME` respected), never inside site-packages."""
-    from platformdirs import user_data_path
-
-    return user_data_path("riskreport", appauthor=False)
 
 
 def demo_path() -> Path:
@@ -53,7 +45,6 @@ def demo_path() -> Path:
 RUN_SUFFIXES = (".run", ".txt")
 COMPRESSIONS = ("", ".gz", ".bz2")
 CONFIG_KEYS = {"title", "description", "measure", "baseline", "alphas", "qrels"}
-COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -125,80 +116,16 @@ class Collection:
         return sorted(p for p in found if p is not None and p.is_file())
 
 
-def data_dirs() -> list[Path]:
-    """Where collections given by name are looked up: $RISKREPORT_DATA, ./data, the checkout's data/ (in a source
-    checkout) and the user data folder (`user_data_dir`, where an installed riskreport makes the demo)."""
-    dirs = [Path(p) for p in os.environ.get("RISKREPORT_DATA", "").split(os.pathsep) if p]
-    dirs += [Path.cwd() / "data"] + ([PROJECT_ROOT / "data"] if CHECKOUT else []) + [user_data_dir()]
-    unique: list[Path] = []
-    for d in dirs:
-        if d.is_dir() and d.resolve() not in [u.resolve() for u in unique]:
-            unique.append(d)
-    return unique
-
-
-def available_collections() -> list[str]:
-    names = {
-        p.name
-        for d in data_dirs()
-        for p in d.iterdir()
-        if p.is_dir() and _looks_like_collection(p) and _inside(p, d) and COLLECTION_NAME.fullmatch(p.name)
-    }
-    return sorted(names)
-
-
 def resolve_collection_path(spec: str | os.PathLike) -> Path:
-    """A collection folder from a name under a data directory, or from a path.
-
-    A name (letters, digits, '.', '_', '-'; no '/', not starting with '.') is only ever looked
-    up as a direct entry of a data directory, and a symbolic link there that leads outside
-    that directory is refused: a name cannot reach outside data/. Anything else is a path,
-    relative to the current directory, and means exactly that path.
-    """
-    text = str(spec)
-    candidate = Path(text).expanduser()
-    if candidate.is_dir() and (
-        os.sep in text or "/" in text or text.startswith(".") or _looks_like_collection(candidate)
-    ):
-        return candidate.resolve()
-    if COLLECTION_NAME.fullmatch(text):
-        for root in data_dirs():
-            entry = root / text
-            if entry.is_dir() and not _inside(entry, root):
-                raise RiskReportError(
-                    f"{entry} is a symbolic link to {entry.resolve()}, outside {root}: a collection given by name "
-                    f"must live in a data directory. Give its path instead (--collection {entry.resolve()}) or "
-                    "add its parent folder to RISKREPORT_DATA."
-                )
-            if entry.is_dir():
-                return entry.resolve()
-        if text == DEMO:  # the shipped demo, made on first use where the package may write
-            return _make_demo()
-    raise UnknownNameError(
-        "collection",
-        text,
-        available_collections(),
-        hint="Give a collection by name (a folder under data/) or by path to its folder.",
-    )
+    """A collection folder from a name under a data directory, or from a path (`resolve_data_folder`); the demo
+    collection made on first use."""
+    return resolve_data_folder(spec, DEMO, _make_demo)
 
 
 def _make_demo() -> Path:
     from riskreport.io.demo import generate_demo
 
-    path = demo_path()
-    stderr_printer("riskreport: ")(f"making the synthetic demo collection in {path}")
-    try:
-        return generate_demo(path).resolve()
-    except OSError as error:
-        raise RiskReportError(
-            f"Cannot make the demo collection in {path}: {error}. Set RISKREPORT_DATA to a "
-            "writable folder and run `riskreport demo --path FOLDER/demo`."
-        ) from None
-
-
-def _inside(entry: Path, root: Path) -> bool:
-    """Whether `entry` (a direct entry of `root`), links followed, is still a direct entry of `root`."""
-    return entry.resolve().parent == root.resolve()
+    return make_demo(demo_path(), "demo collection", generate_demo, "riskreport demo --path FOLDER/demo")
 
 
 def load_collection(spec: str | os.PathLike) -> Collection:
@@ -298,22 +225,8 @@ def _find_qrels(path: Path, configured: str | None) -> Path | None:
     return found[0] if found else None
 
 
-def _looks_like_collection(path: Path) -> bool:
-    return (path / "scores.csv").is_file() or (path / "collection.toml").is_file() or (path / "runs").is_dir()
-
-
 def _read_config(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputFormatError(path, f"invalid TOML ({error})") from None
-    unknown = sorted(set(config) - CONFIG_KEYS)
-    if unknown:
-        raise InputFormatError(
-            path, f"unknown key(s) {', '.join(unknown)}", expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}"
-        )
+    config = read_settings(path, CONFIG_KEYS)
     alphas = config.get("alphas")
     if alphas is not None and not (
         isinstance(alphas, list)

@@ -16,18 +16,13 @@ from __future__ import annotations
 
 import gzip
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputFormatError, RiskReportError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from .data_folders import make_demo, read_settings, resolve_data_folder
 
 SPLITS = ("train", "vali", "test")
 SUFFIXES = (".txt", ".txt.gz", ".svmlight", ".svm")
@@ -277,15 +272,7 @@ def _fold(folder: Path, name: str) -> Fold:
 
 def load_letor_folder(spec: str | os.PathLike) -> LetorFolder:
     """A LETOR data folder by name (a folder under a data directory, as collections) or by path."""
-    from ..errors import UnknownNameError
-    from .collection import resolve_collection_path
-
-    try:
-        path = resolve_collection_path(spec)
-    except UnknownNameError:
-        if str(spec) != DEMO:
-            raise
-        path = _make_demo()
+    path = resolve_data_folder(spec, DEMO, _make_demo)
     return LetorFolder(path.name, path, find_folds(path), _read_config(path / CONFIG))
 
 
@@ -301,15 +288,7 @@ def _make_demo() -> Path:
     """The shipped demo, made on first use where the package may write (as the demo collection is)."""
     from .letor_demo import generate_letor_demo
 
-    path = demo_path()
-    print(f"riskreport: making the synthetic learning-to-rank demo in {path}", file=sys.stderr, flush=True)
-    try:
-        return generate_letor_demo(path).resolve()
-    except OSError as error:
-        raise RiskReportError(
-            f"Cannot make the learning-to-rank demo in {path}: {error}. Set RISKREPORT_DATA to a "
-            "writable folder and run `riskreport demo`."
-        ) from None
+    return make_demo(demo_path(), "learning-to-rank demo", generate_letor_demo, "riskreport demo")
 
 
 def choose_folds(folder: LetorFolder, names: list[str] | None) -> list[Fold]:
@@ -325,18 +304,7 @@ def choose_folds(folder: LetorFolder, names: list[str] | None) -> list[Fold]:
 
 
 def _read_config(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputFormatError(path, f"invalid TOML ({error})") from None
-    unknown = sorted(set(config) - CONFIG_KEYS)
-    if unknown:
-        raise InputFormatError(
-            path, f"unknown key(s) {', '.join(unknown)}", expected=f"keys among {', '.join(sorted(CONFIG_KEYS))}"
-        )
-    return config
+    return read_settings(path, CONFIG_KEYS)
 
 
 def write_letor(
