@@ -150,10 +150,10 @@ def test_styler_html_writes_the_markup_pandas_writes(monkeypatch):
     import pandas as pd
 
     import riskreport as rr
-    from riskreport.render import report
+    from riskreport.render import html, report
     from riskreport.stats import significance
 
-    monkeypatch.setattr(report, "FAST_HTML_CELLS", 0)  # every table takes the fast path
+    monkeypatch.setattr(html, "FAST_HTML_CELLS", 0)  # every table takes the fast path (styler_html reads it there)
     rng = np.random.default_rng(4)
     matrix = pd.DataFrame(
         rng.beta(2, 5, (9, 25)), index=[f"s<{i}>" for i in range(9)], columns=[str(t) for t in range(25)]

@@ -18,15 +18,20 @@ from riskreport.measures.params import ReportParameters
 from riskreport.render.csv_writer import CSV_FLOAT, write_csv
 from riskreport.render.figures import FigureWriter
 from riskreport.render.html import (
+    FAST_HTML_CELLS,
     HTML,
     _alpha_label,
+    _plain_table_html,
     _short_p,
     _signed,
     format_p,
+    interactive,
     note,
     omitted,
+    side_by_side,
     significance_marks,
     styled,
+    styler_html,
 )
 from riskreport.render.latex_tables import (
     _legend,
@@ -48,24 +53,19 @@ from riskreport.render.nondeterministic import (
 )
 from riskreport.render.report_text import GUIDE, choice_notes, header, methods_paragraph
 from riskreport.render.tables import (
-    FAST_HTML_CELLS,
     PAGE_ROWS,
     VERDICT_ANCHOR,
     VERDICT_COLOURS,
     _by_verdict,
     _key,
     _methods_count,
-    _plain_table_html,
     back_link,
     baselines_note,
     ci_wide,
     for_baseline,
-    interactive,
     interval_verdicts,
     risk_counts,
     risk_wide,
-    side_by_side,
-    styler_html,
     tests_wide,
     verdict_matrix,
 )

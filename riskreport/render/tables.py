@@ -1,5 +1,5 @@
-"""The report's wide tables: the verdict matrix (one column group per baseline and α), URisk/TRisk, intervals
-and tests side by side with the verdicts, and interactive (paged, searchable) tables."""
+"""The report's wide tables: the verdict matrix (one column group per baseline and α), and URisk/TRisk, intervals
+and tests side by side with the verdicts (shown as interactive tables, `riskreport.render.html`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import html
 
 import pandas as pd
 
-from riskreport.render.html import HTML, _alpha_label, _short_p, _signed, note, styled
+from riskreport.render.html import HTML, _alpha_label, _short_p, _signed, interactive, note, styled
 
 VERDICT_COLOURS = {
     "risk": "background-color: #fde0d2",
@@ -17,91 +17,6 @@ VERDICT_COLOURS = {
 
 
 VERDICT_ANCHOR = "verdict-matrix"
-
-
-def interactive(table, page_size: int = 8, summary: str | None = None, open_: bool = False) -> HTML:
-    """A table (DataFrame or Styler) the page makes sortable, searchable and paged (script in the nbconvert
-    template, no network); inside a collapsed `<details>` titled `summary` when one is given."""
-    markup = styler_html(table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table))
-    body = f"<div class='rr-table' data-page='{int(page_size)}'>{markup}</div>"
-    if summary is not None:
-        body = (
-            f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
-            f"{body}</details>"
-        )
-    return HTML(body)
-
-
-FAST_HTML_CELLS = 5_000  # Stylers with more cells than this are written by `styler_html`'s own loop
-
-
-def styler_html(style) -> str:
-    """`style.to_html()`, the same markup, written in one loop for a large table with a plain layout (hidden
-    index, one header row, no table styles, classes or tooltips): pandas' template costs ~0.1 ms a cell."""
-    data = style.data
-    try:
-        plain = (
-            data.size > FAST_HTML_CELLS
-            and all(style.hide_index_)
-            and not any(style.hide_columns_)
-            and data.columns.nlevels == 1
-            and not style.hidden_rows
-            and not style.hidden_columns
-            and not style.table_styles
-            and not style.table_attributes
-            and not style.cell_context
-            and style.tooltips is None
-            and not style.concatenated
-            and isinstance(style.caption, (str, type(None)))
-            and style.cell_ids
-        )
-        if plain:
-            return _plain_table_html(style, data)
-    except (AttributeError, KeyError, TypeError):  # pandas' Styler internals moved: its own, slower, writer
-        pass
-    return style.to_html()
-
-
-def _plain_table_html(style, data: pd.DataFrame) -> str:
-    style._compute()
-    uid, rows, cols = style.uuid, data.shape[0], data.shape[1]
-    groups: dict[tuple, list[str]] = {}
-    for (r, c), props in sorted(style.ctx.items()):
-        if props:
-            groups.setdefault(tuple(props), []).append(f"row{r}_col{c}")
-    css = "".join(
-        ", ".join(f"#T_{uid}_{sel}" for sel in selectors)
-        + " {\n"
-        + "".join(f"  {prop}: {value};\n" for prop, value in props)
-        + "}\n"
-        for props, selectors in groups.items()
-    )
-    head = "".join(
-        f'      <th id="T_{uid}_level0_col{c}" class="col_heading level0 col{c}" >'
-        f"{style._display_funcs_columns[(0, c)](name)}</th>\n"
-        for c, name in enumerate(data.columns)
-    )
-    columns = [data.iloc[:, c].tolist() for c in range(cols)]
-    funcs = style._display_funcs
-    body = []
-    for r in range(rows):
-        cells = "".join(
-            f'      <td id="T_{uid}_row{r}_col{c}" class="data row{r} col{c}" >{funcs[(r, c)](columns[c][r])}</td>\n'
-            for c in range(cols)
-        )
-        body.append(f"    <tr>\n{cells}    </tr>\n")
-    caption = f"  <caption>{style.caption}</caption>\n" if style.caption else ""
-    return (
-        f'<style type="text/css">\n{css}</style>\n<table id="T_{uid}">\n{caption}  <thead>\n    <tr>\n{head}'
-        f"    </tr>\n  </thead>\n  <tbody>\n{''.join(body)}  </tbody>\n</table>\n"
-    )
-
-
-def side_by_side(*parts: HTML) -> HTML:
-    """Figures (from `Page.figure`) next to each other, each scaled to its share of the page width."""
-    return HTML(
-        "<div class='rr-figures'>" + "".join(f"<div class='rr-figure'>{part.markup}</div>" for part in parts) + "</div>"
-    )
 
 
 def back_link() -> HTML:
