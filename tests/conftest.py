@@ -9,6 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from riskreport.run.problems import PARAMETERS_TAG
+from riskreport.run.scaffold import new_notebook
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 WEB2012 = SHARED_DATA / "trec-web-2012"
 
@@ -89,20 +92,21 @@ pause: float = 0.0  # seconds to sleep in a cell
 @pytest.fixture
 def mini_template(tmp_path) -> Path:
     """A small template: resolves the parameters, writes a table, can fail or pause."""
-    notebook = nbformat.v4.new_notebook(
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    notebook = new_notebook(
+        [
+            nbformat.v4.new_markdown_cell("# Mini report"),
+            nbformat.v4.new_code_cell(
+                "from typing import Optional\n" + MINI_SOURCE, metadata={"tags": [PARAMETERS_TAG]}
+            ),
+            nbformat.v4.new_code_cell(
+                "import time\nimport riskreport as rr\nfrom riskreport import report\n"
+                "p = rr.resolve_parameters(collection, measure=measure, baseline=baseline, "
+                "alphas=alphas)\nscores = rr.evaluate(p.collection, p.measure)\n"
+                "report.Page().save_table(scores.matrix().reset_index(), 'scores')\ntime.sleep(pause)\n"
+                "assert not fail, 'failing as asked'\np.baseline"
+            ),
+        ]
     )
-    notebook.cells = [
-        nbformat.v4.new_markdown_cell("# Mini report"),
-        nbformat.v4.new_code_cell("from typing import Optional\n" + MINI_SOURCE, metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell(
-            "import time\nimport riskreport as rr\nfrom riskreport import report\n"
-            "p = rr.resolve_parameters(collection, measure=measure, baseline=baseline, "
-            "alphas=alphas)\nscores = rr.evaluate(p.collection, p.measure)\n"
-            "report.Page().save_table(scores.matrix().reset_index(), 'scores')\ntime.sleep(pause)\n"
-            "assert not fail, 'failing as asked'\np.baseline"
-        ),
-    ]
     path = tmp_path / "templates" / "mini.ipynb"
     path.parent.mkdir()
     nbformat.write(notebook, path)

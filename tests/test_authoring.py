@@ -10,6 +10,8 @@ from riskreport.run.authoring import check_template, new_template
 from riskreport.run.cli import main
 from riskreport.run.inline_statistics import inline_statistics
 from riskreport.run.parameter_cell import understood_type
+from riskreport.run.problems import PARAMETERS_TAG
+from riskreport.run.scaffold import new_notebook
 
 SHIPPED = sorted((PROJECT_ROOT / "templates").glob("*.ipynb"))
 GOOD_PARAMETERS = 'collection: str = "demo"  # collection name or path\nsig_level: float = 0.05  # significance level'
@@ -25,17 +27,11 @@ def make_template(
     """Cell 1 markdown, cell 2 parameters (if any), then one code cell per `code`, then a second parameters cell."""
     cells = [nbformat.v4.new_markdown_cell("# A test template")]
     if parameters is not None:
-        cells.append(nbformat.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}))
+        cells.append(nbformat.v4.new_code_cell(parameters, metadata={"tags": [PARAMETERS_TAG]}))
     cells += [nbformat.v4.new_code_cell(source) for source in code]
     if extra_parameters is not None:
-        cells.append(nbformat.v4.new_code_cell(extra_parameters, metadata={"tags": ["parameters"]}))
-    notebook = nbformat.v4.new_notebook(
-        cells=cells,
-        metadata={
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-    )
+        cells.append(nbformat.v4.new_code_cell(extra_parameters, metadata={"tags": [PARAMETERS_TAG]}))
+    notebook = new_notebook(cells)
     path = folder / f"{name}.ipynb"
     nbformat.write(notebook, path)
     return path

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from riskreport.io.demo import BASELINE, DEMO_SYSTEMS, N_INSTANCES, generate_demo
+from riskreport.io.demo_design import TOPIC_IDS
 
-TOPICS = [str(t) for t in range(1, 51)]
+TOPICS = list(TOPIC_IDS)
 RUN_LINE = re.compile(r"^(\d+) Q0 (DEMO-\d{2}-\d{3}) (\d+) (-?\d+\.\d{4}) demo$")
 QRELS_LINE = re.compile(r"^(\d+) 0 (DEMO-\d{2}-\d{3}) ([0-3])$")
 

@@ -32,8 +32,7 @@ def expected(demo):
 
 
 @pytest.fixture(autouse=True)
-def _cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+def _cache(cache_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
 
 

@@ -23,17 +23,16 @@ from conftest import processes_in
 
 from riskreport.errors import ParameterError
 from riskreport.run.batch import JobFileError, load_jobs, run_batch
+from riskreport.run.problems import PARAMETERS_TAG
 from riskreport.run.runner import run_report
+from riskreport.run.scaffold import new_notebook
 
 CLI = [sys.executable, "-m", "riskreport"]
 FOREVER = 100000.0
 
 
 def write_notebook(path: Path, cells: list) -> Path:
-    notebook = nbformat.v4.new_notebook(
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
-    )
-    notebook.cells = cells
+    notebook = new_notebook(cells)
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, path)
     return path
@@ -49,7 +48,7 @@ def write_template(path: Path) -> Path:
             nbformat.v4.new_code_cell(
                 'collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep\n'
                 'once: str = ""  # a file: sleep only if it does not exist yet',
-                metadata={"tags": ["parameters"]},
+                metadata={"tags": [PARAMETERS_TAG]},
             ),
             nbformat.v4.new_code_cell('print("first cell done")'),
             nbformat.v4.new_code_cell(
@@ -364,7 +363,7 @@ def _figure_template(path: Path) -> Path:
         [
             nbformat.v4.new_code_cell(
                 'collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep',
-                metadata={"tags": ["parameters"]},
+                metadata={"tags": [PARAMETERS_TAG]},
             ),
             nbformat.v4.new_code_cell(
                 "import time\nfrom pathlib import Path\nimport matplotlib\nmatplotlib.use('Agg')\n"

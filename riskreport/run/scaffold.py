@@ -73,6 +73,19 @@ plt.show()
 display(page.caption("URisk against α, one line per challenger: the steeper a line falls, the larger its losses."))"""
 
 
+def new_notebook(cells: list):
+    """A notebook of `cells` with the metadata papermill needs to run it (a Python kernelspec and language)."""
+    import nbformat
+
+    return nbformat.v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+    )
+
+
 def scaffold(name: str):
     """The notebook `new_template` writes: notes, parameters, header, one URisk section."""
     import nbformat
@@ -85,13 +98,7 @@ def scaffold(name: str):
         v4.new_markdown_cell(SECTION, id="urisk-text"),
         v4.new_code_cell(URISK, id="urisk"),
     ]
-    return v4.new_notebook(
-        cells=cells,
-        metadata={
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-    )
+    return new_notebook(cells)
 
 
 def new_template(name: str, folder: str | os.PathLike = "templates", force: bool = False) -> Path:
