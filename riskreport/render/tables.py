@@ -7,7 +7,18 @@ import html
 
 import pandas as pd
 
-from riskreport.render.html import HTML, _alpha_label, _short_p, _signed, interactive, note, styled
+from riskreport.render.html import (  # noqa: F401 - importable from here as before
+    FAST_HTML_CELLS,
+    HTML,
+    _alpha_label,
+    _short_p,
+    _signed,
+    interactive,
+    note,
+    side_by_side,
+    styled,
+    styler_html,
+)
 
 VERDICT_COLOURS = {
     "risk": "background-color: #fde0d2",
