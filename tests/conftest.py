@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import sys
 from pathlib import Path
 
 import nbformat
@@ -111,6 +112,14 @@ def mini_template(tmp_path) -> Path:
     path.parent.mkdir()
     nbformat.write(notebook, path)
     return path
+
+
+CLI = [sys.executable, "-m", "riskreport"]  # the command line, run as a child process
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (relative POSIX path -> bytes): what a test compares before and after."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def processes_in(folder: Path) -> list[int]:

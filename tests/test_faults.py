@@ -15,22 +15,19 @@ import resource
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import processes_in
+from conftest import CLI, processes_in, tree
 
 from riskreport.io.collection import load_collection
 from riskreport.io.files import DestinationError, plan_destination
 from riskreport.measures.evaluation import evaluate, evaluate_runs
 from riskreport.measures.run_files import ScoreCache
 from riskreport.run.runner import PROJECT_ROOT, find_template
-
-CLI = [sys.executable, "-m", "riskreport"]
 
 
 def cli(*args, cwd=None, env=None, limit_file_kb: int | None = None, timeout=300) -> subprocess.CompletedProcess:
@@ -75,10 +72,6 @@ def read_only(folder: Path):
         yield folder
     finally:
         subprocess.run(undo)
-
-
-def tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 # ---- 1. --out never deletes what riskreport did not write --------------------------------------

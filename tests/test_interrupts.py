@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import processes_in
+from conftest import CLI, processes_in, tree
 
 from riskreport.errors import ParameterError
 from riskreport.run.batch import JobFileError, load_jobs, run_batch
@@ -27,7 +27,6 @@ from riskreport.run.problems import PARAMETERS_TAG
 from riskreport.run.runner import run_report
 from riskreport.run.scaffold import new_notebook
 
-CLI = [sys.executable, "-m", "riskreport"]
 FOREVER = 100000.0
 
 
@@ -64,10 +63,6 @@ def write_template(path: Path) -> Path:
 @pytest.fixture
 def sleeper(tmp_path) -> Path:
     return write_template(tmp_path / "templates" / "sleeper.ipynb")
-
-
-def tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def wait_gone(folder: Path, seconds: float = 5.0) -> list[int]:
