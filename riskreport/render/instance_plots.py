@@ -116,7 +116,7 @@ def instance_risk_lines(
 ) -> sns.FacetGrid:
     """URisk or TRisk (`y`) against α: one thin line per instance, the pooled system in bold, one panel per system.
 
-    `instances` is `riskreport.stats.instances.instance_risk(...)`, `pooled` is `risk_agreement(...)`
+    `instances` is `riskreport.stats.instance_risk.instance_risk(...)`, `pooled` is `risk_agreement(...)`
     (column `pooled_<y>`); `critical` draws the ±t lines (TRisk). Standard convention: < 0 is risk.
     """
     n = instances["system"].nunique()

@@ -58,7 +58,7 @@ def variance_components(mixed: pd.DataFrame, caption: str | None = None):
 
 
 def instance_tests_summary(tests: pd.DataFrame, caption: str | None = None):
-    """Single-instance paired t-tests per system (from `riskreport.stats.instances.single_instance_tests`), shares as %."""
+    """Single-instance paired t-tests per system (from `riskreport.stats.instance_risk.single_instance_tests`), shares as %."""
     shares = [c for c in tests.columns if c.startswith("share_p")]
     shown = tests.rename(columns={c: f"significant at {int(c[7:]) / 100:g}" for c in shares})
     return styled(shown, caption=caption).format(
