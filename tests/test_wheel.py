@@ -22,6 +22,8 @@ def installed(tmp_path_factory):
     """A venv holding only the wheel; the dependencies come from this environment's site-packages by a .pth
     line (a .pth line adds the folder but not its .pth files, so the editable install of the checkout stays out)."""
     root = tmp_path_factory.mktemp("wheel")
+    # without PYTHONPATH: a checkout on it (its riskreport.egg-info) makes pip call the wheel installed already
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     built = subprocess.run(
         [
             sys.executable,
@@ -50,6 +52,7 @@ def installed(tmp_path_factory):
             capture_output=True,
             text=True,
             check=True,
+            env=clean,
         ).stdout.strip()
     )
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
@@ -58,6 +61,7 @@ def installed(tmp_path_factory):
     done = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
         capture_output=True,
+        env=clean,
         text=True,
         timeout=300,
     )
