@@ -246,6 +246,7 @@ class Experiment:
     folds: pd.DataFrame  # per fold: queries and documents of each split, seconds of training
     seconds: dict[str, float] = field(default_factory=dict)
     chosen: pd.DataFrame = field(default_factory=pd.DataFrame)  # min_data_in_leaf per fold and learner (validation)
+    fold_of: pd.Series = field(default_factory=lambda: pd.Series(dtype=str))  # test query id -> its fold
 
 
 def run_experiment(
@@ -312,4 +313,5 @@ def run_experiment(
         pd.DataFrame(rows),
         seconds,
         pd.DataFrame(chosen),
+        pd.Series({str(q): row["fold"] for row, qids in zip(rows, ids) for q in qids}, dtype=str),
     )
