@@ -150,7 +150,11 @@ def test_macro_average_is_the_mean_over_learned_baselines():
 def test_parameters_and_their_errors(demo):
     params = resolve_ltr_parameters(demo)
     assert (params.trees, params.leaves, params.min_data_in_leaf, params.alphas) == (60, 15, 50, [1.0, 5.0])
-    assert params.baseline == "feature:110" and params.folds == [f"Fold{i}" for i in range(1, 6)] and params.measure == "NDCG@10"
+    assert (
+        params.baseline == "feature:110"
+        and params.folds == [f"Fold{i}" for i in range(1, 6)]
+        and params.measure == "NDCG@10"
+    )
     with pytest.raises(UnknownNameError, match="objective 'u-crow'.*Did you mean 'u-cro'"):
         resolve_ltr_parameters(demo, objectives=["u-crow"])
     with pytest.raises(ParameterError, match="trees must be a whole number"):
