@@ -144,6 +144,9 @@ class RiskObjective:
         self.last: dict[str, np.ndarray] = {}
         self.threads = threads or (1 if len(self.labels) < PARALLEL_ROWS else None)
         self._order = np.zeros(len(self.labels), np.int64)
+        longest = int(np.diff(self.bounds).max()) if len(self.bounds) > 1 else 0
+        self._discount = _lambdas.discounts(max(longest, 1))
+        self._work = np.zeros((2, len(self.labels) if ndcg == "lightgbm" else 0), np.float32)
 
     def __call__(self, preds: np.ndarray, dataset=None) -> tuple[np.ndarray, np.ndarray]:
 
@@ -185,6 +188,9 @@ class RiskObjective:
             geo,
             grad,
             hess,
+            self._discount,
+            self._work[0],
+            self._work[1],
         )
         self.last = {"model": model, "alpha": alpha, "base": base}
         self.iteration += 1
