@@ -187,7 +187,7 @@ def test_plan_and_run_the_report(demo, tmp_path):
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert "2016 layout" in html and "T-FARO α=1" in html and "L&gt;20%" in html
     assert json.loads((folder / "params.json").read_text())["status"] == "ok"
-    assert {"table7.csv", "table3.csv", "losses.csv", "risk.csv", "ndcg.csv"} <= {
+    assert {"table7.csv", "table3.csv", "losses.csv", "losses_per_fold.csv", "risk.csv", "ndcg.csv"} <= {
         p.name for p in (folder / "tables").iterdir()
     }
 
