@@ -150,7 +150,11 @@ def test_macro_average_is_the_mean_over_learned_baselines():
 def test_parameters_and_their_errors(demo):
     params = resolve_ltr_parameters(demo)
     assert (params.trees, params.leaves, params.min_data_in_leaf, params.alphas) == (60, 15, 50, [1.0, 5.0])
-    assert params.baseline == "feature:110" and params.folds == ["Fold1", "Fold2"] and params.measure == "NDCG@10"
+    assert (
+        params.baseline == "feature:110"
+        and params.folds == [f"Fold{i}" for i in range(1, 6)]
+        and params.measure == "NDCG@10"
+    )
     with pytest.raises(UnknownNameError, match="objective 'u-crow'.*Did you mean 'u-cro'"):
         resolve_ltr_parameters(demo, objectives=["u-crow"])
     with pytest.raises(ParameterError, match="trees must be a whole number"):
@@ -183,7 +187,7 @@ def test_plan_and_run_the_report(demo, tmp_path):
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert "2016 layout" in html and "T-FARO α=1" in html and "L&gt;20%" in html
     assert json.loads((folder / "params.json").read_text())["status"] == "ok"
-    assert {"table7.csv", "table3.csv", "losses.csv", "risk.csv", "ndcg.csv"} <= {
+    assert {"table7.csv", "table3.csv", "losses.csv", "losses_per_fold.csv", "risk.csv", "ndcg.csv"} <= {
         p.name for p in (folder / "tables").iterdir()
     }
 

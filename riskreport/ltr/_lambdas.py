@@ -117,6 +117,9 @@ def pair_gradients(
     geo,
     grad,
     hess,
+    discount,
+    g32,
+    h32,
 ):
     """LambdaMART gradients (LightGBM's sign: minimised) with |ΔM| replaced by ΔM′ = |ΔM|·`weight`.
 
@@ -125,6 +128,8 @@ def pair_gradients(
     the query. With `lightgbm`, LightGBM's `lambdarank` arithmetic (`lambdarank_norm`): ΔM′ divided by
     0.01 + |s_hi − s_lo|, ρ from its sigmoid table, λs summed in float32 and scaled by
     log2(1 + Σλ)/Σλ per query, so that α = 0 gives LightGBM's own gradients.
+    Work space from the caller, so that no query allocates: `discount` (`discounts` of the longest query),
+    `g32`, `h32` (float32, one entry per row; used in the lightgbm mode).
     """
     g0 = geo_value(0.0, 0.0, 0.0, 0.0, geo) if kind == GEORISK else 0.0
     for q in prange(bounds.shape[0] - 1):
@@ -134,21 +139,23 @@ def pair_gradients(
         if inverse_ideal[q] <= 0:
             continue
         n = end - start
-        discount = discounts(n)
-        discount[min(cutoff, n) :] = 0.0
+        last = min(cutoff, n)  # ranks from `last` on have discount 0
         if kind == GEORISK:
             g0 = geo_value(0.0, model[q], column[q], lz[q], geo)
         spread = scores[start + order[start]] != scores[start + order[end - 1]]
-        g32 = np.zeros(n if lightgbm else 0, np.float32)
-        h32 = np.zeros(n if lightgbm else 0, np.float32)
+        if lightgbm:
+            g32[start:end] = 0.0
+            h32[start:end] = 0.0
         total = 0.0
         for i in range(min(n - 1, truncation)):
             a = start + order[start + i]
+            d_i = discount[i] if i < last else 0.0
             for j in range(i + 1, n):
                 b = start + order[start + j]
-                if labels[a] == labels[b] or discount[i] == discount[j]:
+                d_j = discount[j] if j < last else 0.0
+                if labels[a] == labels[b] or d_i == d_j:
                     continue
-                signed = (gains[b] - gains[a]) * (discount[i] - discount[j]) * inverse_ideal[q]
+                signed = (gains[b] - gains[a]) * (d_i - d_j) * inverse_ideal[q]
                 delta = abs(signed) * weight(kind, signed, q, alpha, model, base, column, lz, geo, g0)
                 high, low = (a, b) if labels[a] > labels[b] else (b, a)
                 gap = scores[high] - scores[low]
@@ -158,10 +165,10 @@ def pair_gradients(
                     rho = lightgbm_sigmoid(gap, sigma)
                     lam = rho * (sigma * delta)
                     h = rho * (1.0 - rho) * (sigma * sigma * delta)
-                    g32[high - start] -= np.float32(lam)
-                    g32[low - start] += np.float32(lam)
-                    h32[high - start] += np.float32(h)
-                    h32[low - start] += np.float32(h)
+                    g32[high] -= np.float32(lam)
+                    g32[low] += np.float32(lam)
+                    h32[high] += np.float32(h)
+                    h32[low] += np.float32(h)
                 else:
                     rho = 1.0 / (1.0 + math.exp(sigma * gap))
                     lam = sigma * rho * delta
@@ -173,6 +180,6 @@ def pair_gradients(
                 total += 2.0 * lam
         if lightgbm:
             factor = math.log2(1.0 + total) / total if total > 0 else 1.0
-            for r in range(n):
-                grad[start + r] = np.float32(g32[r] * factor) if total > 0 else g32[r]
-                hess[start + r] = np.float32(h32[r] * factor) if total > 0 else h32[r]
+            for r in range(start, end):
+                grad[r] = np.float32(g32[r] * factor) if total > 0 else g32[r]
+                hess[r] = np.float32(h32[r] * factor) if total > 0 else h32[r]

@@ -3,7 +3,9 @@
 Defaults come from the data folder's `letor.toml` (title, description, baseline, alphas, trees,
 leaves, learning_rate, min_data_in_leaf), else from Dinçer, Macdonald & Ounis SIGIR 2016 (§6):
 α ∈ {1, 5}, 500 trees, 50 leaves, learning rate 0.1, 1500 documents per leaf, BM25 of the whole
-document (MSLR-WEB10K feature 110) as the single baseline. Imports no numba, scipy or LightGBM.
+document (MSLR-WEB10K feature 110) as the single baseline. `min_data_in_leaf` may be a list: a grid from
+which each learner's value is chosen per fold by NDCG@k on the fold's validation queries (`vali.txt`), as the
+2014 paper chose 500 or 1000 (§6.3). Imports no numba, scipy or LightGBM.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class LetorParameters:
     trees: int
     leaves: int
     learning_rate: float
-    min_data_in_leaf: int
+    min_data_in_leaf: int | list[int]  # a list: the grid chosen from on each fold's validation queries
     k: int = 10
     held_out: float = 0.2
     ndcg: str = "lightgbm"
@@ -60,6 +62,12 @@ class LetorParameters:
         """The baseline the report header names (the learners are compared with each baseline in the tables)."""
         return [self.baseline]
 
+    @property
+    def min_data_grid(self) -> list[int]:
+        """The min-data-in-leaf values to choose from (one value: no choice)."""
+        value = self.min_data_in_leaf
+        return list(value) if isinstance(value, list) else [value]
+
 
 def resolve_ltr_parameters(
     collection: str | LetorFolder,
@@ -72,14 +80,16 @@ def resolve_ltr_parameters(
     trees: int | None = None,
     leaves: int | None = None,
     learning_rate: float | None = None,
-    min_data_in_leaf: int | None = None,
+    min_data_in_leaf: int | list[int] | None = None,
+    min_data_grid: list[int] | None = None,
     k: int = 10,
     held_out: float = 0.2,
     ndcg: str = "lightgbm",
     sig_level: float = 0.05,
     **_ignored,
 ) -> LetorParameters:
-    """Fill defaults (`letor.toml`, else the 2016 paper's) and check every value; a clear error otherwise."""
+    """Fill defaults (`letor.toml`, else the 2016 paper's) and check every value; a clear error otherwise.
+    `min_data_grid` (the template's parameter for a grid) wins over `min_data_in_leaf` when given."""
     from ..options import check_alphas, check_options
 
     folder = collection if isinstance(collection, LetorFolder) else load_letor_folder(collection)
@@ -108,7 +118,7 @@ def resolve_ltr_parameters(
         pick("trees", trees),
         pick("leaves", leaves),
         pick("learning_rate", learning_rate),
-        pick("min_data_in_leaf", min_data_in_leaf),
+        _min_data(min_data_grid if min_data_grid else pick("min_data_in_leaf", min_data_in_leaf)),
         k,
         held_out,
         ndcg,
@@ -116,7 +126,32 @@ def resolve_ltr_parameters(
     )
     _check_numbers(params)
     check_options({"sig_level": sig_level})
+    if len(params.min_data_grid) > 1:
+        _check_validation(params)
     return params
+
+
+def _min_data(value) -> int | list[int]:
+    """One value, or a grid (a list or tuple of several values: sorted, without repeats; one value: that value)."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    if not value:
+        raise ParameterError("min_data_in_leaf must be a whole number or a non-empty list of them, got [].")
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int) or item < 1:
+            raise ParameterError(f"min_data_in_leaf values must be whole numbers ≥ 1, got {item!r} in {list(value)!r}.")
+    grid = sorted(set(value))
+    return grid if len(grid) > 1 else grid[0]
+
+
+def _check_validation(params: LetorParameters) -> None:
+    """A grid of min_data_in_leaf is chosen on validation queries: every chosen fold needs its vali.txt."""
+    missing = [name for name in params.folds if "vali" not in params.collection.folds[name].files]
+    if missing:
+        raise ParameterError(
+            f"min_data_in_leaf {params.min_data_in_leaf} is chosen on each fold's validation queries, but "
+            f"{', '.join(missing)} of {params.collection.path} has no vali.txt: give one value, or add vali.txt."
+        )
 
 
 def _objective_keys(objectives: list[str] | None) -> list[str]:
@@ -133,8 +168,10 @@ def _objective_keys(objectives: list[str] | None) -> list[str]:
 
 
 def _check_numbers(params: LetorParameters) -> None:
-    for name, low in (("trees", 1), ("leaves", 2), ("min_data_in_leaf", 1), ("k", 1)):
-        value = getattr(params, name)
+    numbers = [("trees", params.trees), ("leaves", params.leaves), ("k", params.k)]
+    numbers += [("min_data_in_leaf", value) for value in params.min_data_grid]
+    for name, value in numbers:
+        low = 2 if name == "leaves" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ParameterError(f"{name} must be a whole number ≥ {low}, got {value!r}.")
     rate = params.learning_rate

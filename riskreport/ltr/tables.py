@@ -96,6 +96,24 @@ def compare_losses(
     return out.reset_index()
 
 
+def fold_losses(
+    matrix: pd.DataFrame, single: str, learners: list[str], fold_of: pd.Series, reference: str = "LambdaMART"
+) -> pd.DataFrame:
+    """L>20% against `single` of every learner on each fold's test queries, their mean and standard deviation over
+    the folds, and the number of folds where the learner has fewer such losses than `reference` (the spread of the
+    finding: a difference that holds on most folds is not the luck of one)."""
+    base = matrix.loc[single]
+    large = (base > 0) & (matrix.loc[learners].rsub(base, axis=1).div(base.where(base > 0), axis=1) > 0.2)
+    folds = fold_of.reindex(matrix.columns)
+    table = large.T.groupby(folds.to_numpy(), sort=False).sum().T
+    out = table.copy()
+    out["mean"], out["sd"] = table.mean(axis=1), table.std(axis=1, ddof=1)
+    if reference in table.index:
+        out["folds_fewer"] = (table < table.loc[reference]).sum(axis=1)
+    out.index.name = "learner"
+    return out.reset_index()
+
+
 def topic_deltas(matrix: pd.DataFrame, baseline: str, learners: list[str]) -> pd.DataFrame:
     """Tidy per-query Δ = learner − baseline (`system, topic, delta`), for the per-topic figures."""
     delta = matrix.loc[learners] - matrix.loc[baseline]

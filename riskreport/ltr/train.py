@@ -2,7 +2,8 @@
 
 `train_ranker` boosts one objective; `run_fold` does one fold of the papers' experiment: hold
 queries out for the learned baselines, learn every objective at every α against the baselines,
-and score the fold's test queries. Progress says the trees done and an estimate of the time left.
+and score the fold's test queries; with a grid of min-data-in-leaf values, each learner's value is the one
+whose model has the best NDCG@k on the fold's validation queries. Progress says the trees done and an estimate of the time left.
 
 Papers' settings (MSLR-WEB10K): Dinçer et al. 2014 (§6.3) 800 trees, 50 leaves, learning rate
 0.075, min docs per leaf 500 or 1000 (chosen on validation); 2016 (§6) 500 trees, 50 leaves,
@@ -14,7 +15,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -137,6 +138,7 @@ class FoldResult:
     scores: dict[str, np.ndarray] = field(default_factory=dict)  # learner or baseline name -> scores
     baseline_ndcg: dict[str, np.ndarray] = field(default_factory=dict)  # run baselines: NDCG per test query
     seconds: dict[str, float] = field(default_factory=dict)
+    chosen: list[dict] = field(default_factory=list)  # per learner and grid value: validation NDCG, chosen or not
 
 
 def learner_name(objective: str, alpha: float) -> str:
@@ -164,9 +166,13 @@ def run_fold(
     held_out: float = 0.2,
     extra: list[Baseline] | None = None,
     say: Progress = say_stderr,
+    vali: LetorData | None = None,
+    min_data_grid: list[int] | None = None,
 ) -> FoldResult:
     """One fold: learn the `learned` baselines on held-out training queries, then every learner on the rest
-    against [single, learned…, extra…] (the single baseline first: U-CRO, T-SARO and T-FARO use it alone)."""
+    against [single, learned…, extra…] (the single baseline first: U-CRO, T-SARO and T-FARO use it alone).
+    With several `min_data_grid` values each learner is trained with each, and the model with the best mean
+    NDCG@k on `vali` is kept (ties: the first value)."""
     result = FoldResult(name, test)
     learn_on = train
     baselines = [single]
@@ -183,16 +189,39 @@ def run_fold(
         else:
             result.baseline_ndcg[b.name] = b.ndcg(test, setting.k)
     grid = learner_grid(objectives, alphas)
-    total = len(grid) * setting.trees
+    values = list(min_data_grid or [setting.min_data_in_leaf])
+    if len(values) > 1 and vali is None:
+        raise ParameterError(f"{name}: min_data_in_leaf {values} is chosen on validation queries; the fold has none.")
+    total = len(grid) * len(values) * setting.trees
     for position, (key, alpha) in enumerate(grid):
-        label = f"{name} {learner_name(key, alpha)}"
+        learner = learner_name(key, alpha)
         started = time.perf_counter()
-        booster = train_ranker(
-            learn_on, key, setting, matrix, alpha, callbacks=[TreeProgress(label, say, position * setting.trees, total)]
-        )
-        result.seconds[learner_name(key, alpha)] = time.perf_counter() - started
-        result.scores[learner_name(key, alpha)] = booster.predict(test.features)
+        models = []
+        for step, value in enumerate(values):
+            done = (position * len(values) + step) * setting.trees
+            shown = f"{name} {learner}" + (f" min_data_in_leaf={value}" if len(values) > 1 else "")
+            callbacks = [TreeProgress(shown, say, done, total)]
+            models.append(
+                train_ranker(learn_on, key, replace(setting, min_data_in_leaf=value), matrix, alpha, callbacks)
+            )
+        best, rows = choose_on_validation(models, values, vali, setting.k)
+        result.chosen += [{"fold": name, "learner": learner, **row} for row in rows]
+        result.seconds[learner] = time.perf_counter() - started
+        result.scores[learner] = models[best].predict(test.features)
     return result
+
+
+def choose_on_validation(models: list, values: list[int], vali: LetorData | None, k: int) -> tuple[int, list[dict]]:
+    """(position of the model with the best mean NDCG@k on `vali`, one row per value); one model: no choice."""
+    if len(models) == 1:
+        return 0, [{"min_data_in_leaf": values[0], "vali_ndcg": np.nan, "chosen": True}]
+    assert vali is not None
+    scores = [float(np.nanmean(ndcg_per_query(m.predict(vali.features), vali.labels, vali.bounds, k))) for m in models]
+    best = int(np.argmax(scores))
+    return best, [
+        {"min_data_in_leaf": v, "vali_ndcg": score, "chosen": i == best}
+        for i, (v, score) in enumerate(zip(values, scores))
+    ]
 
 
 def fold_ndcg(result: FoldResult, k: int = 10) -> dict[str, np.ndarray]:
@@ -216,6 +245,8 @@ class Experiment:
     learners: list[str]  # learners' rows, LambdaMART first
     folds: pd.DataFrame  # per fold: queries and documents of each split, seconds of training
     seconds: dict[str, float] = field(default_factory=dict)
+    chosen: pd.DataFrame = field(default_factory=pd.DataFrame)  # min_data_in_leaf per fold and learner (validation)
+    fold_of: pd.Series = field(default_factory=lambda: pd.Series(dtype=str))  # test query id -> its fold
 
 
 def run_experiment(
@@ -225,11 +256,10 @@ def run_experiment(
     from .baselines import LEARNED_NAMES, parse_baseline, run_baselines
     from .tables import score_matrix
 
-    setting = Setting(
-        params.trees, params.leaves, params.learning_rate, params.min_data_in_leaf, params.k, params.ndcg, seed, threads
-    )
+    grid = params.min_data_grid
+    setting = Setting(params.trees, params.leaves, params.learning_rate, grid[0], params.k, params.ndcg, seed, threads)
     extra = run_baselines(run_scores) if run_scores else []
-    per_fold, ids, rows = [], [], []
+    per_fold, ids, rows, chosen = [], [], [], []
     seconds: dict[str, float] = {}
     single: Baseline | None = None
     for fold in params.collection.folds.values():
@@ -253,7 +283,10 @@ def run_experiment(
             params.held_out,
             extra,
             say,
+            data.get("vali"),
+            grid,
         )
+        chosen += result.chosen
         per_fold.append(fold_ndcg(result, params.k))
         ids.append(data["test"].query_ids)
         rows.append(
@@ -279,4 +312,6 @@ def run_experiment(
         learners,
         pd.DataFrame(rows),
         seconds,
+        pd.DataFrame(chosen),
+        pd.Series({str(q): row["fold"] for row, qids in zip(rows, ids) for q in qids}, dtype=str),
     )

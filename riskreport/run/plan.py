@@ -110,7 +110,8 @@ def _plan_letor(tpl: Template, given: dict, show_code: bool) -> ReportPlan:
         "trees": params.trees,
         "leaves": params.leaves,
         "learning_rate": params.learning_rate,
-        "min_data_in_leaf": params.min_data_in_leaf,
+        "min_data_in_leaf": params.min_data_grid[0] if len(params.min_data_grid) == 1 else None,
+        "min_data_grid": params.min_data_grid if len(params.min_data_grid) > 1 else None,
     }
     effective = {k: v for k, v in {**defaults, **given, **resolved}.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective)

@@ -5,18 +5,24 @@ A generated set shaped like MSLR-WEB10K (10,000 queries of about 120 documents, 
 2016 (50 leaves, learning rate 0.1, 1500 documents per leaf), the same LightGBM data set and
 threads for every objective. The custom objectives use LightGBM's lambdarank conventions
 (`ndcg="lightgbm"`, truncation 10, norm), so the built-in objective at
-`lambdarank_truncation_level=10` is the like-for-like reference. Each objective is timed once, after
-one warm-up round (numba compiles its kernels once per process); the gradient time alone is timed
-on the same scores; `lambdarank` is timed before and after the objectives, the mean is the reference.
+`lambdarank_truncation_level=10` is the like-for-like reference.
+
+The machine may be shared, so the load changes while the benchmark runs: every objective has its own
+booster on the one data set, and the rounds are interleaved (round r of every objective, in a rotated
+order, before round r + 1 of any), so that each objective meets the same load. Each objective's figure is
+the median of its rounds (after one warm-up round: numba loads or compiles its kernels); the ratio to
+`lambdarank` is the median of the per-round ratios against the `lambdarank` round of the same pass. The
+gradients alone are timed likewise on fixed scores. The load average is printed before and after.
 
     python tests/benchmarks/bench_ltr.py [--scale 1.0] [--rounds 10] [--threads 2]
 
-Target: every risk objective ≤ 1.5× `lambdarank` per round. Timings are noisy on a shared machine.
+Target: every risk objective ≤ 1.5× `lambdarank` per round.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -37,18 +43,48 @@ def mslr_shaped(scale: float, seed: int = 1) -> tuple[np.ndarray, np.ndarray, np
     return features, labels, bounds
 
 
-def seconds_per_round(dataset, objective, params: dict, rounds: int) -> float:
-    """Seconds per `Booster.update` (gradients + one tree), after one warm-up round."""
+def boosters(dataset, objectives: dict, params: dict) -> dict:
+    """One booster per objective (name -> (booster, fobj or None)), each after its warm-up round."""
     import lightgbm as lgb
 
-    custom = callable(objective)
-    booster = lgb.Booster({**params, "objective": "none" if custom else objective}, dataset)
-    fobj = objective if custom else None
-    booster.update(fobj=fobj)  # warm-up: numba kernels load or compile
-    started = time.perf_counter()
-    for _ in range(rounds):
-        booster.update(fobj=fobj)
-    return (time.perf_counter() - started) / rounds
+    out = {}
+    for name, objective in objectives.items():
+        custom = callable(objective)
+        booster = lgb.Booster({**params, "objective": "none" if custom else objective}, dataset)
+        fobj = objective if custom else None
+        booster.update(fobj=fobj)  # warm-up: numba kernels load or compile
+        out[name] = (booster, fobj)
+    return out
+
+
+def interleaved_rounds(boosters: dict, rounds: int) -> dict[str, list[float]]:
+    """Seconds of every `Booster.update` (gradients + one tree): pass r times round r of every objective, the
+    order rotated by one each pass."""
+    names = list(boosters)
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            booster, fobj = boosters[name]
+            started = time.perf_counter()
+            booster.update(fobj=fobj)
+            seconds[name].append(time.perf_counter() - started)
+    return seconds
+
+
+def gradient_seconds(objectives: dict, scores: np.ndarray, repeats: int = 5) -> dict[str, float]:
+    """Median seconds of one gradient computation of every custom objective on fixed scores (interleaved)."""
+    custom = {name: o for name, o in objectives.items() if callable(o)}
+    seconds: dict[str, list[float]] = {name: [] for name in custom}
+    for _ in range(repeats):
+        for name, objective in custom.items():
+            started = time.perf_counter()
+            objective(scores)
+            seconds[name].append(time.perf_counter() - started)
+    return {name: float(np.median(values)) for name, values in seconds.items()}
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
 
 
 def main() -> None:
@@ -64,7 +100,7 @@ def main() -> None:
     features, labels, bounds = mslr_shaped(args.scale)
     print(
         f"{len(bounds) - 1:,} queries, {len(labels):,} documents x {features.shape[1]} features; "
-        f"{args.rounds} rounds, {args.threads} threads, α = {args.alpha:g}"
+        f"{args.rounds} interleaved rounds, {args.threads} threads, α = {args.alpha:g}; load average {load_average()}"
     )
     dataset = lgb.Dataset(
         features, labels, group=np.diff(bounds), free_raw_data=False, params={"verbose": -1, "max_bin": 255}
@@ -82,23 +118,21 @@ def main() -> None:
         "lambdarank_norm": True,
     }
     baselines = np.vstack([ndcg_per_query(features[:, 20 + b], labels, bounds) for b in range(3)])
-    before = seconds_per_round(dataset, "lambdarank", params, args.rounds)
-    rows = []
-    scores = np.random.default_rng(2).standard_normal(len(labels))
+    objectives: dict = {"lambdarank": "lambdarank"}
     for key, name in NAMES.items():
-        objective = make_objective(
-            key, labels, bounds, None if key == "lambdamart" else baselines, args.alpha, threads=args.threads
+        rows = None if key == "lambdamart" else baselines
+        objectives[name] = make_objective(key, labels, bounds, rows, args.alpha, threads=args.threads)
+    seconds = interleaved_rounds(boosters(dataset, objectives, params), args.rounds)
+    gradients = gradient_seconds(objectives, np.random.default_rng(2).standard_normal(len(labels)))
+    reference = np.array(seconds["lambdarank"])
+    print(f"load average after: {load_average()}")
+    print(f"{'objective':<12} {'median s/round':>15} {'× lambdarank':>13} {'range ×':>12} {'gradients s':>12}")
+    for name, values in seconds.items():
+        ratios = np.array(values) / reference
+        print(
+            f"{name:<12} {np.median(values):15.3f} {np.median(ratios):13.2f} "
+            f"{ratios.min():5.2f}–{ratios.max():<5.2f} {gradients.get(name, float('nan')):12.3f}"
         )
-        per_round = seconds_per_round(dataset, objective, params, args.rounds)
-        started = time.perf_counter()
-        objective(scores)
-        rows.append((name, per_round, time.perf_counter() - started))
-    after = seconds_per_round(dataset, "lambdarank", params, args.rounds)
-    reference = (before + after) / 2  # the machine's load drifts: lambdarank timed before and after
-    print(f"lambdarank: {before:.3f} s/round before the objectives, {after:.3f} after; reference {reference:.3f}")
-    print(f"{'objective':<12} {'s/round':>8} {'× lambdarank':>13} {'gradients s':>12}")
-    for name, per_round, gradients in rows:
-        print(f"{name:<12} {per_round:8.3f} {per_round / reference:13.2f} {gradients:12.3f}")
 
 
 if __name__ == "__main__":
