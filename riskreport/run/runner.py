@@ -94,6 +94,7 @@ def run_report(
     force: bool = False,
     workers: int | None = None,
     timeout: float | None = None,
+    figure_formats: str | list[str] | None = None,
 ) -> Path:
     """Execute `template` on a collection and write a complete report folder; return its path.
 
@@ -105,7 +106,8 @@ def run_report(
     only riskreport's own files). `workers` is the number of threads the template may use (its
     bootstrap); None: one per core. `timeout` is the time limit of the whole report in seconds (None: none):
     when it is reached the kernel is stopped and `ReportTimeoutError` names the cell that was running
-    (`build_report`).
+    (`build_report`). `figure_formats`: the formats of the report's `figures/` files, some of png, svg and pdf
+    (a list or "png,pdf"); None: PNG alone (the page embeds every figure whatever the formats).
     """
     started = time.time()
     timeout = check_timeout(timeout)
@@ -117,6 +119,7 @@ def run_report(
         measure=measure,
         parameters=parameters,
         show_code=show_code,
+        figure_formats=figure_formats,
     )
     return build_report(
         plan,
