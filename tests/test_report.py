@@ -272,3 +272,23 @@ def test_interval_verdicts_show_every_row_of_a_small_report_and_the_disagreement
         ["b", "percentile", "reward", "undefined"],
     ]
     assert "2 of 6 rows" in caption and "tables/verdicts.csv" in caption
+
+
+def test_the_html_exporter_is_prepared_ahead_and_serves_every_export_of_a_process(tmp_path):
+    import nbformat
+
+    from riskreport.render import export
+
+    export._exporter.cache_clear()
+    export.prepare()
+    prepared = export._exporter(False)
+    assert prepared._template_cached is not None  # the page template was compiled ahead
+    cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output("stream", text="printed\n")])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("## Section"), cell])
+    nbformat.write(notebook, tmp_path / "a.ipynb")
+    for name in ("a.html", "b.html"):
+        page = export.export_html(tmp_path / "a.ipynb", tmp_path / name, provenance={"status": "ok"}).read_text()
+        assert "printed" in page and "x = 1" not in page and 'href="#Section"' in page and "Provenance" in page
+    assert (
+        export._exporter(False) is prepared and (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text()
+    )

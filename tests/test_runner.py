@@ -120,6 +120,7 @@ def test_runner_context_reaches_the_kernel_but_not_the_fingerprint(report, tiny_
     html = (report / "report.html").read_text(encoding="utf-8")
     assert inputs_digest(record["collection"]["files_sha256"])[:16] in html  # the runner's hashes, not re-hashed
     assert "Figure 1." in html and "Figure 2." in html
+    assert html.count("<img src='data:image/png;base64,") == len(list((report / "figures").glob("*.png")))
     planned = {"collection": str(tiny_collection), "alphas": [0, 1, 5]}
     assert plan_report("risk_report", **planned, figure_formats=["pdf", "png"]).fingerprint == record["fingerprint"]
     default = plan_report("risk_report", **planned)  # PNG alone: the digest of a record without figure formats
