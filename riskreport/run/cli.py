@@ -104,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_figure_formats,
         metavar="LIST",
         help="formats of the figure files in figures/, some of png,svg,pdf (default: png; the page shows every "
-        "figure whatever this says; SVG and PDF, for papers, take most of a small report's time)",
+        "figure whatever this says; SVG and PDF, for papers, take about a third of a small report's CPU time)",
     )
     run.add_argument(
         "--timeout",
