@@ -223,6 +223,7 @@ def test_dask_local_cluster(tmp_path, tiny_collection, mini_template, cache_dir)
         ('[[job]]\nname = "a"\nkeep = 0\n', "key 'keep': expected a whole number ≥ 1"),
         ('[[job]]\nname = "a"\ntemplate = "nope"\n', "key 'template': Unknown template 'nope'"),
         ('[[job]]\nname = "a"\nshow_code = "yes"\n', "key 'show_code': expected true or false"),
+        ('[[job]]\nname = "a"\nfigure_formats = ["png", "jpeg"]\n', "key 'figure_formats': unknown format(s) 'jpeg'"),
         ('[[job]\nname = "a"\n', "jobs.toml: not valid TOML"),
         ('[defaults]\ncollection = "demo"\n', "no jobs"),
     ],
@@ -232,6 +233,21 @@ def test_jobs_file_errors(tmp_path, text, message):
     with pytest.raises(JobFileError) as info:
         load_jobs(path)
     assert message in str(info.value) and str(path) in str(info.value)
+
+
+def test_a_job_asks_for_figure_formats_and_a_change_of_them_runs_it_again(tmp_path, tiny_collection, cache_dir):
+    from riskreport.run.batch import _spec, plan_report, why_run
+
+    path = write_jobs(
+        tmp_path / "jobs.toml",
+        f'[defaults]\nfigure_formats = "pdf,png"\n[[job]]\nname = "a"\ncollection = "{tiny_collection}"\n',
+    )
+    (job,) = load_jobs(path)
+    assert job.figure_formats == ("png", "pdf")
+    plan = plan_report(job.template, parameters=job.parameters, figure_formats=job.figure_formats)
+    assert _spec(job, plan, tmp_path, tmp_path / "log")["figure_formats"] == ("png", "pdf")
+    assert why_run(plan, {**plan.record, "figure_formats": ["png"]}) == "figure_formats changed"
+    assert why_run(plan, {**plan.record}) == "fingerprint changed"
 
 
 def test_example_jobs_file_plans_and_cli_dry_run_writes_nothing(tmp_path, capsys, cache_dir):

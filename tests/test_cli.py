@@ -38,6 +38,14 @@ def test_run_errors(tiny_collection, monkeypatch, capsys, args, message):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("value", ["gif", "png,,jpeg", ","])
+def test_figure_formats_on_the_command_line_are_checked_before_anything_runs(capsys, value):
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--figure-formats", value])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "argument --figure-formats:" in err and "png, svg, pdf" in err
+
+
 def test_unknown_baseline_lists_systems(tiny_collection, capsys):
     assert main(["run", "--collection", str(tiny_collection), "--baseline", "bsae"]) == 1
     assert "Did you mean 'base'? Available baselines: base, good, risky" in capsys.readouterr().err

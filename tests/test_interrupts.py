@@ -363,7 +363,7 @@ def _figure_template(path: Path) -> Path:
             nbformat.v4.new_code_cell(
                 "import time\nfrom pathlib import Path\nimport matplotlib\nmatplotlib.use('Agg')\n"
                 "import matplotlib.pyplot as plt\nfrom riskreport.render.figures import FigureWriter\n"
-                "writer = FigureWriter(background=True)\nfigure, axes = plt.subplots()\n"
+                "writer = FigureWriter(background=True, formats='png,svg')\nfigure, axes = plt.subplots()\n"
                 "axes.plot([1, 2, 3])\nwriter.submit(figure, Path('figures/f'), 'title', 'caption')\n"
                 "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()"
             ),

@@ -7,6 +7,7 @@ import pytest
 
 from riskreport.errors import ParameterError
 from riskreport.render import report
+from riskreport.render.figures import FORMATS, check_formats
 
 
 def test_each_page_numbers_its_own_figures():
@@ -36,8 +37,8 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
     from riskreport.render.figures import FigureWriter
 
     plt.close("all")  # figures other tests left open in this process are not this test's
-    page = report.Page({"tables_dir": str(tmp_path / "tables")})
-    page._writer = FigureWriter(background=background)
+    page = report.Page({"tables_dir": str(tmp_path / "tables"), "figure_formats": ["png", "svg", "pdf"]})
+    page._writer = FigureWriter(background=background, formats=page._writer.formats)
     fig, ax = plt.subplots(figsize=(4, 3))
     ax.plot([0, 1], [1, 0])
     markup = page.figure(ax, "A caption: losses < 0", "line", collapsed=True)._repr_html_()
@@ -59,7 +60,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from pathlib import Path
 from riskreport.render.figures import FigureWriter
-writer = FigureWriter(background=True)
+writer = FigureWriter(background=True, formats="png,svg,pdf")
 fig, ax = plt.subplots()
 writer.submit(fig, Path(sys.argv[1]) / "f", "t", "c")
 writer.wait()
@@ -82,6 +83,45 @@ def test_background_figure_writer_leaves_no_child_process_for_the_kernel_to_wait
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0"]
     assert (tmp_path / "f.svg").exists() and (tmp_path / "f.pdf").exists()
+
+
+def test_a_page_writes_png_figures_alone_unless_asked_and_shows_every_figure_either_way(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = {}
+    for formats in (None, ["pdf"]):
+        folder = tmp_path / str(formats)
+        page = report.Page({"tables_dir": str(folder / "tables"), "figure_formats": formats})
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.plot([0, 1], [1, 0])
+        shown[str(formats)] = page.figure(ax, "A caption", "line")._repr_html_()
+        if formats is None:
+            assert page._writer._pool is None  # PNG alone: no background process is started
+        page.finish()
+        names = sorted(p.name for p in (folder / "figures").iterdir())
+        assert names == (["1-line.png"] if formats is None else ["1-line.pdf"])
+    assert shown["None"] == shown["['pdf']"] and "data:image/png;base64" in shown["None"]
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [(None, ("png",)), ("pdf, PNG", ("png", "pdf")), (["svg", "png", "svg"], ("png", "svg")), ("png,svg,pdf", FORMATS)],
+)
+def test_figure_formats_are_checked_and_put_in_order(value, expected):
+    assert check_formats(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [("png,jpeg", "unknown format(s) 'jpeg'"), ("", "no format given"), (3, "expected a list of figure formats")],
+)
+def test_bad_figure_formats_say_what_is_expected(value, message):
+    with pytest.raises(ParameterError, match=r"figure_formats: .*") as error:
+        check_formats(value)
+    assert message in str(error.value) and "png, svg, pdf" in str(error.value)
 
 
 def test_figures_sent_to_the_background_writer_unpickle_without_seaborn():
@@ -232,3 +272,23 @@ def test_interval_verdicts_show_every_row_of_a_small_report_and_the_disagreement
         ["b", "percentile", "reward", "undefined"],
     ]
     assert "2 of 6 rows" in caption and "tables/verdicts.csv" in caption
+
+
+def test_the_html_exporter_is_prepared_ahead_and_serves_every_export_of_a_process(tmp_path):
+    import nbformat
+
+    from riskreport.render import export
+
+    export._exporter.cache_clear()
+    export.prepare()
+    prepared = export._exporter(False)
+    assert prepared._template_cached is not None  # the page template was compiled ahead
+    cell = nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output("stream", text="printed\n")])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("## Section"), cell])
+    nbformat.write(notebook, tmp_path / "a.ipynb")
+    for name in ("a.html", "b.html"):
+        page = export.export_html(tmp_path / "a.ipynb", tmp_path / name, provenance={"status": "ok"}).read_text()
+        assert "printed" in page and "x = 1" not in page and 'href="#Section"' in page and "Provenance" in page
+    assert (
+        export._exporter(False) is prepared and (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text()
+    )

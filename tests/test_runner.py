@@ -14,7 +14,7 @@ import pytest
 
 from riskreport.errors import ParameterError, ReportExecutionError
 from riskreport.io.provenance import inputs_digest
-from riskreport.run.runner import PROJECT_ROOT, plan_report, run_report
+from riskreport.run.runner import PROJECT_ROOT, fingerprint, plan_report, run_report
 
 TEMPLATE = PROJECT_ROOT / "templates" / "risk_report.ipynb"
 
@@ -25,7 +25,11 @@ def report(tiny_collection, tmp_path, cache_dir):
         warnings.simplefilter("ignore")
         environment = dict(os.environ)
         folder = run_report(
-            "risk_report", collection=str(tiny_collection), alphas=[0, 1, 5], reports_dir=tmp_path / "reports"
+            "risk_report",
+            collection=str(tiny_collection),
+            alphas=[0, 1, 5],
+            reports_dir=tmp_path / "reports",
+            figure_formats="png,pdf",  # examples/paper includes a PDF figure
         )
     assert dict(os.environ) == environment  # the kernel gets what it needs as parameters, not through os.environ
     return folder
@@ -57,7 +61,8 @@ def test_report_folder(report, tmp_path):
         "tukey.csv",
         "verdicts.csv",
     ]
-    assert {p.suffix for p in (report / "figures").iterdir()} == {".svg", ".pdf", ".png"}
+    assert {p.suffix for p in (report / "figures").iterdir()} == {".pdf", ".png"}
+    assert json.loads((report / "params.json").read_text())["figure_formats"] == ["png", "pdf"]
     html = (report / "report.html").read_text()
     for heading in (
         "Risk report: Tiny test collection",
@@ -115,10 +120,14 @@ def test_runner_context_reaches_the_kernel_but_not_the_fingerprint(report, tiny_
     html = (report / "report.html").read_text(encoding="utf-8")
     assert inputs_digest(record["collection"]["files_sha256"])[:16] in html  # the runner's hashes, not re-hashed
     assert "Figure 1." in html and "Figure 2." in html
-    assert (
-        plan_report("risk_report", collection=str(tiny_collection), alphas=[0, 1, 5]).fingerprint
-        == record["fingerprint"]
-    )
+    assert html.count("<img src='data:image/png;base64,") == len(list((report / "figures").glob("*.png")))
+    planned = {"collection": str(tiny_collection), "alphas": [0, 1, 5]}
+    assert plan_report("risk_report", **planned, figure_formats=["pdf", "png"]).fingerprint == record["fingerprint"]
+    default = plan_report("risk_report", **planned)  # PNG alone: the digest of a record without figure formats
+    assert default.fingerprint != record["fingerprint"] and default.record["figure_formats"] == ["png"]
+    assert fingerprint({k: v for k, v in default.record.items() if k != "figure_formats"}) == default.fingerprint
+    with pytest.raises(ParameterError, match="figure_formats: unknown format"):
+        plan_report("risk_report", **planned, figure_formats="png,gif")
     with pytest.raises(ParameterError, match="'context' is set by riskreport run"):
         plan_report("risk_report", collection=str(tiny_collection), parameters={"context": {"tables_dir": "x"}})
 
@@ -252,6 +261,8 @@ def test_minus_convention_subset_and_scores_csv(tmp_path, cache_dir):
         out=tmp_path / "out",
     )
     html = (folder / "report.html").read_text()
+    assert {p.suffix for p in (folder / "figures").iterdir()} == {".png"}  # by default
+    assert html.count("<img src='data:image/png;base64") == len(list((folder / "figures").iterdir()))
     assert "minus convention" in html and "other" not in html.split("Systems in this report")[1].split("</table>")[0]
     risk = pd.read_csv(folder / "tables" / "risk.csv")
     assert sorted(risk["system"].unique()) == ["good", "risky"]

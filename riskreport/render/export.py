@@ -5,10 +5,15 @@ fetched from the network (require.js, MathJax, mermaid, widgets), so a report op
 the network off looks finished. After export a table of contents is built from the section
 headings and a provenance footer (collection, file hashes, versions, parameters, run time)
 is appended; every value in it is HTML-escaped.
+
+Importing nbconvert and compiling its page template take about as long as exporting a small report:
+`prepare` does both ahead (`riskreport run` calls it in a thread while the kernel runs), and the
+exporter made is kept for the next export in the same process (a batch worker's next report).
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -24,40 +29,51 @@ EXTERNAL = re.compile(
 def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, provenance: dict | None = None) -> Path:
     """Write `report.html`: images embedded, input cells hidden unless `show_code`, contents and footer added."""
     import nbformat
-    from traitlets.config import Config
 
     notebook = omit_sections(nbformat.read(notebook_path, as_version=4))
-    config = Config()
-    config.TagRemovePreprocessor.enabled = True
-    config.TagRemovePreprocessor.remove_cell_tags = {"remove_cell"}
-    exporter = _exporter_class()(
-        config=config,
-        extra_template_basedirs=[str(TEMPLATE_DIR)],
-        template_name="riskreport",
-        embed_images=True,
-        exclude_input=not show_code,
-        exclude_input_prompt=True,
-        exclude_output_prompt=True,
-    )
     try:
-        body, _ = exporter.from_notebook_node(notebook)
+        body, _ = _exporter(show_code).from_notebook_node(notebook)
     except (AttributeError, TypeError, ImportError):  # nbconvert's internals moved: its own exporter, slower, as it is
         from nbconvert import HTMLExporter
 
-        body, _ = HTMLExporter(
-            config=config,
-            extra_template_basedirs=[str(TEMPLATE_DIR)],
-            template_name="riskreport",
-            embed_images=True,
-            exclude_input=not show_code,
-            exclude_input_prompt=True,
-            exclude_output_prompt=True,
-        ).from_notebook_node(notebook)
+        body, _ = HTMLExporter(**_exporter_options(show_code)).from_notebook_node(notebook)
     if provenance is not None:
         body = body.replace("</body>", footer(provenance) + "\n</body>", 1)
     body = add_contents(body)
     html_path.write_text(body, encoding="utf-8")
     return html_path
+
+
+def prepare(show_code: bool = False) -> None:
+    """Import nbconvert and compile the page template now, so that the next `export_html` starts at once.
+    Any failure is left for `export_html` to meet (and report) again."""
+    try:
+        _exporter(show_code).template  # noqa: B018 - compiles and keeps the jinja template
+    except Exception:  # noqa: BLE001 - e.g. nbconvert's internals moved: export_html falls back
+        _exporter.cache_clear()
+
+
+@functools.lru_cache(maxsize=2)
+def _exporter(show_code: bool):
+    """The HTML exporter of reports with or without code, made once per process."""
+    return _exporter_class()(**_exporter_options(show_code))
+
+
+def _exporter_options(show_code: bool) -> dict:
+    from traitlets.config import Config
+
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_cell_tags = {"remove_cell"}
+    return {
+        "config": config,
+        "extra_template_basedirs": [str(TEMPLATE_DIR)],
+        "template_name": "riskreport",
+        "embed_images": True,
+        "exclude_input": not show_code,
+        "exclude_input_prompt": True,
+        "exclude_output_prompt": True,
+    }
 
 
 OMIT_SECTION = "rr-omit-section"  # a cell whose output holds this class removes itself and its section heading

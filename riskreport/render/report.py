@@ -71,7 +71,7 @@ from riskreport.render.tables import (
 )
 from riskreport.stats.rankings import riskiest_first
 
-CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests")
+CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests", "figure_formats")
 
 
 # The report's parts, importable from here as before (templates use report.<name>)
@@ -134,9 +134,10 @@ class Page:
     `context` is the template's `context` parameter. `riskreport run` passes the report's own
     `tables_dir`, the `inputs_sha256` of the files it hashed while planning (and `file_digests`, each
     file's digest with its signature, so the kernel does not hash them again), the `workers`
-    (threads) a bootstrap may use, and which of `baseline` and `measure` it `chosen` by default;
+    (threads) a bootstrap may use, which of `baseline` and `measure` it `chosen` by default, and the
+    `figure_formats` to write (`figures.check_formats`: PNG alone unless SVG or PDF are asked for);
     run by hand (None), tables go to ./tables, the inputs are
-    hashed here and one thread is used. Figures are numbered from 1 on each page.
+    hashed here, one thread is used and figures are PNG files. Figures are numbered from 1 on each page.
     """
 
     def __init__(self, context: dict | None = None):
@@ -151,7 +152,7 @@ class Page:
         remember_digests(context.get("file_digests") or [])  # input files the runner hashed: not again
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
-        self._writer = FigureWriter()
+        self._writer = FigureWriter(formats=context.get("figure_formats"))
 
     def header(
         self,
@@ -191,8 +192,9 @@ class Page:
 
     def figure(self, figure, text: str, slug: str, collapsed: bool = False) -> HTML:
         """The figure for the page, numbered and captioned: a PNG at 100 dpi embedded, inside a collapsed `<details>`
-        when `collapsed`; and for papers `figures/<n>-<slug>.{svg,pdf,png}` (PNG at 200 dpi, the caption in each
-        file's metadata), written in the background until `finish()`. The figure is closed.
+        when `collapsed`; and for papers `figures/<n>-<slug>.png` at 200 dpi (with `.svg` and `.pdf`, written in the
+        background until `finish()`, when the context's `figure_formats` asks for them; the caption in each file's
+        metadata). The figure is closed.
         `figure`: a Figure, an Axes, an array of Axes or a seaborn grid.
         """
         import base64

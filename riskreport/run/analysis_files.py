@@ -42,21 +42,21 @@ class AnalysisFiles:
         def __getattr__(self, name: str) -> Any: ...
 
     # ---- save and load ------------------------------------------------------------------------
-    def save(self, folder: str | os.PathLike, *, force: bool = False) -> Path:
+    def save(self, folder: str | os.PathLike, *, force: bool = False, figure_formats=None) -> Path:
         """Write the report's folder as `riskreport run --out folder` does (tables/*.csv and *.tex, figures/,
         params.json), atomically: built in a temporary folder and moved into place when complete. The same
         refusal rules: a new or empty folder, or a previous report; with `force` any folder, where only
-        riskreport's own files are replaced."""
+        riskreport's own files are replaced. `figure_formats` as `run_report`'s (None: PNG alone)."""
         from riskreport.io.files import collisions, list_files, plan_destination, umask
         from riskreport.run import runner
 
         started = time.time()
-        plan = runner.plan_report(TEMPLATE, parameters=_plain(self.parameters))
+        plan = runner.plan_report(TEMPLATE, parameters=_plain(self.parameters), figure_formats=figure_formats)
         destination = plan_destination(folder, force=force)
         work = Path(tempfile.mkdtemp(prefix=f".tmp-{destination.final.name}-", dir=destination.build_in))
         try:
             os.chmod(work, 0o777 & ~umask())
-            self._write(work)
+            self._write(work, plan.record["figure_formats"])
             runner._write_params(work, plan, started, status="ok", job=None, files=list_files(work) + ["params.json"])
             clash = collisions(work, destination)
             if clash:
@@ -70,7 +70,7 @@ class AnalysisFiles:
             raise
         return destination.final
 
-    def _write(self, work: Path) -> None:
+    def _write(self, work: Path, figure_formats: list[str]) -> None:
         from riskreport.render.csv_writer import write_csv
         from riskreport.render.figures import FigureWriter
 
@@ -82,7 +82,7 @@ class AnalysisFiles:
             (tables / f"{name}.tex").write_text(self.to_latex(name), encoding="utf-8")
         import matplotlib.pyplot as plt
 
-        writer, captions = FigureWriter(background=False), self._captions()
+        writer, captions = FigureWriter(background=False, formats=figure_formats), self._captions()
         for number, name in enumerate(self.figure_names, 1):
             fig = self.figure(name)
             writer.submit(fig, work / "figures" / f"{number}-{name}", f"Figure {number}: {name}", captions[name])

@@ -10,7 +10,8 @@
     measure = "nDCG@10"
 
 A job's keys are `name`, `template` (default risk_report), `keep`, `show_code`, `timeout`, `qrels` (a qrels
-file or an ir_datasets id joined to the runs of the job's collection), and any parameter of its template
+file or an ir_datasets id joined to the runs of the job's collection), `figure_formats` (e.g. ["png", "pdf"];
+default PNG alone), and any parameter of its template
 (`collection`, `baseline`, `alphas`, `measure`, `systems`, ...).
 A job whose fingerprint (template, effective parameters, input files, package versions; see
 `runner.fingerprint`) equals that of its latest complete report is skipped unless forced.
@@ -264,7 +265,9 @@ def _prepare(
 def _decide(job: Job, reports: Path, force: bool, say: Progress) -> tuple[JobResult, ReportPlan | None]:
     try:
         with _logged_warnings(lambda message: say(f"{job.name}: {message}")):
-            plan = plan_report(job.template, parameters=job.parameters, show_code=job.show_code)
+            plan = plan_report(
+                job.template, parameters=job.parameters, show_code=job.show_code, figure_formats=job.figure_formats
+            )
     except Exception as error:  # noqa: BLE001 - reported per job
         say(f"{job.name}: error: {_describe(error)}")
         return JobResult(job.name, "error", message=_describe(error)), None
@@ -286,6 +289,7 @@ def _spec(job: Job, plan: ReportPlan, reports: Path, log: Path) -> dict:
         "template": str(plan.template.path),
         "parameters": {**job.parameters, "collection": plan.effective["collection"]},
         "show_code": job.show_code,
+        "figure_formats": job.figure_formats,
         "reports_dir": str(reports),
         "log": str(log),
         "timeout": job.timeout,

@@ -84,6 +84,7 @@ def _run(args) -> int:
         progress=None if args.quiet else _say,
         force=args.force,
         timeout=args.timeout,
+        figure_formats=args.figure_formats,
     )
     print(folder / "report.html")
     return 0

@@ -94,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reports", default="reports", help="reports folder used without --out (default: reports)")
     run.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
     run.add_argument(
+        "--figure-formats",
+        type=_figure_formats,
+        metavar="LIST",
+        help="formats of the figure files in figures/, some of png,svg,pdf (default: png; the page shows every "
+        "figure whatever this says; SVG and PDF, for papers, take about a third of a small report's CPU time)",
+    )
+    run.add_argument(
         "--timeout",
         type=_seconds,
         metavar="SECONDS",
@@ -105,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch = commands.add_parser(
         "batch",
         help="run the jobs of a TOML file in parallel, skipping unchanged ones; write reports/index.html",
-        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, timeout, qrels and any template "
+        description="Run every [[job]] of a jobs file (keys: name, template, keep, show_code, timeout, qrels, figure_formats and any template "
         "parameter; [defaults] applies to all jobs). A job whose template, parameters, input files and package "
         "versions are unchanged since its latest complete report is skipped. Reports go to "
         "DIR/jobs/<name>/<UTC timestamp>/, the index to DIR/index.html, the log to DIR/logs/. "
@@ -221,6 +228,16 @@ def alpha_values(values: list[str] | None) -> list[float] | None:
     if not alphas:
         raise ParameterError("--alpha: give at least one α ≥ 0, e.g. --alpha 0 1 5 10.")
     return alphas
+
+
+def _figure_formats(text: str) -> tuple[str, ...]:
+    """--figure-formats: comma-separated formats (png, svg, pdf)."""
+    from riskreport.render.figures import check_formats
+
+    try:
+        return check_formats(text, "--figure-formats")
+    except ParameterError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--figure-formats: ")) from None
 
 
 def _seconds(text: str) -> float:

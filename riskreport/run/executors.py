@@ -43,6 +43,7 @@ def execute_job(spec: dict) -> dict:
                 update_index=False,
                 workers=spec.get("workers", 1),
                 timeout=spec.get("timeout"),
+                figure_formats=spec.get("figure_formats"),
             )
         result = JobResult(spec["name"], "ok", report=str(folder))
     except KeyboardInterrupt as error:  # its kernel is stopped and its build folder removed (`build_report`)

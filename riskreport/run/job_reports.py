@@ -47,6 +47,8 @@ def why_run(plan: ReportPlan, previous: dict | None) -> str:
         reasons.append("versions changed: " + ", ".join(versions))
     if previous.get("show_code") != plan.record["show_code"]:
         reasons.append("show_code changed")
+    if (previous.get("figure_formats") or ["png"]) != plan.record["figure_formats"]:
+        reasons.append("figure_formats changed")
     return "; ".join(reasons) or "fingerprint changed"
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.measures.params import is_system_file
+from riskreport.render.figures import check_formats
 from riskreport.run.runner import FILE_PARAMETERS, check_timeout, coerce_parameter, find_template
 
-JOB_KEYS = ("name", "template", "keep", "show_code", "timeout", "qrels")
+JOB_KEYS = ("name", "template", "keep", "show_code", "timeout", "qrels", "figure_formats")
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,6 +40,7 @@ class Job:
     keep: int | None = None
     show_code: bool = False
     timeout: float | None = None  # seconds its report may take (None: the batch's `timeout`, if any)
+    figure_formats: tuple[str, ...] | None = None  # formats of its figures/ files (None: PNG alone)
 
 
 @dataclass
@@ -122,6 +124,12 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
     show_code = merged.pop("show_code", False)
     if not isinstance(show_code, bool):
         raise bad("show_code", f"expected true or false, got {show_code!r}.")
+    figure_formats = merged.pop("figure_formats", None)
+    if figure_formats is not None:
+        try:
+            figure_formats = check_formats(figure_formats, "expected")
+        except ParameterError as error:
+            raise bad("figure_formats", str(error).removeprefix("expected: ")) from None
     qrels = merged.pop("qrels", None)
     timeout = merged.pop("timeout", None)
     try:
@@ -156,7 +164,7 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
             raise bad(key, str(error)) from None
     if qrels is not None:
         parameters["collection"] = _with_qrels(path, parameters.get("collection", "demo"), qrels, bad)
-    return Job(name, template, parameters, keep, show_code, timeout)
+    return Job(name, template, parameters, keep, show_code, timeout, figure_formats)
 
 
 def _with_qrels(path: Path, collection: str, qrels, bad) -> str:

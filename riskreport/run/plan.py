@@ -15,6 +15,7 @@ from riskreport.io.provenance import file_hashes, inputs_digest, known_digests, 
 from riskreport.ltr.params import LetorParameters
 from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
 from riskreport.measures.params import ReportParameters, check_report_options, resolve_parameters
+from riskreport.render.figures import DEFAULT_FORMATS, check_formats
 from riskreport.run.templates import CONTEXT, FILE_PARAMETERS, Template, _literal, coerce_parameter, find_template
 
 
@@ -38,10 +39,15 @@ def fingerprint(record: dict) -> str:
     """SHA-256 of the template, effective parameters, input files and package versions of a report.
 
     `record` is a params.json (or `ReportPlan.record`); a params.json written before `show_code`
-    was recorded yields a digest that matches no plan, so that report is built again.
+    was recorded yields a digest that matches no plan, so that report is built again. Figure formats
+    other than the default (PNG alone) count too; the default leaves the digest as it was before they
+    were recorded.
     """
     inputs = {key: record.get(key) for key in ("template_sha256", "parameters", "versions", "show_code")}
     inputs["files_sha256"] = (record.get("collection") or {}).get("files_sha256")
+    formats = record.get("figure_formats") or list(DEFAULT_FORMATS)
+    if list(formats) != list(DEFAULT_FORMATS):
+        inputs["figure_formats"] = list(formats)
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -54,8 +60,11 @@ def plan_report(
     measure: str | None = None,
     parameters: dict | None = None,
     show_code: bool = False,
+    figure_formats=None,
 ) -> ReportPlan:
-    """Check the parameters of a report against its template and collection; hash its inputs."""
+    """Check the parameters of a report against its template and collection; hash its inputs.
+    `figure_formats`: the formats of `figures/` (`figures.check_formats`; None: PNG alone)."""
+    formats = check_formats(figure_formats)
     tpl = find_template(template)
     if CONTEXT in (parameters or {}):
         raise ParameterError(
@@ -70,7 +79,7 @@ def plan_report(
         default = tpl.parameters.get("collection", {}).get("default", "None")
         given["collection"] = _literal(default) or "demo"
     if tpl.letor:
-        return _plan_letor(tpl, given, show_code)
+        return _plan_letor(tpl, given, show_code, formats)
     params = resolve_parameters(
         given["collection"],
         measure=given.get("measure"),
@@ -91,10 +100,10 @@ def plan_report(
     }
     effective = {k: v for k, v in effective.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective, params)
-    return _plan(tpl, params, effective, given, show_code, chosen=("baseline", "measure"))
+    return _plan(tpl, params, effective, given, show_code, chosen=("baseline", "measure"), formats=formats)
 
 
-def _plan_letor(tpl: Template, given: dict, show_code: bool) -> ReportPlan:
+def _plan_letor(tpl: Template, given: dict, show_code: bool, formats: tuple[str, ...] = DEFAULT_FORMATS) -> ReportPlan:
     """`plan_report` for a learning-to-rank template: `collection` is a LETOR data folder (`riskreport.ltr.params`)."""
     from riskreport.ltr.params import resolve_ltr_parameters
 
@@ -115,7 +124,7 @@ def _plan_letor(tpl: Template, given: dict, show_code: bool) -> ReportPlan:
     }
     effective = {k: v for k, v in {**defaults, **given, **resolved}.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective)
-    return _plan(tpl, params, effective, given, show_code, chosen=("baseline",))
+    return _plan(tpl, params, effective, given, show_code, chosen=("baseline",), formats=formats)
 
 
 def list_files_given(given: dict) -> list[Path]:
@@ -161,11 +170,20 @@ def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
             "inputs_sha256": inputs_digest(plan.record["collection"]["files_sha256"]),
             "chosen": plan.record["chosen"],
             "file_digests": known_digests(plan.record["collection"]["files_sha256"]),
+            "figure_formats": plan.record.get("figure_formats", list(DEFAULT_FORMATS)),
         }
     }
 
 
-def _plan(tpl: Template, params, effective: dict, given: dict, show_code: bool, chosen: tuple[str, ...]) -> ReportPlan:
+def _plan(
+    tpl: Template,
+    params,
+    effective: dict,
+    given: dict,
+    show_code: bool,
+    chosen: tuple[str, ...],
+    formats: tuple[str, ...] = DEFAULT_FORMATS,
+) -> ReportPlan:
     """The plan of a report whose parameters are resolved: what params.json records about its inputs (template and
     file hashes, effective parameters, package versions, the defaults riskreport `chosen` for the user) and its
     fingerprint."""
@@ -181,6 +199,7 @@ def _plan(tpl: Template, params, effective: dict, given: dict, show_code: bool, 
         "template_sha256": file_hashes([tpl.path])[str(tpl.path)],
         "versions": package_versions(),
         "show_code": bool(show_code),
+        "figure_formats": list(formats),
         "chosen": [n for n in chosen if n not in given],
     }
     return ReportPlan(tpl, params, effective, record, fingerprint(record))

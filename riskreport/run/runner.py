@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,7 +35,7 @@ from riskreport.io.files import (
 )
 from riskreport.io.processes import Interrupted, deferred_signals
 from riskreport.measures.evaluation import Progress
-from riskreport.render.export import export_html
+from riskreport.render.export import export_html, prepare
 from riskreport.run.execute import KERNEL_NAME, _execute, _Limit
 from riskreport.run.index import write_index
 from riskreport.run.plan import ReportPlan, _context, check_timeout, fingerprint, list_files_given, plan_report, prewarm
@@ -94,6 +95,7 @@ def run_report(
     force: bool = False,
     workers: int | None = None,
     timeout: float | None = None,
+    figure_formats: str | list[str] | None = None,
 ) -> Path:
     """Execute `template` on a collection and write a complete report folder; return its path.
 
@@ -105,7 +107,8 @@ def run_report(
     only riskreport's own files). `workers` is the number of threads the template may use (its
     bootstrap); None: one per core. `timeout` is the time limit of the whole report in seconds (None: none):
     when it is reached the kernel is stopped and `ReportTimeoutError` names the cell that was running
-    (`build_report`).
+    (`build_report`). `figure_formats`: the formats of the report's `figures/` files, some of png, svg and pdf
+    (a list or "png,pdf"); None: PNG alone (the page embeds every figure whatever the formats).
     """
     started = time.time()
     timeout = check_timeout(timeout)
@@ -117,6 +120,7 @@ def run_report(
         measure=measure,
         parameters=parameters,
         show_code=show_code,
+        figure_formats=figure_formats,
     )
     return build_report(
         plan,
@@ -201,8 +205,12 @@ def build_report(
     index = update_index and out is None
     writing = work / "report.ipynb"  # what a full disk interrupts, for the error message
     moved = False
+    preparing = threading.Thread(  # nbconvert imported while the kernel runs, on a core it leaves idle
+        target=prepare, args=(plan.record["show_code"],), daemon=True, name="riskreport-export-prepare"
+    )
     try:
         os.chmod(work, 0o777 & ~umask())
+        preparing.start()
         try:
             clock = time.perf_counter()
             _execute(tpl, {**plan.effective, **_context(plan, work, workers)}, work, say, limit)
@@ -218,6 +226,7 @@ def build_report(
         record = _write_params(work, plan, started, status="ok", job=job)
         writing = work / "report.html"
         clock = time.perf_counter()
+        preparing.join()
         _export(work, plan.record["show_code"], record)
         phases["export"] = time.perf_counter() - clock
         writing = work / "params.json"
