@@ -468,3 +468,27 @@ def test_a_signal_during_the_move_into_place_is_raised_after_it():
         time.sleep(0.2)
     finally:
         restore_signals(previous)
+
+
+# ---- a Ctrl-C whose exception the interpreter dropped -------------------------------------------------------------
+
+
+def test_an_interrupt_python_dropped_is_raised_again_before_anything_is_moved_into_place():
+    """Python prints "Exception ignored" and goes on when a signal handler raises inside a `__del__` (or while an
+    import finishes): the run must still stop before its report is put in place, not complete and exit 0."""
+    from riskreport.io.processes import Interrupted, deferred_signals, raise_on_signals, restore_signals
+
+    class Finaliser:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)  # the handler runs here, where its exception is dropped
+
+    previous = raise_on_signals()
+    try:
+        Finaliser()  # collected at once: the Interrupted is lost
+        moved = []
+        with pytest.raises(Interrupted) as caught:
+            with deferred_signals():
+                moved.append("report")
+        assert moved == [] and caught.value.exit_code == 130
+    finally:
+        restore_signals(previous)

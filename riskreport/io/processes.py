@@ -44,7 +44,8 @@ class Interrupted(KeyboardInterrupt):
         return cls(getattr(error, "signum", signal.SIGINT), detail)
 
 
-_STATE: dict = {"deferring": 0, "pending": None, "raised": False, "busy": None}
+# raised: the signal number once an Interrupted was raised (0: none yet)
+_STATE: dict = {"deferring": 0, "pending": None, "raised": 0, "busy": None}
 
 
 def raise_on_signals(busy: Callable[[], bool] | None = None) -> dict:
@@ -56,7 +57,7 @@ def raise_on_signals(busy: Callable[[], bool] | None = None) -> dict:
     """
     if threading.current_thread() is not threading.main_thread():
         return {}
-    _STATE.update(deferring=0, pending=None, raised=False, busy=busy)
+    _STATE.update(deferring=0, pending=None, raised=0, busy=busy)
     return {signum: signal.signal(signum, _raise) for signum in INTERRUPTS}
 
 
@@ -73,13 +74,21 @@ def _raise(signum: int, frame) -> None:
     if _STATE["deferring"]:
         _STATE["pending"] = signum
         return
-    _STATE["raised"] = True
+    _STATE["raised"] = signum
     raise Interrupted(signum)
 
 
 @contextmanager
 def deferred_signals() -> Iterator[None]:
-    """A signal that arrives inside the block is raised when the block ends (with `raise_on_signals` only)."""
+    """A signal that arrives inside the block is raised when the block ends (with `raise_on_signals` only).
+
+    A signal already raised whose `Interrupted` never reached the caller is raised again on entry: Python
+    drops an exception raised by a signal handler at a few points (while an import finishes, in a
+    `__del__` or a weakref callback, where it prints "Exception ignored"), and the run would otherwise
+    go on to put its report in place and exit 0 after a Ctrl-C.
+    """
+    if _STATE["raised"]:
+        raise Interrupted(_STATE["raised"])
     _STATE["deferring"] += 1
     try:
         yield
@@ -87,7 +96,7 @@ def deferred_signals() -> Iterator[None]:
         _STATE["deferring"] -= 1
     pending = _STATE["pending"]
     if pending is not None and not _STATE["deferring"] and not _STATE["raised"]:
-        _STATE.update(pending=None, raised=True)
+        _STATE.update(pending=None, raised=pending)
         raise Interrupted(pending)
 
 
