@@ -216,6 +216,21 @@ def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
     assert "ESS < 50,000" in capped.diagnostics["problems"]
 
 
+def test_a_fit_does_not_depend_on_which_data_compiled_its_model_first(generated):
+    """A compiled model given new data starts from the new data's initial points (its prior constants):
+    a BRisk⁻ fit inside the report equals the same fit alone."""
+    from riskreport.bayes import measures, sampling
+
+    adjusted = measures.adjusted_data(generated * 0.5, "s3", 10.0)
+    sampling._COMPILED.clear()
+    alone = bayes.fit("gaussian", adjusted, use_cache=False, **FAST)
+    sampling._COMPILED.clear()
+    shifted = bayes.scores_data(generated * 0.5 + 3.0)  # other prior constants (b ~ student_t(3, 3.2, 2.5))
+    bayes.fit("gaussian", shifted, use_cache=False, **FAST)  # compiles the shape
+    after = bayes.fit("gaussian", adjusted, use_cache=False, **FAST)  # reuses it with new data
+    assert np.array_equal(alone.draws["r_sys"], after.draws["r_sys"])
+
+
 # ---------------------------------------------------------------- the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md worked example (../shared)
 
 needs_covid = pytest.mark.skipif(not COVID.is_dir(), reason="../shared TREC-COVID data not present")

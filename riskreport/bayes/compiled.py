@@ -147,14 +147,7 @@ class _Callback:
 
 
 def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
-    from nutpie.compile_pymc import (
-        CompiledPyMCModel,
-        _prepare_dims_and_coords,
-        _rv_dict_to_flat_array_wrapper,
-        _wrap_with_lock,
-        make_user_data,
-    )
-    from pymc.initial_point import make_initial_point_fn
+    from nutpie.compile_pymc import CompiledPyMCModel, _prepare_dims_and_coords, make_user_data
 
     for value in shared.values():
         value.flags.writeable = False
@@ -166,16 +159,7 @@ def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
         return None
     names, slices, shapes = record["shape_info"]
     shape_info = (names, [slice(a, b) for a, b in slices], [tuple(s) for s in shapes])
-    n_free = len(pymc_model.free_RVs)
-    point = _wrap_with_lock(
-        make_initial_point_fn(
-            model=pymc_model,
-            jitter_rvs=set(pymc_model.free_RVs),
-            default_strategy="support_point",
-            return_transformed=True,
-        )
-    )
-    initial = _rv_dict_to_flat_array_wrapper(point, names=names[:n_free], shapes=shape_info[2][:n_free])
+    initial = initial_point_function(pymc_model, shape_info)
     dims, coords = _prepare_dims_and_coords(pymc_model, shape_info)
     return CompiledPyMCModel(
         _n_dim=record["n_dim"],
@@ -192,6 +176,29 @@ def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
         logp_func=None,
         expand_func=None,
     )
+
+
+def initial_point_function(pymc_model, shape_info: tuple):
+    """nutpie's seeded initial point (support point, jittered) of `pymc_model`, flat, in `shape_info`'s order.
+
+    The support points of the priors depend on the data's prior constants (brms's priors are set from
+    y), so a compiled model given new data (`with_data`) needs the initial points of the new data's
+    model: with the old one, the same data gave other draws depending on which data compiled first.
+    """
+    from nutpie.compile_pymc import _rv_dict_to_flat_array_wrapper, _wrap_with_lock
+    from pymc.initial_point import make_initial_point_fn
+
+    names, _, shapes = shape_info
+    n_free = len(pymc_model.free_RVs)
+    point = _wrap_with_lock(
+        make_initial_point_fn(
+            model=pymc_model,
+            jitter_rvs=set(pymc_model.free_RVs),
+            default_strategy="support_point",
+            return_transformed=True,
+        )
+    )
+    return _rv_dict_to_flat_array_wrapper(point, names=list(names[:n_free]), shapes=list(shapes[:n_free]))
 
 
 def _relocations(library) -> list | None:

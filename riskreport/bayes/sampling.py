@@ -11,6 +11,7 @@ is written atomically, so a damaged or foreign entry is never read back as a fit
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import threading
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from riskreport.bayes.compiled import initial_point_function
 from riskreport.bayes.diagnostics import _min_ess, diagnose, information_criteria
 from riskreport.bayes.fit_progress import stderr_progress
 from riskreport.bayes.models import (
@@ -416,7 +418,11 @@ def _compile(model: str, data: BayesData, priors: dict, say: Progress, centred: 
     with lock:
         if shape in _COMPILED:  # a data container the graph does not use (n1 of ZOiB-Rank) is not in the model
             compiled = _COMPILED[shape]
-            return compiled.with_data(**{name: v for name, v in inputs.items() if name in compiled.shared_data})
+            renewed = compiled.with_data(**{name: v for name, v in inputs.items() if name in compiled.shared_data})
+            pymc_model = build_pymc_model(model, data, priors, centred)
+            return dataclasses.replace(
+                renewed, initial_point_func=initial_point_function(pymc_model, renewed.shape_info)
+            )
         _COMPILED[shape] = _compile_or_load(model, data, priors, say, centred, folder, shape, inputs)
         return _COMPILED[shape]
 
