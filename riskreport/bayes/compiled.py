@@ -189,12 +189,7 @@ def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
 
 
 def initial_point_function(pymc_model, shape_info: tuple):
-    """nutpie's seeded initial point (support point, jittered) of `pymc_model`, flat, in `shape_info`'s order.
-
-    The support points of the priors depend on the data's prior constants (brms's priors are set from
-    y), so a compiled model given new data (`with_data`) needs the initial points of the new data's
-    model: with the old one, the same data gave other draws depending on which data compiled first.
-    """
+    """nutpie's seeded initial point (support point, jittered) of `pymc_model`, flat, in `shape_info`'s order."""
     from nutpie.compile_pymc import _rv_dict_to_flat_array_wrapper, _wrap_with_lock
     from pymc.initial_point import make_initial_point_fn
 
@@ -287,7 +282,7 @@ def _load_library(parts: dict, info: dict, part: str):
     return _Callback(library, address)
 
 
-_COMPILED: dict = {}  # (model, systems, topics, observations, centred) -> compiled nutpie model, reused in a process
+_COMPILED: dict = {}  # (model, systems, topics, observations, centred) -> (nutpie model, its PyMC model)
 
 
 _LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compile the same model twice
@@ -317,14 +312,38 @@ def _compile(model: str, data: BayesData, priors: dict, say: Progress, centred: 
         lock = _LOCKS.setdefault(shape, threading.Lock())
     with lock:
         if shape in _COMPILED:  # a data container the graph does not use (n1 of ZOiB-Rank) is not in the model
-            compiled = _COMPILED[shape]
+            compiled, pymc_model = _COMPILED[shape]
             renewed = compiled.with_data(**{name: v for name, v in inputs.items() if name in compiled.shared_data})
-            pymc_model = build_pymc_model(model, data, priors, centred)
-            return dataclasses.replace(
-                renewed, initial_point_func=initial_point_function(pymc_model, renewed.shape_info)
-            )
+            start = _InitialPoints(compiled.initial_point_func, pymc_model, inputs)
+            return dataclasses.replace(renewed, initial_point_func=start)
         _COMPILED[shape] = _compile_or_load(model, data, priors, say, centred, folder, shape, inputs)
-        return _COMPILED[shape]
+        return _COMPILED[shape][0]
+
+
+class _InitialPoints:
+    """The initial points of a compiled model given other data: its own seeded function, evaluated with the
+    model's `pm.Data` containers set to that data (and set back).
+
+    The priors' support points depend on the data's prior constants (brms sets them from y): with the
+    first data's points, the same fit gave other draws depending on which data compiled the model first.
+    """
+
+    _lock = threading.Lock()  # the containers belong to the one PyMC model of a shape
+
+    def __init__(self, function, pymc_model, inputs: dict):
+        self.function, self.pymc_model = function, pymc_model
+        self.inputs = {name: np.asarray(value, dtype=pymc_model[name].type.dtype) for name, value in inputs.items()}
+
+    def __call__(self, seed):
+        with self._lock:
+            saved = {name: self.pymc_model[name].get_value() for name in self.inputs}
+            try:
+                for name, value in self.inputs.items():
+                    self.pymc_model[name].set_value(value)
+                return self.function(seed)
+            finally:
+                for name, value in saved.items():
+                    self.pymc_model[name].set_value(value)
 
 
 def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
@@ -344,4 +363,4 @@ def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
         say(f"{LABELS[model]}: compiled in {time.time() - started:.1f} s")
         if folder:
             store_compiled(folder, key, compiled)
-    return compiled
+    return compiled, pymc_model
