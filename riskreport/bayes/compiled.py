@@ -5,9 +5,9 @@ layout) and gives it each new data set with nutpie's `with_data` (the data and p
 PyMC `pm.Data` containers), with the initial points of that data.
 
 nutpie compiles a PyMC model to two numba C callbacks (the log-density with its gradient, and the
-function that expands a point into the stored variables). Compiling them takes 15–25 s on two
-cores, in every new process: numba cannot cache a callback that holds "dynamic globals", and these
-hold process addresses: the C function pointers of scipy's Cython special functions
+function that expands a point into the stored variables). Compiling them takes 28–44 s of CPU
+(ZOiB-42, with a warm or an empty PyTensor cache) in every new process: numba cannot cache a
+callback that holds "dynamic globals", and these hold process addresses: the C function pointers of scipy's Cython special functions
 (the digamma of the beta log-density's gradient) and the ids of the Python objects wrapping them.
 This module stores the finished object code with, for each such address, what it pointed at
 (`module.__pyx_capi__[name]`), and on loading writes the current process's address of the same
