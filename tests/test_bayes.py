@@ -11,7 +11,7 @@ from scipy import stats
 
 import riskreport as rr
 from riskreport import bayes
-from riskreport.bayes import models
+from riskreport.bayes import likelihood, scores
 from riskreport.errors import ParameterError
 
 COVID = SHARED_DATA / "trec-covid-round1"
@@ -50,7 +50,7 @@ def _draws(n=5, **extra):
 
 def _cells():
     y = np.array([0.0, 0.2, 0.5, 1.0, 0.7, 0.05])
-    return models.BayesData(
+    return scores.BayesData(
         y=y,
         system=np.array([0, 0, 0, 1, 1, 1]),
         topic=np.array([0, 1, 2, 0, 1, 2]),
@@ -62,10 +62,10 @@ def _cells():
 def test_log_likelihood_matches_scipy():
     data = _cells()
     d = _draws(sigma=0.3, alpha=2.0, phi=8.0, zoi=0.1, coi=0.4)
-    eta = models.linear_predictor("gaussian", data, d)
-    assert np.allclose(models.log_likelihood("gaussian", data, d), stats.norm.logpdf(data.y, eta, 0.3))
-    xi, omega, _ = models.skew_normal_location(eta, 0.3, 2.0)
-    assert np.allclose(models.log_likelihood("skew_normal", data, d), stats.skewnorm.logpdf(data.y, 2.0, xi, omega))
+    eta = likelihood.linear_predictor("gaussian", data, d)
+    assert np.allclose(likelihood.log_likelihood("gaussian", data, d), stats.norm.logpdf(data.y, eta, 0.3))
+    xi, omega, _ = likelihood.skew_normal_location(eta, 0.3, 2.0)
+    assert np.allclose(likelihood.log_likelihood("skew_normal", data, d), stats.skewnorm.logpdf(data.y, 2.0, xi, omega))
     mu = 1 / (1 + np.exp(-eta))
     expected = np.where(
         data.y == 0,
@@ -76,12 +76,12 @@ def test_log_likelihood_matches_scipy():
             np.log(0.9) + stats.beta.logpdf(np.clip(data.y, 1e-9, 1 - 1e-9), mu * 8, (1 - mu) * 8),
         ),
     )
-    assert np.allclose(models.log_likelihood("zoib", data, d), expected)
+    assert np.allclose(likelihood.log_likelihood("zoib", data, d), expected)
 
 
 def test_skew_normal_parameterisation_has_brms_mean_and_sd():
     rng = np.random.default_rng(1)
-    data = models.BayesData(
+    data = scores.BayesData(
         y=np.zeros(1), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",), topics=("1",)
     )
     d = {
@@ -91,14 +91,14 @@ def test_skew_normal_parameterisation_has_brms_mean_and_sd():
         "sigma": np.full(400_000, 0.2),
         "alpha": np.full(400_000, -4.0),
     }
-    y = models.predict("skew_normal", data, d, rng)
+    y = likelihood.predict("skew_normal", data, d, rng)
     assert abs(y.mean() - 0.3) < 2e-3 and abs(y.std() - 0.2) < 2e-3 and stats.skew(y.ravel()) < -0.5
 
 
 def test_zoib_replicates_have_the_point_masses():
     rng = np.random.default_rng(2)
     data = _cells()
-    y = models.predict("zoib", data, _draws(200_000, phi=5.0, zoi=0.2, coi=0.25), rng)
+    y = likelihood.predict("zoib", data, _draws(200_000, phi=5.0, zoi=0.2, coi=0.25), rng)
     assert abs((y == 0).mean() - 0.2 * 0.75) < 3e-3 and abs((y == 1).mean() - 0.2 * 0.25) < 3e-3
     assert y.min() >= 0 and y.max() <= 1
 
@@ -109,7 +109,7 @@ def test_bad_inputs_raise_parameter_errors():
     with pytest.raises(ParameterError, match="outside"):
         bayes.fit(
             "zoib",
-            models.BayesData(
+            scores.BayesData(
                 y=np.array([0.5, 1.5]),
                 system=np.array([0, 1]),
                 topic=np.array([0, 0]),
@@ -216,6 +216,21 @@ def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
     assert "ESS < 50,000" in capped.diagnostics["problems"]
 
 
+def test_a_fit_does_not_depend_on_which_data_compiled_its_model_first(generated):
+    """A compiled model given new data starts from the new data's initial points (its prior constants):
+    a BRisk⁻ fit inside the report equals the same fit alone."""
+    from riskreport.bayes import brisk, compiled
+
+    adjusted = brisk.adjusted_data(generated * 0.5, "s3", 10.0)
+    compiled._COMPILED.clear()
+    alone = bayes.fit("gaussian", adjusted, use_cache=False, **FAST)
+    compiled._COMPILED.clear()
+    shifted = bayes.scores_data(generated * 0.5 + 3.0)  # other prior constants (b ~ student_t(3, 3.2, 2.5))
+    bayes.fit("gaussian", shifted, use_cache=False, **FAST)  # compiles the shape
+    after = bayes.fit("gaussian", adjusted, use_cache=False, **FAST)  # reuses it with new data
+    assert np.array_equal(alone.draws["r_sys"], after.draws["r_sys"])
+
+
 # ---------------------------------------------------------------- the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md worked example (../shared)
 
 needs_covid = pytest.mark.skipif(not COVID.is_dir(), reason="../shared TREC-COVID data not present")
@@ -249,7 +264,7 @@ def test_worked_example_waic_and_ppdrisk(covid, model, waic):
 
 
 def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
-    from riskreport.bayes import analysis
+    from riskreport.bayes import analysis, presentation
 
     scaled = generated.clip(0, 1)
     options = {k: v for k, v in FAST.items() if k in ("target_ess", "max_draws", "chains", "seed")}
@@ -301,20 +316,20 @@ def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
     assert (
         result.rank["parameter"].iloc[0].startswith("β") and (result.rank["low"] < result.rank["high"]).iloc[:3].all()
     )
-    shown = analysis.dominance_display(result.dominance)
+    shown = presentation.dominance_display(result.dominance)
     assert shown["dominates"].sum() == len(result.dominance) and set(shown.columns) == {
         "model",
         "system",
         "dominates",
         "systems dominated",
     }
-    text = analysis.methods_text(result, 40)
+    text = presentation.methods_text(result, 40)
     assert "student_t(3, 0, 2.5)" in text and "nutpie" in text and "10,000" not in text
-    minus = analysis.brisk_display(result.brisk, "minus")
+    minus = presentation.brisk_display(result.brisk, "minus")
     assert (minus["BRisk⁻"] == -result.brisk["effect_mean"]).all()
-    shown = analysis.ppdrisk_display(result.ppdrisk, "minus")
+    shown = presentation.ppdrisk_display(result.ppdrisk, "minus")
     assert (shown["PPDRisk⁻ median"] == -result.ppdrisk["ppd_urisk_median"]).all()
-    assert analysis.priors_table(["gaussian", "zoib"], scaled)["parameter"].tolist()[:2] == ["b", "sigma"]
+    assert presentation.priors_table(["gaussian", "zoib"], scaled)["parameter"].tolist()[:2] == ["b", "sigma"]
     with pytest.raises(ParameterError, match="family"):
         analysis.check_options(["gaussian"], "student", "zoib", 0.95)
 
@@ -468,10 +483,10 @@ def test_intercept_correlation_predicts_when_a_diagonal_mass_matrix_mixes_badly(
         )
         return bayes.scores_data(pd.DataFrame(y))
 
-    few_distinct = models.intercept_correlation(grid(11, 50, 0.15, 0.15))  # the demo's shape: b and r_sys entangled
-    many_noisy = models.intercept_correlation(grid(42, 30, 0.1, 0.3))  # TREC-COVID's shape
+    few_distinct = scores.intercept_correlation(grid(11, 50, 0.15, 0.15))  # the demo's shape: b and r_sys entangled
+    many_noisy = scores.intercept_correlation(grid(42, 30, 0.1, 0.3))  # TREC-COVID's shape
     assert few_distinct > 0.75 > many_noisy > 0
-    assert models.intercept_correlation(bayes.paired_data(np.ones(5), "s", range(5))) == 0.0
+    assert scores.intercept_correlation(bayes.paired_data(np.ones(5), "s", range(5))) == 0.0
 
 
 # ---------------------------------------------------------------- the compiled model on disk, the report's progress

@@ -1,8 +1,10 @@
 """Bayesian risk over many systems (Benham's thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md).
 
-Models (`models`), sampling to a target ESS with an on-disk cache of the draws (`sampling`),
-and the measures and rules on the fits (`measures`): system effects and dominance, BRisk⁻,
-PPDRisk⁻, WAIC/PSIS-LOO and diagnostics. Tables use the standard convention (higher is better).
+Models (`models`) of scores coded for them (`scores`), sampling to a target ESS (`sampling`,
+`FitOptions`) with an on-disk cache of the draws (`fits`) and of the compiled models (`compiled`),
+and the measures and rules on the fits: system effects, dominance, WAIC/PSIS-LOO and diagnostics
+(`measures`), BRisk⁻ (`brisk`), PPDRisk⁻ (`ppdrisk`); the report's analysis (`analysis`) and its
+words and display tables (`presentation`). Tables use the standard convention (higher is better).
 
 >>> from riskreport import bayes
 >>> data = bayes.scores_data(table, systems=pool)                     # doctest: +SKIP
@@ -11,33 +13,21 @@ PPDRisk⁻, WAIC/PSIS-LOO and diagnostics. Tables use the standard convention (h
 >>> bayes.ppdrisk_table(zoib, "bm25_baseline", alphas=[0, 1])         # doctest: +SKIP
 """
 
+from riskreport.bayes.brisk import BRISK_COLUMNS, brisk_table, paired_table
+from riskreport.bayes.fits import BayesFit, FitCache
 from riskreport.bayes.measures import (
-    BRISK_COLUMNS,
     MODEL_COLUMNS,
-    PPDRISK_COLUMNS,
     SYSTEM_COLUMNS,
-    brisk_table,
     diagnostics_table,
     dominance_pairs,
     effects_rbo,
     model_table,
-    paired_table,
-    ppdrisk_draws,
-    ppdrisk_table,
-    predictive_overlay,
     system_effects,
 )
-from riskreport.bayes.models import (
-    LABELS,
-    MODELS,
-    BayesData,
-    brms_priors,
-    describe_prior,
-    paired_data,
-    rbp_rank_gains,
-    scores_data,
-)
-from riskreport.bayes.sampling import BayesFit, FitCache, fit
+from riskreport.bayes.models import LABELS, MODELS, brms_priors, describe_prior
+from riskreport.bayes.ppdrisk import PPDRISK_COLUMNS, ppdrisk_draws, ppdrisk_table, predictive_overlay
+from riskreport.bayes.sampling import FitOptions, fit
+from riskreport.bayes.scores import BayesData, paired_data, rbp_rank_gains, scores_data
 
 __all__ = [
     "BRISK_COLUMNS",
@@ -49,6 +39,7 @@ __all__ = [
     "BayesData",
     "BayesFit",
     "FitCache",
+    "FitOptions",
     "brisk_table",
     "brms_priors",
     "describe_prior",

@@ -1,9 +1,13 @@
-"""A nutpie model compiled once, kept on disk: the machine code of its log-density and of its trace expansion.
+"""A nutpie model compiled once: kept in the process for every data set of its shapes, and on disk.
+
+`compiled_model` compiles a model once per process and shape (model, systems, topics, observations,
+layout) and gives it each new data set with nutpie's `with_data` (the data and prior constants are
+PyMC `pm.Data` containers), with the initial points of that data.
 
 nutpie compiles a PyMC model to two numba C callbacks (the log-density with its gradient, and the
-function that expands a point into the stored variables). Compiling them takes 15–25 s on two
-cores, in every new process: numba cannot cache a callback that holds "dynamic globals", and these
-hold process addresses: the C function pointers of scipy's Cython special functions
+function that expands a point into the stored variables). Compiling them takes 28–44 s of CPU
+(ZOiB-42, with a warm or an empty PyTensor cache) in every new process: numba cannot cache a
+callback that holds "dynamic globals", and these hold process addresses: the C function pointers of scipy's Cython special functions
 (the digamma of the beta log-density's gradient) and the ids of the Python objects wrapping them.
 This module stores the finished object code with, for each such address, what it pointed at
 (`module.__pyx_capi__[name]`), and on loading writes the current process's address of the same
@@ -24,13 +28,19 @@ and a JSON record in the riskreport cache (`riskreport.io.cache`, kind `compiled
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import hashlib
 import os
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
+from riskreport.bayes.models import LABELS, build_pymc_model, free_variables, model_inputs
+from riskreport.bayes.scores import BayesData
 from riskreport.io.cache import Cache, cache_key
+from riskreport.progress import Progress
 
 FORMAT = 1
 LIBRARIES = ("pymc", "pytensor", "nutpie", "numba", "llvmlite", "numpy", "scipy")
@@ -147,14 +157,7 @@ class _Callback:
 
 
 def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
-    from nutpie.compile_pymc import (
-        CompiledPyMCModel,
-        _prepare_dims_and_coords,
-        _rv_dict_to_flat_array_wrapper,
-        _wrap_with_lock,
-        make_user_data,
-    )
-    from pymc.initial_point import make_initial_point_fn
+    from nutpie.compile_pymc import CompiledPyMCModel, _prepare_dims_and_coords, make_user_data
 
     for value in shared.values():
         value.flags.writeable = False
@@ -166,16 +169,7 @@ def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
         return None
     names, slices, shapes = record["shape_info"]
     shape_info = (names, [slice(a, b) for a, b in slices], [tuple(s) for s in shapes])
-    n_free = len(pymc_model.free_RVs)
-    point = _wrap_with_lock(
-        make_initial_point_fn(
-            model=pymc_model,
-            jitter_rvs=set(pymc_model.free_RVs),
-            default_strategy="support_point",
-            return_transformed=True,
-        )
-    )
-    initial = _rv_dict_to_flat_array_wrapper(point, names=names[:n_free], shapes=shape_info[2][:n_free])
+    initial = initial_point_function(pymc_model, shape_info)
     dims, coords = _prepare_dims_and_coords(pymc_model, shape_info)
     return CompiledPyMCModel(
         _n_dim=record["n_dim"],
@@ -192,6 +186,24 @@ def _assemble(parts: dict, record: dict, pymc_model, shared: dict):
         logp_func=None,
         expand_func=None,
     )
+
+
+def initial_point_function(pymc_model, shape_info: tuple):
+    """nutpie's seeded initial point (support point, jittered) of `pymc_model`, flat, in `shape_info`'s order."""
+    from nutpie.compile_pymc import _rv_dict_to_flat_array_wrapper, _wrap_with_lock
+    from pymc.initial_point import make_initial_point_fn
+
+    names, _, shapes = shape_info
+    n_free = len(pymc_model.free_RVs)
+    point = _wrap_with_lock(
+        make_initial_point_fn(
+            model=pymc_model,
+            jitter_rvs=set(pymc_model.free_RVs),
+            default_strategy="support_point",
+            return_transformed=True,
+        )
+    )
+    return _rv_dict_to_flat_array_wrapper(point, names=list(names[:n_free]), shapes=list(shapes[:n_free]))
 
 
 def _relocations(library) -> list | None:
@@ -268,3 +280,87 @@ def _load_library(parts: dict, info: dict, part: str):
             return None
         ctypes.c_void_p.from_address(slot).value = target or None
     return _Callback(library, address)
+
+
+_COMPILED: dict = {}  # (model, systems, topics, observations, centred) -> (nutpie model, its PyMC model)
+
+
+_LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compile the same model twice
+
+
+_LOCKS_LOCK = threading.Lock()
+
+
+def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, centred=(False, False), folder=None):
+    """nutpie's compiled `model` for the shapes of `data`, with this data, these prior constants and their
+    initial points swapped in.
+
+    Compiled once per process; with `folder`, its machine code is kept there and loaded by later processes
+    (`load_compiled`: 15–45 s of numba compilation saved per model).
+    """
+    import warnings
+
+    with warnings.catch_warnings():  # PyTensor's C-backend BLAS notice: the numba backend does not use it
+        warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS", category=UserWarning)
+        return _compile(model, data, priors, say, centred, folder)
+
+
+def _compile(model: str, data: BayesData, priors: dict, say: Progress, centred: tuple[bool, bool], folder):
+    shape = (model, len(data.systems), len(data.topics), data.n, centred)
+    inputs = model_inputs(model, data, priors)
+    with _LOCKS_LOCK:
+        lock = _LOCKS.setdefault(shape, threading.Lock())
+    with lock:
+        if shape in _COMPILED:  # a data container the graph does not use (n1 of ZOiB-Rank) is not in the model
+            compiled, pymc_model = _COMPILED[shape]
+            renewed = compiled.with_data(**{name: v for name, v in inputs.items() if name in compiled.shared_data})
+            start = _InitialPoints(compiled.initial_point_func, pymc_model, inputs)
+            return dataclasses.replace(renewed, initial_point_func=start)
+        _COMPILED[shape] = _compile_or_load(model, data, priors, say, centred, folder, shape, inputs)
+        return _COMPILED[shape][0]
+
+
+class _InitialPoints:
+    """The initial points of a compiled model given other data: its own seeded function, evaluated with the
+    model's `pm.Data` containers set to that data (and set back).
+
+    The priors' support points depend on the data's prior constants (brms sets them from y): with the
+    first data's points, the same fit gave other draws depending on which data compiled the model first.
+    """
+
+    _lock = threading.Lock()  # the containers belong to the one PyMC model of a shape
+
+    def __init__(self, function, pymc_model, inputs: dict):
+        self.function, self.pymc_model = function, pymc_model
+        self.inputs = {name: np.asarray(value, dtype=pymc_model[name].type.dtype) for name, value in inputs.items()}
+
+    def __call__(self, seed):
+        with self._lock:
+            saved = {name: self.pymc_model[name].get_value() for name in self.inputs}
+            try:
+                for name, value in self.inputs.items():
+                    self.pymc_model[name].set_value(value)
+                return self.function(seed)
+            finally:
+                for name, value in saved.items():
+                    self.pymc_model[name].set_value(value)
+
+
+def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
+    import nutpie
+
+    from riskreport.bayes import models
+
+    started = time.time()
+    pymc_model = build_pymc_model(model, data, priors, centred)
+    key = artefact_key(shape, Path(models.__file__).read_text(encoding="utf-8")) if folder else ""
+    compiled = load_compiled(folder, key, pymc_model, inputs) if folder else None
+    if compiled is not None:
+        say(f"{LABELS[model]}: compiled model loaded from the cache in {time.time() - started:.1f} s")
+    else:
+        say(f"{LABELS[model]}: compiling the model ({data.n:,} scores, {len(data.systems)} systems)")
+        compiled = nutpie.compile_pymc_model(pymc_model, backend="numba", var_names=free_variables(model, centred))
+        say(f"{LABELS[model]}: compiled in {time.time() - started:.1f} s")
+        if folder:
+            store_compiled(folder, key, compiled)
+    return compiled, pymc_model

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from riskreport.bayes.models import BayesData
+from riskreport.bayes.scores import BayesData
 
 RHAT_MAX = 1.01
 
@@ -81,7 +81,7 @@ def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
 
     import arviz as az
 
-    from riskreport.bayes.models import log_likelihood
+    from riskreport.bayes.likelihood import log_likelihood
 
     chains, per_chain = draws["b"].shape[:2]
     step = max(1, math.ceil(chains * per_chain * data.n / MAX_LOGLIK_VALUES))

@@ -10,7 +10,7 @@ from riskreport.progress import Progress, stderr_printer
 stderr_progress = stderr_printer("[bayes] ")  # the default progress of `fit`: the terminal, never the notebook
 
 if TYPE_CHECKING:
-    from riskreport.bayes.sampling import BayesFit
+    from riskreport.bayes.fits import BayesFit
 
 
 class FitProgress:

@@ -1,8 +1,9 @@
-"""Measures and rules on fitted models (the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md): system effects and dominance, BRisk⁻, PPDRisk⁻, model choice.
+"""Measures on fitted models (the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md): system
+effects and dominance, model choice (WAIC, PSIS-LOO and their differences), diagnostics, and the interval
+rules BRisk⁻ (`brisk`) and PPDRisk⁻ (`ppdrisk`) share.
 
-Tables are tidy and in the project's standard convention (higher is better): an effect or a
-`ppd_urisk` below 0 is worse than the baseline. The thesis's minus family is their negation:
-BRisk⁻ = −effect, PPDRisk⁻ = −ppd_urisk (positive = risk).
+Tables are tidy and in the project's standard convention (higher is better): an effect below 0 is
+worse than the baseline.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.models import LABELS, BayesData, paired_data, predict, scores_data
-from riskreport.bayes.sampling import BayesFit, fit
+from riskreport.bayes.fits import BayesFit
 from riskreport.errors import ParameterError
 from riskreport.stats.rankings import ordering, rbo
-from riskreport.stats.risk import risk_adjusted, risk_adjusted_scores
 
 MODEL_COLUMNS = [
     "model",
@@ -44,40 +43,9 @@ SYSTEM_COLUMNS = [
     "ess_bulk",
     "ess_tail",
 ]
-BRISK_COLUMNS = [
-    "system",
-    "baseline",
-    "measure",
-    "model",
-    "alpha",
-    "effect_mean",
-    "effect_low",
-    "effect_high",
-    "baseline_low",
-    "baseline_high",
-    "verdict_overlap",
-    "diff_mean",
-    "diff_low",
-    "diff_high",
-    "verdict_difference",
-    "diagnostics",
-]
-PPDRISK_COLUMNS = [
-    "system",
-    "baseline",
-    "measure",
-    "model",
-    "alpha",
-    "ppd_urisk_median",
-    "ppd_urisk_mean",
-    "ppd_urisk_low",
-    "ppd_urisk_high",
-    "verdict",
-    "diagnostics",
-]
 
 
-def _tails(level: float) -> tuple[float, float]:
+def interval_tails(level: float) -> tuple[float, float]:
     if not 0 < level < 1:
         raise ParameterError(f"level must be between 0 and 1, got {level!r}.")
     return (1 - level) / 2, (1 + level) / 2
@@ -101,7 +69,7 @@ def system_effects(result: BayesFit, level: float = 0.95) -> pd.DataFrame:
     whose interval lies entirely below / above this one's (dominance by non-overlap, the thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md).
     Columns `SYSTEM_COLUMNS` + `better_than`, `worse_than`.
     """
-    lo, hi = _tails(level)
+    lo, hi = interval_tails(level)
     r = result.flat("r_sys")
     low, high = np.quantile(r, [lo, hi], axis=0)
     median = np.median(r, axis=0)
@@ -266,226 +234,3 @@ def diagnostics_table(results: Sequence[BayesFit]) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
-
-
-def adjusted_data(matrix: pd.DataFrame, baseline: str, alpha: float) -> BayesData:
-    """The scores of BRisk⁻ at `alpha`: every system but the champion adjusted by thesis Eq. 4.5, coded for a model."""
-    adjusted = risk_adjusted_scores(matrix, baseline, [alpha]).drop(columns="alpha")
-    return scores_data(adjusted, systems=list(matrix.index))
-
-
-def _fit_adjusted(matrix: pd.DataFrame, baseline: str, alpha: float, family: str, fit_options: dict) -> BayesFit:
-    return fit(family, adjusted_data(matrix, baseline, alpha), **{"criteria": False, **fit_options})
-
-
-def brisk_table(
-    matrix: pd.DataFrame,
-    baseline: str,
-    alphas: Sequence[float],
-    family: str = "skew_normal",
-    measure: str = "",
-    level: float = 0.95,
-    challengers: Sequence[str] | None = None,
-    unadjusted: BayesFit | None = None,
-    **fit_options,
-) -> tuple[pd.DataFrame, list[BayesFit]]:
-    """BRisk⁻ per α (thesis Ch. 4; docs/measures/bayesian.md), in the standard convention; returns (table, fits).
-
-    `unadjusted`: a BHM-`family` fit on `matrix` itself, if there is one: at α = 0 Eq. 4.5 changes no
-    score, so it serves as the α = 0 fit instead of sampling the same posterior again.
-
-    Every non-champion system of `matrix` (the model's pool) is adjusted by thesis Eq. 4.5 with α,
-    the champion is unchanged, and BHM-`family` (skew_normal, the thesis's definition, or gaussian)
-    is fitted. `effect_*` is r_sys[i] (BRisk⁻ = −effect). `verdict_overlap` is the thesis's rule
-    (the challenger's interval does not overlap the baseline's); `verdict_difference` is the
-    draw-wise interval of r_sys[c] − r_sys[h] (`diff_*`), a more powerful rule the thesis did not use.
-    """
-    if family not in ("skew_normal", "gaussian"):
-        raise ParameterError(f"family of BRisk⁻ must be skew_normal or gaussian, got {family!r}.")
-    lo, hi = _tails(level)
-    systems = list(matrix.index)
-    challengers = [s for s in (challengers or systems) if s != baseline]
-    rows, fits = [], []
-    for alpha in alphas:
-        if unadjusted is not None and alpha == 0 and unadjusted.model == family:
-            result = unadjusted
-        else:
-            result = _fit_adjusted(matrix, baseline, float(alpha), family, fit_options)
-        fits.append(result)
-        r = result.flat("r_sys")
-        h = r[:, systems.index(baseline)]
-        cols = [systems.index(s) for s in challengers]
-        effect = r[:, cols]
-        low, high = np.quantile(effect, [lo, hi], axis=0)
-        base_low, base_high = np.quantile(h, [lo, hi])
-        diff = effect - h[:, None]
-        diff_low, diff_high = np.quantile(diff, [lo, hi], axis=0)
-        rows.append(
-            pd.DataFrame(
-                {
-                    "system": challengers,
-                    "baseline": baseline,
-                    "measure": measure,
-                    "model": family,
-                    "alpha": float(alpha),
-                    "effect_mean": effect.mean(axis=0),
-                    "effect_low": low,
-                    "effect_high": high,
-                    "baseline_low": base_low,
-                    "baseline_high": base_high,
-                    "verdict_overlap": np.select(
-                        [high < base_low, low > base_high], ["risk", "reward"], "inconclusive"
-                    ),
-                    "diff_mean": diff.mean(axis=0),
-                    "diff_low": diff_low,
-                    "diff_high": diff_high,
-                    "verdict_difference": verdict(diff_low, diff_high),
-                    "diagnostics": diagnostics_note(result),
-                }
-            )
-        )
-    return pd.concat(rows, ignore_index=True), fits
-
-
-def paired_table(
-    matrix: pd.DataFrame,
-    baseline: str,
-    alphas: Sequence[float],
-    family: str = "gaussian",
-    measure: str = "",
-    level: float = 0.95,
-    challengers: Sequence[str] | None = None,
-    **fit_options,
-) -> tuple[pd.DataFrame, list[BayesFit]]:
-    """Paired models (one challenger vs the champion): the intercept of d_j = −l_α(Δ_j) is URisk⁻.
-
-    Reported in the standard convention: `urisk_*` = −intercept (URisk_α), with its verdict.
-    """
-    lo, hi = _tails(level)
-    model = f"paired_{family}"
-    rows, fits = [], []
-    for system in [s for s in (challengers or matrix.index) if s != baseline]:
-        delta = (matrix.loc[system] - matrix.loc[baseline]).to_numpy(dtype=float)
-        for alpha in alphas:
-            result = fit(
-                model,
-                paired_data(-risk_adjusted(delta, [alpha])[0], system, matrix.columns),
-                **{"criteria": False, **fit_options},
-            )
-            fits.append(result)
-            urisk = -result.flat("b")
-            low, high = np.quantile(urisk, [lo, hi])
-            rows.append(
-                {
-                    "system": system,
-                    "baseline": baseline,
-                    "measure": measure,
-                    "model": model,
-                    "alpha": float(alpha),
-                    "urisk_mean": urisk.mean(),
-                    "urisk_median": np.median(urisk),
-                    "urisk_low": low,
-                    "urisk_high": high,
-                    "verdict": str(verdict(low, high)),
-                    "diagnostics": diagnostics_note(result),
-                }
-            )
-    return pd.DataFrame(rows), fits
-
-
-def cell_index(result: BayesFit) -> np.ndarray:
-    """(systems, topics) → observation index; every system must have exactly one score per topic."""
-    data = result.data
-    index = np.full((len(data.systems), len(data.topics)), -1)
-    index[data.system, data.topic] = np.arange(data.n)
-    counts = np.zeros_like(index)
-    np.add.at(counts, (data.system, data.topic), 1)
-    if np.any(counts != 1):
-        raise ParameterError("PPDRisk⁻ needs exactly one score per system and topic in the model's data.")
-    return index
-
-
-def ppdrisk_draws(
-    result: BayesFit,
-    baseline: str,
-    alphas: Sequence[float],
-    challengers: Sequence[str] | None = None,
-    seed: int = 2026,
-    chunk: int = 2000,
-) -> tuple[np.ndarray, list[str]]:
-    """Draws of −PPDRisk⁻_α = mean_j l_α(ỹ[d,c,j] − ỹ[d,h,j]) (thesis Ch. 5; docs/measures/bayesian.md), shape (alphas, draws, challengers).
-
-    One replicate ỹ per posterior draw and observed cell, independent across cells, made `chunk`
-    draws at a time: memory stays bounded by chunk × observations whatever the number of draws.
-    """
-    systems = list(result.data.systems)
-    if baseline not in systems:
-        raise ParameterError(f"The baseline {baseline!r} is not in the model's pool.")
-    challengers = [s for s in (challengers or systems) if s != baseline]
-    cells = cell_index(result)
-    h, cols = systems.index(baseline), [systems.index(s) for s in challengers]
-    draws = result.flat_draws()
-    total = len(draws["b"])
-    out = np.empty((len(alphas), total, len(challengers)))
-    rng = np.random.default_rng(seed)
-    for start in range(0, total, chunk):
-        part = {name: values[start : start + chunk] for name, values in draws.items()}
-        replicate = predict(result.model, result.data, part, rng)[:, cells]  # (d, S, T)
-        delta = replicate[:, cols, :] - replicate[:, [h], :]
-        out[:, start : start + chunk, :] = risk_adjusted(delta, alphas).mean(axis=-1)
-    return out, challengers
-
-
-def ppdrisk_table(
-    result: BayesFit,
-    baseline: str,
-    alphas: Sequence[float],
-    measure: str = "",
-    level: float = 0.95,
-    challengers: Sequence[str] | None = None,
-    seed: int = 2026,
-    draws: tuple[np.ndarray, list[str]] | None = None,
-) -> pd.DataFrame:
-    """PPDRisk⁻ per challenger and α in the standard convention: `ppd_urisk` = −PPDRisk⁻.
-
-    Point estimate: the median over draws (and the mean); interval: equal-tailed at `level`.
-    `verdict` is `risk` when the interval lies below 0 (PPDRisk⁻ above 0), `reward` above.
-    """
-    lo, hi = _tails(level)
-    values, names = draws or ppdrisk_draws(result, baseline, alphas, challengers, seed)
-    low, high = np.quantile(values, [lo, hi], axis=1)
-    return pd.DataFrame(
-        {
-            "system": np.tile(names, len(alphas)),
-            "baseline": baseline,
-            "measure": measure,
-            "model": result.model,
-            "alpha": np.repeat([float(a) for a in alphas], len(names)),
-            "ppd_urisk_median": np.median(values, axis=1).reshape(-1),
-            "ppd_urisk_mean": values.mean(axis=1).reshape(-1),
-            "ppd_urisk_low": low.reshape(-1),
-            "ppd_urisk_high": high.reshape(-1),
-            "verdict": verdict(low, high).reshape(-1),
-            "diagnostics": diagnostics_note(result),
-        }
-    )
-
-
-def predictive_overlay(result: BayesFit, replicates: int = 40, seed: int = 2026) -> pd.DataFrame:
-    """`replicates` posterior predictive data sets (evenly spaced draws) beside the observed scores.
-
-    Tidy `model, source, replicate, score`: source `observed` (replicate −1) or `predicted`.
-    """
-    draws = result.flat_draws()
-    picks = np.linspace(0, len(draws["b"]) - 1, replicates).astype(int)
-    predicted = predict(result.model, result.data, {k: v[picks] for k, v in draws.items()}, np.random.default_rng(seed))
-    n = result.data.n
-    return pd.DataFrame(
-        {
-            "model": result.model,
-            "label": LABELS[result.model],
-            "source": ["observed"] * n + ["predicted"] * predicted.size,
-            "replicate": np.concatenate([np.full(n, -1), np.repeat(np.arange(replicates), n)]),
-            "score": np.concatenate([result.data.y, predicted.reshape(-1)]),
-        }
-    )

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.analysis import methods_text
 from riskreport.bayes.models import LABELS
+from riskreport.bayes.presentation import methods_text
 from riskreport.render.palette import VERDICT_COLOURS
 from riskreport.render.plot_layout import tight_layout
 from riskreport.render.report import HTML
@@ -137,5 +137,5 @@ def _kde(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 def methods_html(result, n_topics: int) -> HTML:
-    """The methods paragraph of the Bayesian report (`bayes.analysis.methods_text`) as HTML."""
+    """The methods paragraph of the Bayesian report (`bayes.presentation.methods_text`) as HTML."""
     return HTML(f"<p>{html.escape(methods_text(result, n_topics))}</p>")

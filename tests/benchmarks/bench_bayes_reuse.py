@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COVID = ROOT.parent / "shared" / "data" / "trec-covid-round1"
 
 FIT = r"""
-import json, sys, time
+import json, resource, sys, time
 started = time.time()
 import pandas as pd
 from riskreport import bayes
@@ -51,7 +51,9 @@ result = bayes.fit(args["model"], data, target_ess=args["target_ess"], cache_dir
                    progress=lambda m: lines.append((round(time.time() - started, 2), m)))
 done = time.time()
 compile_s = next((float(m.split(" in ")[-1].split(" s")[0]) for _, m in lines if "compiled" in m), 0.0)
-print(json.dumps({"total_s": done - started, "import_s": imported - started, "compile_or_load_s": compile_s,
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"total_s": done - started, "cpu_s": usage.ru_utime + usage.ru_stime, "import_s": imported - started,
+                  "compile_or_load_s": compile_s,
                   "cached": result.cached, "draws": result.n_draws, "waic": result.criteria.get("waic"),
                   "min_ess_bulk": result.diagnostics["min_ess_bulk"],
                   "min_ess_tail": result.diagnostics["min_ess_tail"],
