@@ -73,3 +73,16 @@ def test_every_short_module_name_resolves():
     for name in ["options", *rr.MODULES]:
         module = rr.__getattr__(name)
         assert module.__name__.endswith("." + name), (name, module.__name__)
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_every_module_is_under_the_size_limit():
+    """The project's rule: a module over ~400 lines (after `ruff format`) holds more than one concern; split it."""
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in (ROOT / "riskreport").rglob("*.py")
+    }
+    assert sizes, "no modules found"
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
