@@ -25,7 +25,10 @@ def stderr_printer(prefix: str) -> Progress:
                 return
             except OSError:
                 pass
-        sys.stderr.write(line)
-        sys.stderr.flush()
+        stream = sys.stderr
+        if type(stream).__module__.startswith("ipykernel") and sys.__stderr__ is not None:
+            stream = sys.__stderr__  # a kernel that does not capture fd 2 (ipykernel skips it under pytest)
+        stream.write(line)
+        stream.flush()
 
     return say

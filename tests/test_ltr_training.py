@@ -4,6 +4,7 @@ demo data and the real sample, the paper tables, and the `risk_ltr` report from 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -186,6 +187,8 @@ def test_plan_and_run_the_report(demo, tmp_path):
     )
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert "2016 layout" in html and "T-FARO α=1" in html and "L&gt;20%" in html
+    shown = [m.group(0) for m in re.finditer(r"(?s).{60}(?:trees \(|baseline\(s\) on).{20}", html)]
+    assert shown == [], "training progress belongs on the terminal"
     assert json.loads((folder / "params.json").read_text())["status"] == "ok"
     assert {"table7.csv", "table3.csv", "losses.csv", "losses_per_fold.csv", "risk.csv", "ndcg.csv"} <= {
         p.name for p in (folder / "tables").iterdir()

@@ -12,7 +12,6 @@ learning rate 0.1, min docs per leaf 1500.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -22,6 +21,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..io.letor import LetorData
+from ..progress import stderr_printer
 from .baselines import Baseline, baseline_matrix, hold_out, learned_baseline
 from .objectives import NAMES, PARALLEL_ROWS, SEVERAL_BASELINES, make_objective, ndcg_per_query, objective_key
 
@@ -30,8 +30,7 @@ PAPER_2016: dict[str, float] = {"trees": 500, "leaves": 50, "learning_rate": 0.1
 Progress = Callable[[str], None]
 
 
-def say_stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+say_stderr: Progress = stderr_printer("[ltr] ")  # the terminal of `riskreport run`, never the report's page
 
 
 @dataclass(frozen=True)
