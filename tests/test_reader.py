@@ -57,6 +57,18 @@ def test_a_section_with_nothing_to_show_leaves_the_page_and_its_contents():
     nb.cells[4].outputs = [nbformat.v4.new_output("display_data", {"text/html": report.omitted("Not fitted").markup})]
     tagged = [("remove_cell" in c.metadata.get("tags", [])) for c in export.omit_sections(nb).cells]
     assert tagged == [False, False, True, True, True, False]
+    kept = [c.source for c in nb.cells if c.cell_type == "markdown" and "remove_cell" not in c.metadata.get("tags", [])]
+    assert kept == ["## 4. Kept", "## 5. Next"], "the sections after an omitted one are numbered again"
+
+
+def test_renumbered_sections_take_their_references_along():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("## 1. Data\n\nThe table in section 3 says more."),
+        nbformat.v4.new_markdown_cell("## 3. Diagnostics"),
+    ]
+    export.renumber_sections(nb)
+    assert [c.source for c in nb.cells] == ["## 1. Data\n\nThe table in section 2 says more.", "## 2. Diagnostics"]
 
 
 def test_bayesian_header_shows_the_credible_level_not_a_significance_level():

@@ -96,6 +96,27 @@ def omit_sections(notebook):
             tags = part.metadata.setdefault("tags", [])
             if "remove_cell" not in tags:
                 tags.append("remove_cell")
+    return renumber_sections(notebook)
+
+
+NUMBERED_HEADING = re.compile(r"^## (\d+)\. ", re.MULTILINE)
+SECTION_REFERENCE = re.compile(r"\b([Ss]ections?) (\d+)\b")
+
+
+def renumber_sections(notebook):
+    """Number the `## N. ` headings of the cells kept on the page in sequence again (from the first one's
+    number), and the "section N" references in them with them, so that an omitted section leaves no gap
+    (4 then 6). The notebook itself (report.ipynb) keeps the template's numbers."""
+    kept = [c for c in notebook.cells if c.cell_type == "markdown" and "remove_cell" not in c.metadata.get("tags", [])]
+    old = [int(m.group(1)) for c in kept for m in NUMBERED_HEADING.finditer(c.source)]
+    new = {number: i for i, number in enumerate(old, old[0] if old else 1)}
+    if all(number == i for number, i in new.items()):
+        return notebook
+    for cell in kept:
+        cell.source = NUMBERED_HEADING.sub(lambda m: f"## {new.get(int(m.group(1)), m.group(1))}. ", cell.source)
+        cell.source = SECTION_REFERENCE.sub(
+            lambda m: f"{m.group(1)} {new.get(int(m.group(2)), m.group(2))}", cell.source
+        )
     return notebook
 
 
