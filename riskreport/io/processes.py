@@ -62,8 +62,11 @@ def raise_on_signals(busy: Callable[[], bool] | None = None) -> dict:
 
 
 def restore_signals(previous: dict) -> None:
+    """Put back the handlers `raise_on_signals` replaced, and forget its state (a later run starts afresh)."""
     for signum, handler in previous.items():
         signal.signal(signum, handler)
+    if previous:
+        _STATE.update(deferring=0, pending=None, raised=0, busy=None)
 
 
 def _raise(signum: int, frame) -> None:
@@ -87,7 +90,7 @@ def deferred_signals() -> Iterator[None]:
     `__del__` or a weakref callback, where it prints "Exception ignored"), and the run would otherwise
     go on to put its report in place and exit 0 after a Ctrl-C.
     """
-    if _STATE["raised"]:
+    if _STATE["raised"] and any(signal.getsignal(signum) is _raise for signum in INTERRUPTS):
         raise Interrupted(_STATE["raised"])
     _STATE["deferring"] += 1
     try:
