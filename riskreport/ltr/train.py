@@ -13,7 +13,6 @@ learning rate 0.1, min docs per leaf 1500.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -21,15 +20,12 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..io.letor import LetorData
-from ..progress import stderr_printer
+from ..progress import Progress, stderr_printer
 from .baselines import Baseline, baseline_matrix, hold_out, learned_baseline
 from .objectives import NAMES, PARALLEL_ROWS, SEVERAL_BASELINES, make_objective, ndcg_per_query, objective_key
 
 PAPER_2014: dict[str, float] = {"trees": 800, "leaves": 50, "learning_rate": 0.075, "min_data_in_leaf": 1000}
 PAPER_2016: dict[str, float] = {"trees": 500, "leaves": 50, "learning_rate": 0.1, "min_data_in_leaf": 1500}
-Progress = Callable[[str], None]
-
-
 say_stderr: Progress = stderr_printer("[ltr] ")  # the terminal of `riskreport run`, never the report's page
 
 

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from riskreport.measures.evaluation import Progress
+from riskreport.render.figures import DEFAULT_FORMATS
 from riskreport.run.jobs import Job
 from riskreport.run.runner import ReportPlan, job_folder
 
@@ -47,7 +48,7 @@ def why_run(plan: ReportPlan, previous: dict | None) -> str:
         reasons.append("versions changed: " + ", ".join(versions))
     if previous.get("show_code") != plan.record["show_code"]:
         reasons.append("show_code changed")
-    if (previous.get("figure_formats") or ["png"]) != plan.record["figure_formats"]:
+    if (previous.get("figure_formats") or list(DEFAULT_FORMATS)) != plan.record["figure_formats"]:
         reasons.append("figure_formats changed")
     return "; ".join(reasons) or "fingerprint changed"
 
