@@ -216,6 +216,25 @@ def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
     assert "ESS < 50,000" in capped.diagnostics["problems"]
 
 
+def test_sampling_stops_at_the_first_checkpoint_that_meets_the_target(generated):
+    """The kept draws are the first c of every chain; at the checkpoint before c the ESS target or R̂ < 1.01 was
+    not met yet."""
+    from riskreport.bayes import stopping
+    from riskreport.bayes.diagnostics import _min_ess
+
+    result = bayes.fit("gaussian", bayes.scores_data(generated * 0.5), use_cache=False, **FAST)
+    step = stopping.check_every(FAST["target_ess"], FAST["chains"])
+    per_chain = result.draws["r_sys"].shape[1]
+    first = -(-FAST["target_ess"] // FAST["chains"] // 2)
+    assert result.ok and result.batches[-1]["stopped"] == "target met"
+    assert min(_min_ess(result.draws["r_sys"])) >= FAST["target_ess"]
+    assert per_chain in stopping.checkpoints(first, step, FAST["max_draws"] // FAST["chains"])
+    if per_chain > first:  # the checkpoint before did not meet the report's checks
+        before = {name: values[:, : per_chain - step] for name, values in result.draws.items()}
+        met = min(_min_ess(before["r_sys"])) >= FAST["target_ess"] and stopping.max_rhat(before) < 1.01
+        assert not met
+
+
 def test_a_fit_does_not_depend_on_which_data_compiled_its_model_first(generated):
     """A compiled model given new data starts from the new data's initial points (its prior constants):
     a BRisk⁻ fit inside the report equals the same fit alone."""

@@ -13,6 +13,7 @@ import pandas as pd
 
 from riskreport.bayes.fits import BayesFit
 from riskreport.bayes.models import FAMILY, LABELS, brms_priors, describe_prior
+from riskreport.bayes.stopping import check_every
 from riskreport.stats.rankings import riskiest_first
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
         f"{settings['tune']:,} warm-up iterations, target acceptance {settings['target_accept']:g}, seed "
         f"{settings['seed']}; each fit samples until every system effect has a bulk and tail effective sample size "
         f"of at least {settings['target_ess']:,} (Kruschke's criterion for 95% intervals, as in the thesis), at most "
-        f"{settings['max_draws']:,} draws; draws per fit: {', '.join(f'{d:,}' for d in draws)}. Checks: "
+        f"{settings['max_draws']:,} draws, checked at fixed draw counts (every {check_every(settings['target_ess'], settings['chains']):,} "
+        f"draws per chain) and stopped at the first that meets it; draws per fit: {', '.join(f'{d:,}' for d in draws)}. Checks: "
         f"rank-normalised split R̂ < 1.01, bulk and tail ESS ≥ the target for the system effects, no divergent "
         f"transitions; {len(fits) - len(failed)} of {len(fits)} fits pass"
         + (

@@ -1,18 +1,15 @@
 """Fitting a model to a target effective sample size, with an on-disk cache of the draws.
 
 NUTS through PyMC and the nutpie sampler (numba backend): the fastest of the engines measured
-on this project's 2-core machines (see README, "Bayesian risk"). A fit samples `chains` chains;
-when the ESS of the system effects (bulk and tail) is below `target_ess` it adds batches of
-chains of the same length, with fresh seeds, until the target holds or `max_draws` is reached,
-and it says which. `FitOptions` holds the settings `fit` and `prepare` share; the draws are
+on this project's 2-core machines (see README, "Bayesian risk"). A fit samples `chains` chains and
+stops at the first checkpoint where the ESS of the system effects (bulk and tail) reaches
+`target_ess`, or at `max_draws`, and says which (`stopping.sample_until`). `FitOptions` holds the settings `fit` and `prepare` share; the draws are
 cached (`fits.FitCache`) and the compiled model reused (`compiled.compiled_model`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,19 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from riskreport.bayes.compiled import compiled_model
-from riskreport.bayes.diagnostics import _min_ess, diagnose, information_criteria
+from riskreport.bayes.diagnostics import diagnose, information_criteria
 from riskreport.bayes.fit_progress import stderr_progress
-from riskreport.bayes.fits import BayesFit, FitCache, cache_key, from_cache, library_versions, with_effects
-from riskreport.bayes.models import FAMILY, LABELS, brms_priors, check_model, check_support, free_variables
+from riskreport.bayes.fits import BayesFit, FitCache, cache_key, from_cache, library_versions
+from riskreport.bayes.models import FAMILY, LABELS, brms_priors, check_model, check_support
 from riskreport.bayes.scores import BayesData, group_strength, intercept_correlation
+from riskreport.bayes.stopping import CHECKS_PER_TARGET, INITIAL_EFFICIENCY, LOW_RANK_BELOW, sample_until
 from riskreport.errors import ParameterError
 from riskreport.progress import Progress
-
-INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
-
-
-LOW_RANK_BELOW = 0.25  # ESS per draw under which later batches adapt a low-rank mass matrix (correlated effects)
-
 
 LOW_RANK_ABOVE = 0.75  # predicted intercept–effect correlation above which the first batch already does,
 
@@ -205,6 +197,7 @@ def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) 
         "target_accept": float(target_accept),
         "sampler": "nutpie (NUTS), numba backend",
         "initial_efficiency": INITIAL_EFFICIENCY,
+        "stopping": f"first checkpoint that meets the target, every 1/{CHECKS_PER_TARGET} of it",
         "low_rank_below": LOW_RANK_BELOW,
         "low_rank_above": LOW_RANK_ABOVE,
         "centred_families": CENTRED_FAMILIES,
@@ -241,70 +234,4 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
             + "".join(f", centred {group} effects" for group, c in zip(("system", "topic"), centred) if c)
         )
     compiled = compiled_model(model, data, priors, say, centred, compiled_dir)
-    import nutpie  # heavy imports only when sampling (imported by `compiled_model`)
-
-    chains, target = settings["chains"], settings["target_ess"]
-    effects = "b" if model.startswith("paired") else "r_sys"
-    per_chain = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), settings["max_draws"] // chains))
-    parts: list[dict[str, np.ndarray]] = []
-    batches: list[dict] = []
-    divergences = 0
-    while True:
-        batch = len(batches)
-        mass = "low-rank" if low_rank else "diagonal"
-        say(
-            f"{LABELS[model]}: sampling {chains} chains × {per_chain:,} draws (+ {settings['tune']:,} warm-up, "
-            f"{mass} mass matrix), batch {batch + 1}"
-        )
-        started = time.time()
-        trace = nutpie.sample(
-            compiled,
-            draws=per_chain,
-            tune=settings["tune"],
-            chains=chains,
-            cores=min(chains, os.cpu_count() or 1),
-            seed=settings["seed"] + 7919 * batch,
-            save_warmup=False,
-            progress_bar=False,
-            target_accept=settings["target_accept"],
-            low_rank_modified_mass_matrix=low_rank,
-        )
-        parts.append({name: np.asarray(trace.posterior[name].values) for name in free_variables(model, centred)})
-        batch_divergences = int(np.asarray(trace.sample_stats["diverging"].values).sum())
-        divergences += batch_divergences
-        # a later batch continues each chain after its own warm-up: chain k of every batch is appended along draws
-        draws = with_effects({name: np.concatenate([p[name] for p in parts], axis=1) for name in parts[0]})
-        bulk, tail = _min_ess(draws[effects])
-        total, done = draws["b"].size, draws["b"].shape[1]
-        batches.append(
-            {
-                "chains": chains,
-                "draws_per_chain": per_chain,
-                "mass_matrix": mass,
-                "group_effects": "/".join(
-                    f"{g} {'centred' if c else 'non-centred'}" for g, c in zip(("systems", "topics"), centred)
-                ),
-                "seconds": round(time.time() - started, 2),
-                "divergences": batch_divergences,
-                "min_ess_bulk": bulk,
-                "min_ess_tail": tail,
-            }
-        )
-        say(
-            f"{LABELS[model]}: {total:,} draws, min ESS of the system effects bulk {bulk:,.0f} / tail {tail:,.0f} "
-            f"(target {target:,}) after {time.time() - started:.1f} s"
-        )
-        room = settings["max_draws"] // chains - done
-        reached = min(bulk, tail)
-        if reached >= target or room < 1:
-            if reached < target:
-                say(f"{LABELS[model]}: max_draws = {settings['max_draws']:,} reached before the ESS target")
-            return draws, batches, divergences
-        if not low_rank and reached / total < LOW_RANK_BELOW:
-            # strongly correlated effects (e.g. near-identical systems): a low-rank mass matrix mixes far better;
-            # size the next batch by the usual efficiency guess, then by what it measures
-            low_rank = True
-            per_chain = min(room, max(50, math.ceil((target - reached) / chains / INITIAL_EFFICIENCY)))
-            continue
-        # each batch pays its own warm-up: overshoot a little rather than add a third batch
-        per_chain = min(room, max(done // 4, math.ceil(done * (target / max(reached, 1.0) - 1) * 1.3)))
+    return sample_until(compiled, model, centred, low_rank, settings, say)
