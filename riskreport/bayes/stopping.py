@@ -131,8 +131,10 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
     import nutpie
 
     chains, target = settings["chains"], settings["target_ess"]
-    started = last_said = time.time()
+    started = time.time()
     run = _Run(
+        say,
+        settings["tune"],
         nutpie.sample(
             compiled,
             draws=length,
@@ -146,7 +148,7 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
             low_rank_modified_mass_matrix=low_rank,
             blocking=False,
             return_raw_trace=True,  # read as Arrow: a copy of the trace as ArviZ data costs seconds per look
-        )
+        ),
     )
     try:
         for c in points:
@@ -159,12 +161,10 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
             if (reached >= target and max_rhat(draws) < RHAT_MAX) or c == points[-1] or switch:
                 return kept, diverging, bulk, tail, time.time() - started, switch
-            if time.time() - last_said >= SAY_EVERY:
-                last_said = time.time()
-                say(
-                    f"… {total:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} "
-                    f"({time.time() - started:.0f} s)"
-                )
+            run.tell(
+                f"… {total:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} "
+                f"({time.time() - started:.0f} s)"
+            )
         raise AssertionError("unreachable: the last checkpoint always returns")
     finally:
         run.stop()
@@ -173,9 +173,16 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
 class _Run:
     """A background nutpie run, looked at through its raw Arrow trace (one record batch per chain)."""
 
-    def __init__(self, sampler):
-        self.sampler, self.final = sampler, None
+    def __init__(self, say, tune: int, sampler):
+        self.say, self.tune, self.sampler, self.final = say, tune, sampler, None
         self.seen: tuple[float, int] | None = None  # (time, draws of the slowest chain) at the first look with draws
+        self.said = time.time()
+
+    def tell(self, message: str) -> None:
+        """Say `message` if nothing was said for `SAY_EVERY` seconds (progress of a long batch)."""
+        if time.time() - self.said >= SAY_EVERY:
+            self.said = time.time()
+            self.say(message)
 
     def first(self, c: int, names) -> tuple[dict[str, np.ndarray], int]:
         """The first `c` post-warm-up draws of every chain, {name: (chains, c, *shape)}, and their divergences."""
@@ -194,6 +201,12 @@ class _Run:
             least = min(stat.num_rows - int(np.asarray(stat.column("tuning").to_numpy()).sum()) for stat in stats)
             if least >= c or self.final is not None:
                 return draws, stats
+            warming = min(stat.num_rows for stat in stats)
+            self.tell(
+                f"… warm-up: {warming:,} of {self.tune:,} iterations per chain"
+                if least == 0 and warming < self.tune
+                else f"… {least:,} draws per chain, the next check at {c:,}"
+            )
             time.sleep(self._pause(c, least))
 
     def _pause(self, c: int, least: int) -> float:
