@@ -1,4 +1,5 @@
-"""Convergence diagnostics (R̂, bulk and tail ESS) and model choice (WAIC, PSIS-LOO) of a fit's draws."""
+"""Convergence diagnostics (R̂, bulk and tail ESS; `riskreport.bayes.convergence`) and model choice (WAIC,
+PSIS-LOO; ArviZ) of a fit's draws."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import math
 
 import numpy as np
 
+from riskreport.bayes.convergence import ess_bulk, ess_tail, rhat_ess
 from riskreport.bayes.scores import BayesData
 
 RHAT_MAX = 1.01
@@ -15,13 +17,13 @@ MAX_LOGLIK_VALUES = 30_000_000  # draws × observations held at once for WAIC/LO
 
 
 def _min_ess(values: np.ndarray) -> tuple[float, float]:
-    import arviz as az
+    """The smallest bulk and tail ESS over the parameters of `values` (chains, draws, *parameter shape)."""
+    return float(np.min(ess_bulk(values))), float(np.min(ess_tail(values)))
 
-    values = values.reshape(values.shape[:2] + (-1,))
-    dataset = az.convert_to_dataset({"x": values})
-    bulk = az.ess(dataset, method="bulk")["x"].values
-    tail = az.ess(dataset, method="tail")["x"].values
-    return float(np.min(bulk)), float(np.min(tail))
+
+def _columns(values: np.ndarray) -> np.ndarray:
+    """Draws (chains, draws, *parameter shape) as (chains, draws, parameters), C order."""
+    return values.reshape(values.shape[:2] + (-1,))
 
 
 def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> dict:
@@ -30,17 +32,14 @@ def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> di
     Passes when every R̂ < 1.01, every system effect has bulk and tail ESS ≥ `target_ess`
     and no transition diverged. `per_parameter` maps `name[i]` to (rhat, ess_bulk, ess_tail).
     """
-    import arviz as az
-
     names = [n for n in draws if not n.startswith("z_")]
-    dataset = az.convert_to_dataset({n: draws[n] for n in names})
-    rhat, bulk, tail = az.rhat(dataset), az.ess(dataset, method="bulk"), az.ess(dataset, method="tail")
-    per_parameter = {}
-    for name in names:
-        r, eb, et = (np.atleast_1d(x[name].values) for x in (rhat, bulk, tail))
-        for i in range(len(r)):
-            label = name if draws[name].ndim == 2 else f"{name}[{i}]"
-            per_parameter[label] = (float(r[i]), float(eb[i]), float(et[i]))
+    rhat, bulk, tail = rhat_ess(np.concatenate([_columns(draws[n]) for n in names], axis=2))
+    labels = [
+        name if draws[name].ndim == 2 else f"{name}[{i}]"
+        for name in names
+        for i in range(_columns(draws[name]).shape[2])
+    ]
+    per_parameter = {label: (float(r), float(eb), float(et)) for label, r, eb, et in zip(labels, rhat, bulk, tail)}
     effect_keys = [k for k in per_parameter if k == effects or k.startswith(effects + "[")]
     max_rhat = max(v[0] for v in per_parameter.values())
     min_bulk = min(per_parameter[k][1] for k in effect_keys)

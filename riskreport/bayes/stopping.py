@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
 from riskreport.bayes.fits import with_effects
 from riskreport.bayes.models import LABELS, free_variables
@@ -40,11 +41,7 @@ SAY_EVERY = 15.0  # seconds between progress lines of one batch
 
 def max_rhat(draws: dict[str, np.ndarray]) -> float:
     """The largest rank-normalised split R̂ over every parameter the report checks (all but the z_ auxiliaries)."""
-    import arviz as az
-
-    names = [name for name in draws if not name.startswith("z_")]
-    rhat = az.rhat(az.convert_to_dataset({name: draws[name] for name in names}))
-    return max(float(np.max(rhat[name].values)) for name in names)
+    return max(float(np.max(rhat_rank(values))) for name, values in draws.items() if not name.startswith("z_"))
 
 
 def check_every(target: int, chains: int) -> int:

@@ -1,0 +1,127 @@
+"""riskreport.bayes.convergence: R̂ and bulk/tail ESS equal to ArviZ's (computed here) to 1e-9 relative."""
+
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+import pytest
+
+from riskreport.bayes import convergence
+from riskreport.bayes.diagnostics import _min_ess, diagnose
+from riskreport.errors import ParameterError
+
+RTOL = 1e-9
+
+
+def ar1(rng: np.random.Generator, rho: float, shape: tuple[int, ...]) -> np.ndarray:
+    """AR(1) chains along axis 1: x_t = ρ x_{t−1} + ε_t."""
+    noise = rng.normal(size=shape)
+    x = np.empty(shape)
+    x[:, 0] = noise[:, 0]
+    for t in range(1, shape[1]):
+        x[:, t] = rho * x[:, t - 1] + noise[:, t]
+    return x
+
+
+def arviz_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(R̂, bulk ESS, tail ESS) per parameter by ArviZ."""
+    dataset = az.convert_to_dataset({"x": values})
+    return (
+        az.rhat(dataset)["x"].values,
+        az.ess(dataset, method="bulk")["x"].values,
+        az.ess(dataset, method="tail")["x"].values,
+    )
+
+
+def _cases() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(20210101)
+    near_constant = 1 + 1e-12 * rng.normal(size=(4, 999, 2))
+    near_constant[..., 1] = 0.5  # and a constant
+    with_nan = rng.normal(size=(4, 100, 2))
+    with_nan[1, 5, 0] = np.nan
+    return {
+        "iid normal, 4 chains": rng.normal(size=(4, 1000, 3)),
+        "AR(1) rho 0.9, odd draws": ar1(rng, 0.9, (4, 2001, 2)),
+        "AR(1) rho 0.99, odd draws": ar1(rng, 0.99, (4, 2001, 2)),
+        "AR(1) rho -0.5 (antithetic)": ar1(rng, -0.5, (2, 600, 2)),
+        "four distinct values (ties)": rng.integers(0, 4, size=(4, 500, 3)).astype(float),
+        "rare ones (tail indicator constant)": (rng.random((4, 300, 2)) < 0.03).astype(float),
+        "1 chain": ar1(rng, 0.5, (1, 1001, 3)),
+        "near-constant and constant": near_constant,
+        "a NaN draw": with_nan,
+        "scalar parameter, 4 chains": ar1(rng, 0.7, (4, 777)),
+        "scalar parameter, 1 chain": rng.normal(size=(1, 1000)),
+        "matrix parameter": rng.normal(size=(3, 200, 2, 3)),
+        "float32 draws": rng.normal(size=(4, 1001, 3)).astype(np.float32),
+        "integer draws": rng.integers(-3, 3, size=(4, 400, 2)),
+        "no parameter": np.zeros((4, 100, 0)),
+        "3 draws (too few)": rng.normal(size=(2, 3, 2)),
+    }
+
+
+CASES = _cases()
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # ArviZ's R̂ of a constant: 0 / 0
+@pytest.mark.parametrize("name", list(CASES))
+def test_equal_to_arviz(name):
+    values = CASES[name]
+    expected = arviz_values(values)
+    together = convergence.rhat_ess(values)
+    apart = (convergence.rhat_rank(values), convergence.ess_bulk(values), convergence.ess_tail(values))
+    for what, want, got_together, got_apart in zip(("R̂", "bulk ESS", "tail ESS"), expected, together, apart):
+        assert got_together.shape == got_apart.shape == want.shape == values.shape[2:], what
+        np.testing.assert_allclose(got_together, want, rtol=RTOL, atol=0, err_msg=f"{name}: {what}")
+        np.testing.assert_allclose(got_apart, want, rtol=RTOL, atol=0, err_msg=f"{name}: {what}")
+
+
+@pytest.mark.parametrize("draws", range(4, 16))
+def test_short_chains_equal_to_arviz(draws):
+    """Geyer's sequences stop at the last lag pair within the draws: every boundary of a short chain."""
+    rng = np.random.default_rng(draws)
+    values = np.concatenate([ar1(rng, rho, (3, draws, 2)) for rho in (-0.6, 0.0, 0.8)], axis=2)
+    for want, got in zip(arviz_values(values), convergence.rhat_ess(values)):
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=0)
+
+
+def test_ess_follows_the_autocorrelation():
+    """Independent of ArviZ: ESS ≈ N for independent draws, ≈ N (1 − ρ)/(1 + ρ) for AR(1) draws."""
+    rng = np.random.default_rng(7)
+    size = 4 * 5000
+    assert 0.9 * size < convergence.ess_bulk(rng.normal(size=(4, 5000))) < 1.1 * size
+    expected = size * 0.1 / 1.9
+    assert 0.7 * expected < convergence.ess_bulk(ar1(rng, 0.9, (4, 5000))) < 1.3 * expected
+    shifted = ar1(rng, 0.0, (4, 2000))
+    shifted[0] += 3.0  # one chain elsewhere: R̂ far above 1
+    assert convergence.rhat_rank(shifted) > 1.3
+    assert np.isnan(convergence.rhat_rank(rng.normal(size=(1, 2000))))
+
+
+def test_draws_need_chains_and_draws_axes():
+    with pytest.raises(ParameterError, match=r"\(chains, draws, \*parameter shape\); got shape \(10,\)"):
+        convergence.ess_bulk(np.zeros(10))
+
+
+def _zoib_like(rng: np.random.Generator) -> dict:
+    draws = {name: ar1(rng, 0.6, (4, 503)) for name in ("b", "sd_sys", "sd_top", "phi", "zoi", "coi")}
+    draws |= {"z_sys": rng.normal(size=(4, 503, 5)), "z_top": rng.normal(size=(4, 503, 4))}
+    draws["r_sys"] = ar1(rng, 0.95, (4, 503, 5))
+    draws["r_top"] = ar1(rng, 0.3, (4, 503, 4))
+    return draws
+
+
+def test_diagnose_equals_arviz():
+    draws = _zoib_like(np.random.default_rng(3))
+    result = diagnose(draws, "r_sys", target_ess=400, divergences=0)
+    expected = {}
+    for name in ("b", "sd_sys", "sd_top", "phi", "zoi", "coi", "r_sys", "r_top"):
+        for i, values in enumerate(zip(*(np.atleast_1d(v) for v in arviz_values(draws[name])))):
+            expected[name if draws[name].ndim == 2 else f"{name}[{i}]"] = values
+    assert list(result["per_parameter"]) == list(expected)
+    for label, want in expected.items():
+        np.testing.assert_allclose(result["per_parameter"][label], want, rtol=RTOL, atol=0, err_msg=label)
+    effects = np.array([expected[f"r_sys[{i}]"] for i in range(5)])
+    assert result["min_ess_bulk"] == pytest.approx(effects[:, 1].min(), rel=RTOL)
+    assert result["min_ess_tail"] == pytest.approx(effects[:, 2].min(), rel=RTOL)
+    assert result["max_rhat"] == pytest.approx(max(v[0] for v in expected.values()), rel=RTOL)
+    assert _min_ess(draws["r_sys"]) == pytest.approx((effects[:, 1].min(), effects[:, 2].min()), rel=RTOL)
