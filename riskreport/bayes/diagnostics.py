@@ -1,5 +1,5 @@
 """Convergence diagnostics (R̂, bulk and tail ESS; `riskreport.bayes.convergence`) and model choice (WAIC,
-PSIS-LOO; ArviZ) of a fit's draws."""
+PSIS-LOO; `riskreport.bayes.psis`) of a fit's draws."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from riskreport.bayes.convergence import ess_bulk, ess_tail, rhat_ess
+from riskreport.bayes.convergence import ess_bulk, ess_mean, ess_tail, rhat_ess
 from riskreport.bayes.scores import BayesData
 
 RHAT_MAX = 1.01
@@ -104,11 +104,4 @@ def _relative_efficiency(intercept: np.ndarray) -> float:
     one chain)."""
     if intercept.shape[0] == 1:
         return 1.0
-    import warnings
-
-    import arviz as az
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # as inside `arviz.loo`, whose warnings riskreport reports as numbers
-        ess = az.ess(az.convert_to_dataset({"b": intercept}), method="mean")["b"].values
-    return float(np.mean(ess)) / intercept.size
+    return float(ess_mean(intercept)) / intercept.size

@@ -14,8 +14,10 @@ elpd_waic,i = lppd_i − var_s(log p(y_i | θ_s)); p = Σ lppd_i − elpd (LOO) 
 Every numerical choice follows ArviZ 0.23 (`arviz.loo`, `arviz.waic`, `arviz.psislw` with `scale="log"`): the
 tail is the values strictly above the (M+1)-th largest (and above log of the smallest normal float), a tail of
 4 values or fewer is not smoothed and gets k = ∞, a fit whose k is not finite leaves the tail as it is, and the
-fit's grid has 30 + ⌊√M⌋ points. The results equal ArviZ's to about 1e-15 relative (tests/test_psis.py);
-ArviZ loops over the observations in Python, and this module fits all of them at once.
+fit's grid has 30 + ⌊√M⌋ points. The results equal ArviZ's to 1e-9 relative (tests/test_psis.py; measured on a
+ZOiB fit's shape: elpd, se and p within 2e-15 relative, elpd_i within 4e-15 absolute, k within 2e-16). ArviZ loops
+over the observations in Python; this module fits all of them at once, 3.4–4.5× faster
+(tests/benchmarks/bench_psis.py).
 """
 
 from __future__ import annotations

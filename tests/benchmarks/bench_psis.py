@@ -98,7 +98,9 @@ def differences(reference, result) -> dict:
             rel(waic.p, ref_waic["p_waic"]),
         ),
         "elpd_loo_i (relative)": rel(loo.pointwise, ref_loo["loo_i"]),
+        "elpd_loo_i (absolute)": float(np.max(np.abs(loo.pointwise - np.asarray(ref_loo["loo_i"])))),
         "elpd_waic_i (relative)": rel(waic.pointwise, ref_waic["waic_i"]),
+        "elpd_waic_i (absolute)": float(np.max(np.abs(waic.pointwise - np.asarray(ref_waic["waic_i"])))),
         "pareto k (absolute)": float(np.max(np.abs(loo.pareto_k - np.asarray(ref_loo["pareto_k"])))),
         "k > 0.7 (ours, ArviZ)": (int((loo.pareto_k > 0.7).sum()), int((np.asarray(ref_loo["pareto_k"]) > 0.7).sum())),
     }
