@@ -11,9 +11,9 @@ to 1e-9 relative (tested):
 
 - each chain is split into halves (the middle draw of an odd count is dropped);
 - rank normalisation: average ranks r over all split chains of a parameter (S values), z = Φ⁻¹((r − 3/8) / (S + 1/4));
-- bulk ESS: the ESS of the rank-normalised split chains; mean ESS (`arviz.ess(method="mean")`, which sets the
-  relative efficiency of PSIS-LOO): the ESS of the split chains themselves; tail ESS: the smaller ESS of the indicators draw ≤ q
-  at the 5 % and 95 % quantiles q (type 7, over all draws, before the split);
+- bulk ESS: the ESS of the rank-normalised split chains; tail ESS: the smaller ESS of the indicators draw ≤ q
+  at the 5 % and 95 % quantiles q (type 7, over all draws, before the split); mean ESS (`arviz.ess(method="mean")`,
+  which sets the relative efficiency of PSIS-LOO): the ESS of the split chains themselves;
 - R̂: the larger of the split R̂ of the rank-normalised draws and of the rank-normalised draws folded about
   their median, |draw − median|;
 - a parameter with a NaN draw, or fewer than 4 draws per chain, gives NaN (R̂ also needs 2 chains); a sequence
@@ -46,7 +46,7 @@ def ess_bulk(values: ArrayLike) -> np.ndarray:
 
 
 def ess_mean(values: ArrayLike) -> np.ndarray:
-    """Effective sample size of the mean per parameter: the ESS of the split chains (in float64), not rank-normalised."""
+    """Effective sample size of the mean per parameter: the ESS of the split chains (float64), not rank-normalised."""
     x, shape = _parameters(values)
     if _too_short(x):
         return np.full(shape, np.nan)

@@ -4,11 +4,11 @@ over the observations.
 The definitions are those of Vehtari, Gelman & Gabry, 'Practical Bayesian model evaluation using leave-one-out
 cross-validation and WAIC' (Statistics and Computing 27, 2017) and Vehtari, Simpson, Gelman, Yao & Gabry,
 'Pareto smoothed importance sampling' (JMLR 25(72), 2024): for observation i and draws s = 1..S the raw
-leave-one-out log weights are r_s = −log p(y_i | θ_s); the M = ⌈min(S/5, 3·√(S/r_eff))⌉ largest are replaced by
-the expected order statistics of a generalized Pareto distribution fitted to them (the empirical Bayes estimate
-of Zhang & Stephens, 'A new and efficient estimation method for the generalized Pareto distribution',
-Technometrics 51, 2009, with a weakly informative prior pulling k towards 0.5), truncated at the largest raw
-weight and normalised. elpd_loo,i = log Σ_s w_s p(y_i | θ_s); lppd_i = log(1/S · Σ_s p(y_i | θ_s));
+leave-one-out log weights are r_s = −log p(y_i | θ_s); the M = ⌈min(S/5, 3·√(S/r_eff))⌉ largest are replaced, in
+their order, by the quantiles at (j − ½)/M of a generalized Pareto distribution fitted to them (the empirical
+Bayes estimate of Zhang & Stephens, 'A new and efficient estimation method for the generalized Pareto
+distribution', Technometrics 51, 2009, with a weakly informative prior pulling k towards 0.5), truncated at the
+largest raw weight and normalised. elpd_loo,i = log Σ_s w_s p(y_i | θ_s); lppd_i = log(1/S · Σ_s p(y_i | θ_s));
 elpd_waic,i = lppd_i − var_s(log p(y_i | θ_s)); p = Σ lppd_i − elpd (LOO) or Σ var_s (WAIC); se = √(n · var(elpd_i)).
 
 Every numerical choice follows ArviZ 0.23 (`arviz.loo`, `arviz.waic`, `arviz.psislw` with `scale="log"`): the
