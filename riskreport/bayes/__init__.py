@@ -3,7 +3,7 @@
 Models (`models`) of scores coded for them (`scores`), sampling to a target ESS (`sampling`,
 `FitOptions`) with an on-disk cache of the draws (`fits`) and of the compiled models (`compiled`),
 and the measures and rules on the fits: system effects, dominance, WAIC/PSIS-LOO and diagnostics
-(`measures`; R̂ and ESS computed by `convergence`), BRisk⁻ (`brisk`), PPDRisk⁻ (`ppdrisk`); the report's analysis (`analysis`) and its
+(`measures`; R̂ and ESS computed by `convergence`, WAIC and PSIS-LOO by `psis`), BRisk⁻ (`brisk`), PPDRisk⁻ (`ppdrisk`); the report's analysis (`analysis`) and its
 words and display tables (`presentation`). Tables use the standard convention (higher is better).
 
 >>> from riskreport import bayes

@@ -12,7 +12,8 @@ to 1e-9 relative (tested):
 - each chain is split into halves (the middle draw of an odd count is dropped);
 - rank normalisation: average ranks r over all split chains of a parameter (S values), z = Φ⁻¹((r − 3/8) / (S + 1/4));
 - bulk ESS: the ESS of the rank-normalised split chains; tail ESS: the smaller ESS of the indicators draw ≤ q
-  at the 5 % and 95 % quantiles q (type 7, over all draws, before the split);
+  at the 5 % and 95 % quantiles q (type 7, over all draws, before the split); mean ESS (`arviz.ess(method="mean")`,
+  which sets the relative efficiency of PSIS-LOO): the ESS of the split chains themselves;
 - R̂: the larger of the split R̂ of the rank-normalised draws and of the rank-normalised draws folded about
   their median, |draw − median|;
 - a parameter with a NaN draw, or fewer than 4 draws per chain, gives NaN (R̂ also needs 2 chains); a sequence
@@ -42,6 +43,14 @@ def ess_bulk(values: ArrayLike) -> np.ndarray:
     if _too_short(x):
         return np.full(shape, np.nan)
     return _shaped(_ess(_z_scale(_split_chains(x))), _invalid(x, min_chains=1), shape)
+
+
+def ess_mean(values: ArrayLike) -> np.ndarray:
+    """Effective sample size of the mean per parameter: the ESS of the split chains (float64), not rank-normalised."""
+    x, shape = _parameters(values)
+    if _too_short(x):
+        return np.full(shape, np.nan)
+    return _shaped(_ess(_split_chains(x).astype(float)), _invalid(x, min_chains=1), shape)
 
 
 def ess_tail(values: ArrayLike) -> np.ndarray:

@@ -1,5 +1,5 @@
 """Convergence diagnostics (R̂, bulk and tail ESS; `riskreport.bayes.convergence`) and model choice (WAIC,
-PSIS-LOO; ArviZ) of a fit's draws."""
+PSIS-LOO; `riskreport.bayes.psis`) of a fit's draws."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from riskreport.bayes.convergence import ess_bulk, ess_tail, rhat_ess
+from riskreport.bayes.convergence import ess_bulk, ess_mean, ess_tail, rhat_ess
 from riskreport.bayes.scores import BayesData
 
 RHAT_MAX = 1.01
@@ -72,38 +72,36 @@ def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> di
 
 
 def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
-    """WAIC and PSIS-LOO on the deviance scale (ArviZ), from the pointwise log-likelihood.
+    """WAIC and PSIS-LOO on the deviance scale from the pointwise log-likelihood (`riskreport.bayes.psis`, equal to
+    ArviZ's `waic` and `loo` with the relative efficiency `arviz.loo` takes from the intercept's mean ESS).
 
     When draws × observations exceed `MAX_LOGLIK_VALUES` the draws are thinned evenly (the count used is reported).
     """
-    import warnings
-
-    import arviz as az
-
     from riskreport.bayes.likelihood import log_likelihood
+    from riskreport.bayes.psis import loo_waic
 
     chains, per_chain = draws["b"].shape[:2]
     step = max(1, math.ceil(chains * per_chain * data.n / MAX_LOGLIK_VALUES))
     kept = {name: values[:, ::step] for name, values in draws.items()}
     flat = {name: v.reshape((-1,) + v.shape[2:]) for name, v in kept.items()}
     loglik = log_likelihood(model, data, flat).reshape(chains, -1, data.n)
-    idata = az.from_dict(posterior={"b": kept["b"]}, log_likelihood={"y": loglik})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the Pareto-k warning is reported as a number instead
-        waic = az.waic(idata, scale="log", pointwise=True)
-        loo = az.loo(idata, scale="log", pointwise=True)
+    loo, waic = loo_waic(loglik, _relative_efficiency(kept["b"]))
     return {
-        "waic": -2 * float(waic["elpd_waic"]),
-        "waic_se": 2 * float(waic["se"]),
-        "p_waic": float(waic["p_waic"]),
-        "loo": -2 * float(loo["elpd_loo"]),
-        "loo_se": 2 * float(loo["se"]),
-        "p_loo": float(loo["p_loo"]),
-        "pareto_k_above_0_7": int((np.asarray(loo["pareto_k"]) > 0.7).sum()),
+        "waic": -2 * waic.elpd,
+        "waic_se": 2 * waic.se,
+        "p_waic": waic.p,
+        "loo": -2 * loo.elpd,
+        "loo_se": 2 * loo.se,
+        "p_loo": loo.p,
+        "pareto_k_above_0_7": int((loo.pareto_k > 0.7).sum()),
         "loglik_draws": int(loglik.shape[0] * loglik.shape[1]),
-        "pointwise": {
-            "elpd_loo_i": np.asarray(loo["loo_i"]),
-            "elpd_waic_i": np.asarray(waic["waic_i"]),
-            "pareto_k": np.asarray(loo["pareto_k"]),
-        },
+        "pointwise": {"elpd_loo_i": loo.pointwise, "elpd_waic_i": waic.pointwise, "pareto_k": loo.pareto_k},
     }
+
+
+def _relative_efficiency(intercept: np.ndarray) -> float:
+    """r_eff of PSIS as `arviz.loo` sets it for a posterior holding only the intercept: its mean ESS / draws (1 for
+    one chain)."""
+    if intercept.shape[0] == 1:
+        return 1.0
+    return float(ess_mean(intercept)) / intercept.size
