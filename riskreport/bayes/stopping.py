@@ -89,10 +89,9 @@ def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, 
             checkpoints(first, step, room - done),
             switch_at,
         )
-        kept, batch_divergences, bulk, tail, seconds, switch = outcome
+        kept, draws, batch_divergences, bulk, tail, seconds, switch = outcome
         parts.append(kept)
         divergences += batch_divergences
-        draws = with_effects({name: np.concatenate([p[name] for p in parts], axis=1) for name in names})
         per_chain = kept[names[0]].shape[1]
         batches.append(
             {
@@ -127,7 +126,8 @@ def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, 
 
 
 def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, say, points, switch_at):
-    """Run one batch of at most `length` draws per chain; (kept draws, divergences, bulk, tail, seconds, switch)."""
+    """Run one batch of at most `length` draws per chain; (kept draws, all draws so far, divergences, bulk ESS,
+    tail ESS, seconds, switch)."""
     import nutpie
 
     chains, target = settings["chains"], settings["target_ess"]
@@ -160,7 +160,7 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
             reached, total = min(bulk, tail), draws["b"].size
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
             if (reached >= target and max_rhat(draws) < RHAT_MAX) or c == points[-1] or switch:
-                return kept, diverging, bulk, tail, time.time() - started, switch
+                return kept, draws, diverging, bulk, tail, time.time() - started, switch
             run.tell(
                 f"… {total:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} "
                 f"({time.time() - started:.0f} s)"
@@ -186,21 +186,22 @@ class _Run:
 
     def first(self, c: int, names) -> tuple[dict[str, np.ndarray], int]:
         """The first `c` post-warm-up draws of every chain, {name: (chains, c, *shape)}, and their divergences."""
-        draws, stats = self._with(c)
-        tuned = [int(np.asarray(stat.column("tuning").to_numpy()).sum()) for stat in stats]
+        draws, stats, tuned = self._with(c)
         kept = {name: np.stack([_column(d.slice(t, c), name) for d, t in zip(draws, tuned)]) for name in names}
         diverging = sum(int(_column(s.slice(t, c), "diverging").sum()) for s, t in zip(stats, tuned))
         return kept, diverging
 
     def _with(self, c: int):
-        """The trace's (draws, stats) batches once every chain has at least `c` post-warm-up draws (or it ended)."""
+        """The trace's (draws, stats) batches and warm-up lengths per chain once every chain has at least `c`
+        post-warm-up draws (or the run ended)."""
         while True:
             if self.final is None and _finished(self.sampler):
                 self.final = self.sampler.wait().get_arrow_trace()  # a finished trace can be taken once
             draws, stats = self.final if self.final is not None else self.sampler.inspect().get_arrow_trace()
-            least = min(stat.num_rows - int(np.asarray(stat.column("tuning").to_numpy()).sum()) for stat in stats)
+            tuned = [int(np.asarray(stat.column("tuning").to_numpy()).sum()) for stat in stats]
+            least = min(stat.num_rows - t for stat, t in zip(stats, tuned))
             if least >= c or self.final is not None:
-                return draws, stats
+                return draws, stats, tuned
             warming = min(stat.num_rows for stat in stats)
             self.tell(
                 f"… warm-up: {warming:,} of {self.tune:,} iterations per chain"
