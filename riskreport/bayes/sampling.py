@@ -2,9 +2,10 @@
 
 NUTS through PyMC and the nutpie sampler (numba backend): the fastest of the engines measured
 on this project's 2-core machines (see README, "Bayesian risk"). A fit samples `chains` chains and
-stops at the first checkpoint where the ESS of the system effects (bulk and tail) reaches
-`target_ess`, or at `max_draws`, and says which (`stopping.sample_until`). `FitOptions` holds the settings `fit` and `prepare` share; the draws are
-cached (`fits.FitCache`) and the compiled model reused (`compiled.compiled_model`).
+stops at the first checkpoint where the system effects' bulk and tail ESS reach `target_ess` and
+every R̂ < 1.01, or at `max_draws`, and says which (`stopping.sample_until`). `FitOptions` holds
+the settings `fit` and `prepare` share; the draws are cached (`fits.FitCache`) and the compiled
+model reused (`compiled.compiled_model`).
 """
 
 from __future__ import annotations
