@@ -3,6 +3,10 @@
 import numpy as np
 from numba import njit
 
+from .cache import use_numba_cache
+
+use_numba_cache()  # the machine code goes to the riskreport cache, not beside this file
+
 
 @njit(cache=True, nogil=True)
 def number(buf, p, end):
