@@ -113,7 +113,7 @@ def test_experiment_and_paper_tables(demo):
     matrix = experiment.matrix
     assert set(matrix.index) == {"feature 110", "Linear", *experiment.learners} and matrix.notna().all().all()
     table7 = tables.paper_table(matrix, "feature 110", ["Linear"], experiment.learners, "2016")
-    assert table7.columns.get_level_values(1).tolist()[:3] == ["NDCG@10", "Reward/Risk", "W/L"]
+    assert table7.columns.get_level_values(1).tolist()[:3] == ["nDCG@10", "Reward/Risk", "W/L"]
     row = table7.loc["LambdaMART", "vs feature 110"]
     delta = matrix.loc["LambdaMART"] - matrix.loc["feature 110"]
     assert row["Wins"] == (delta > 0).sum() and row["Losses"] == (delta < 0).sum()
@@ -145,7 +145,7 @@ def test_macro_average_is_the_mean_over_learned_baselines():
     # L = (0.6, 0.1, 0.4): against b1 Δ = (0.3, −0.2, 0.1), 2 wins, 1 loss; against b2 Δ = (−0.1, −0.1, 0.3),
     # 1 win, 2 losses; macro-averages 1.5 and 1.5
     assert macro["Wins"] == 1.5 and macro["Losses"] == 1.5
-    assert macro["NDCG@10"] == pytest.approx(matrix.loc["L"].mean())
+    assert macro["nDCG@10"] == pytest.approx(matrix.loc["L"].mean())
 
 
 def test_parameters_and_their_errors(demo):
@@ -154,7 +154,7 @@ def test_parameters_and_their_errors(demo):
     assert (
         params.baseline == "feature:110"
         and params.folds == [f"Fold{i}" for i in range(1, 6)]
-        and params.measure == "NDCG@10"
+        and params.measure == "nDCG@10"
     )
     with pytest.raises(UnknownNameError, match="objective 'u-crow'.*Did you mean 'u-cro'"):
         resolve_ltr_parameters(demo, objectives=["u-crow"])
