@@ -211,3 +211,22 @@ def test_jobs_file_plans_a_learning_to_rank_job(demo, tmp_path):
         "trees must be a whole number"
         in run_batch(jobs, reports_dir=tmp_path / "reports", dry_run=True).results[0].message
     )
+
+
+def test_time_left_is_estimated_without_the_first_tree(monkeypatch):
+    """The first tree of a process includes compiling the gradient kernels: 100 s then 1 s a tree is 1 s a tree."""
+    from types import SimpleNamespace
+
+    from riskreport.ltr import train
+
+    clock = iter([0.0, 100.0, 101.0, 102.0])
+    monkeypatch.setattr(train.time, "perf_counter", lambda: next(clock))
+    said: list[str] = []
+    progress = train.TreeProgress("F LambdaMART", said.append, total=12, every=0.0)
+    for iteration in range(3):
+        progress(SimpleNamespace(iteration=iteration, begin_iteration=0, end_iteration=10))
+    assert said == [
+        "F LambdaMART: 1 trees (1/12 of the experiment), 100 s",
+        "F LambdaMART: 2 trees (2/12 of the experiment), 101 s, about 10 s left",
+        "F LambdaMART: 3 trees (3/12 of the experiment), 102 s, about 9 s left",
+    ]

@@ -75,25 +75,27 @@ class Setting:
 
 
 class TreeProgress:
-    """A LightGBM callback saying trees done and the time left, at most every `every` seconds."""
+    """A LightGBM callback saying trees done and the time left, at most every `every` seconds. The time left is
+    estimated from the trees after the first, whose time includes compiling the gradient kernels (numba) in a new
+    process: a first tree of 16 s once made 500 trees look like a day."""
 
     def __init__(self, label: str, say: Progress, done_before: int = 0, total: int | None = None, every: float = 5.0):
         self.label, self.say, self.done_before, self.total, self.every = label, say, done_before, total, every
         self.started = self.last = time.perf_counter()
+        self.first: float | None = None  # when the first tree was done
 
     def __call__(self, env) -> None:
         trees = env.iteration - env.begin_iteration + 1
         total = self.total or (env.end_iteration - env.begin_iteration)
         now = time.perf_counter()
+        if self.first is None:
+            self.first = now
         if now - self.last < self.every and trees < env.end_iteration - env.begin_iteration:
             return
         self.last = now
         done = self.done_before + trees
-        left = (now - self.started) / trees * (total - done)
-        self.say(
-            f"{self.label}: {trees} trees ({done}/{total} of the experiment), {now - self.started:.0f} s, "
-            f"about {left:.0f} s left"
-        )
+        left = f", about {(now - self.first) / (trees - 1) * (total - done):.0f} s left" if trees > 1 else ""
+        self.say(f"{self.label}: {trees} trees ({done}/{total} of the experiment), {now - self.started:.0f} s{left}")
 
 
 def train_ranker(
