@@ -103,6 +103,13 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
             f"not a saved report ({type(error).__name__}: {error})",
             expected="the params.json that riskreport run or Analysis.save writes",
         ) from None
+    if "measure" not in given or "collection" not in given:  # e.g. risk_ltr: learners trained, not runs evaluated
+        raise InputFormatError(
+            folder / "params.json",
+            f"a report of the template {record.get('template', '?')!r}, which Analysis.load cannot read: it loads "
+            "evaluations of runs or score tables (parameters collection, measure, baseline, alphas); read this "
+            f"report's tables in {folder / 'tables'} with pandas",
+        )
     from riskreport.measures.params import resolve_parameters
 
     baseline = given.pop("baselines", None) or given.pop("baseline", None)

@@ -178,9 +178,11 @@ def build_report(
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
     tpl, params = plan.template, plan.params
+    made: list[Path] = []  # folders made for this report: removed again if an interrupt or a failure leaves them empty
     if out is not None:
         destination = plan_destination(out, force=force)
     else:
+        made = _missing(report_parent(plan, reports_dir, job))
         ensure_folder(Path(reports_dir), "--reports")
         parent = ensure_folder(report_parent(plan, reports_dir, job), "--reports")
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -196,8 +198,13 @@ def build_report(
     clock = time.perf_counter()
     try:
         prewarm(params, say, tpl.instances)
-    except KeyboardInterrupt as error:
-        raise Interrupted.of(error, _untouched(final, out is None, "stopped while the runs were evaluated")) from None
+    except BaseException as error:
+        _remove_empty(made)
+        if isinstance(error, KeyboardInterrupt):
+            raise Interrupted.of(
+                error, _untouched(final, out is None, "stopped while the runs were evaluated")
+            ) from None
+        raise
     phases["evaluate"] = time.perf_counter() - clock
     limit = None if timeout is None else _Limit(timeout, started)
 
@@ -248,6 +255,7 @@ def build_report(
                 _point_latest(final.parent / "latest", final)
     except BaseException as error:
         shutil.rmtree(work, ignore_errors=True)
+        _remove_empty(made)
         if isinstance(error, KeyboardInterrupt) and moved:
             raise Interrupted.of(
                 error, f"report {final} was complete and is in place; the index was not updated"
@@ -269,6 +277,21 @@ def build_report(
         _index(reports_dir, say)
     say(f"report written in {time.time() - started:.1f} s: {final / 'report.html'}")
     return final
+
+
+def _missing(folder: Path) -> list[Path]:
+    """`folder` and those of its parents that do not exist yet, deepest first."""
+    folder = Path(folder).absolute()
+    return [f for f in [folder, *folder.parents] if not f.exists()]
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders a report made that it left empty (a first run interrupted), deepest first."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (a kept failed-* report, another run's files) or already gone
+            return
 
 
 def _untouched(final: Path, stamped: bool, detail: str) -> str:
