@@ -25,9 +25,7 @@ def since_section(changes: Changes | None, convention: str = "standard") -> HTML
     if changes is None:
         return HTML("")
     when = f", finished {changes.finished.replace('T', ' ').replace('+00:00', '')} UTC" if changes.finished else ""
-    head = (
-        f"<h2 id='{SINCE_ANCHOR}' class='rr-since'>Since {html.escape(changes.previous)}{html.escape(when)}</h2>"
-    )
+    head = f"<h2 id='{SINCE_ANCHOR}' class='rr-since'>Since {html.escape(changes.previous)}{html.escape(when)}</h2>"
     if changes.empty:
         return HTML(
             f"<section class='rr-since'>{head}<p>Nothing changed since the previous report: the same input files, "
@@ -61,7 +59,9 @@ def _verdict_frame(rows: pd.DataFrame, convention: str) -> pd.DataFrame:
             "challenger": rows["system"],
             "baseline": rows["baseline"],
             "α": rows["alpha"].map(lambda a: f"{a:g}"),
-            "verdict": rows["before"].map(lambda v: ARROWS.get(v, v)) + " → " + rows["after"].map(lambda v: ARROWS.get(v, v)),
+            "verdict": rows["before"].map(lambda v: ARROWS.get(v, v))
+            + " → "
+            + rows["after"].map(lambda v: ARROWS.get(v, v)),
             f"URisk before ({convention})": _signed(rows["urisk_before"], convention),
             f"URisk after ({convention})": _signed(rows["urisk_after"], convention),
             "TRisk before": _signed(rows["trisk_before"], convention),
@@ -76,6 +76,6 @@ def _other_frame(rows: pd.DataFrame) -> pd.DataFrame:
     before = rows["before"].where(~mean, rows["mean_before"].map(lambda v: f"{v:.4f}"))
     after = rows["after"].where(~mean, rows["mean_after"].map(lambda v: f"{v:.4f}"))
     se = rows["se"].map(lambda v: "" if pd.isna(v) else f"± {v:.4f}")
-    return pd.DataFrame({"change": rows["change"], "what": what, "before": before, "after": after, "SE": se}).reset_index(
-        drop=True
-    )
+    return pd.DataFrame(
+        {"change": rows["change"], "what": what, "before": before, "after": after, "SE": se}
+    ).reset_index(drop=True)

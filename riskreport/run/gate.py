@@ -86,7 +86,8 @@ def offenders(gate: Gate, summary: dict | None) -> list[str]:
         if gate.alpha is not None and abs(v["alpha"] - gate.alpha) > 1e-9:
             continue
         numbers = ", ".join(
-            f"{label} {v[key]:.4g}" for label, key in (("URisk", "urisk"), ("TRisk", "trisk"), ("p_adj", "p_adjusted"))
+            f"{label} {v[key]:.4g}"
+            for label, key in (("URisk", "urisk"), ("TRisk", "trisk"), ("p_adj", "p_adjusted"))
             if v.get(key) is not None
         )
         lines.append(

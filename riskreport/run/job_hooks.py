@@ -41,7 +41,9 @@ def run_hook(job: Job, summary: Path, cwd: Path, say: Progress) -> bool:
             command, cwd=cwd, capture_output=True, text=True, timeout=job.on_change_timeout, check=False
         )
     except subprocess.TimeoutExpired:
-        say(f"{job.name}: warning: on_change {command[0]} stopped after {job.on_change_timeout:g} s (on_change_timeout)")
+        say(
+            f"{job.name}: warning: on_change {command[0]} stopped after {job.on_change_timeout:g} s (on_change_timeout)"
+        )
         return False
     except OSError as error:
         say(f"{job.name}: warning: on_change {command[0]} could not be run: {error.strerror or error}")

@@ -194,14 +194,19 @@ def _hooks(merged: dict, bad) -> dict:
     fail_on = merged.pop("fail_on", None)
     systems = merged.pop("fail_on_systems", [])
     if not isinstance(systems, list) or not all(isinstance(s, str) and s for s in systems):
-        raise bad("fail_on_systems", f"expected a list of system ids, e.g. [\"weak-ql\"], got {systems!r}.")
+        raise bad("fail_on_systems", f'expected a list of system ids, e.g. ["weak-ql"], got {systems!r}.')
     try:
         parse_gate(fail_on, systems, "expected")
     except ParameterError:
-        raise bad("fail_on", f"expected \"risk\" (any α) or \"risk@ALPHA\" (one α, e.g. \"risk@5\"), got {fail_on!r}.") from None
+        raise bad(
+            "fail_on", f'expected "risk" (any α) or "risk@ALPHA" (one α, e.g. "risk@5"), got {fail_on!r}.'
+        ) from None
     command = merged.pop("on_change", [])
     if not isinstance(command, list) or not all(isinstance(c, str) and c for c in command):
-        raise bad("on_change", f"expected a command as a list of strings, e.g. [\"notify-send\", \"riskreport\"], got {command!r}.")
+        raise bad(
+            "on_change",
+            f'expected a command as a list of strings, e.g. ["notify-send", "riskreport"], got {command!r}.',
+        )
     limit = merged.pop("on_change_timeout", ON_CHANGE_TIMEOUT)
     try:
         limit = check_timeout(limit, "expected")

@@ -30,7 +30,10 @@ def junit_xml(suites: list[tuple[str, dict | None, str]]) -> str:
         ET.SubElement(ET.SubElement(suite, "properties"), "property", name="report", value=str(folder))
         for v in verdicts:
             case = ET.SubElement(
-                suite, "testcase", classname=f"riskreport.{name}.{v['baseline']}", name=f"{v['system']} at α={v['alpha']:g}"
+                suite,
+                "testcase",
+                classname=f"riskreport.{name}.{v['baseline']}",
+                name=f"{v['system']} at α={v['alpha']:g}",
             )
             numbers = ", ".join(
                 f"{label} {v[key]:.4g}"

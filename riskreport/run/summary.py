@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from riskreport.io.files import write_atomic
+from riskreport.io.provenance import inputs_digest
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = Path(__file__).with_name("summary.schema.json")
@@ -42,7 +43,7 @@ def build_summary(folder: Path, record: dict) -> dict:
             "status": record.get("status"),
             "finished_utc": record.get("finished_utc"),
             "collection": collection.get("name"),
-            "inputs_sha256": collection.get("inputs_sha256"),
+            "inputs_sha256": inputs_digest(collection["files_sha256"]) if collection.get("files_sha256") else None,
             "html": "report.html",
         },
         "parameters": {k: v for k, v in (record.get("parameters") or {}).items() if k != "context"},
@@ -80,10 +81,7 @@ def headline(verdicts: list[dict]) -> dict | None:
         if v["verdict"] == "risk" or (v["verdict"] == "reward" and now != "risk"):
             now = v["verdict"]
         found[v["system"]] = now
-    return {
-        "alpha": alpha,
-        **{kind: sorted(s for s, verdict in found.items() if verdict == kind) for kind in HEADLINE},
-    }
+    return {"alpha": alpha, **{kind: sorted(s for s, verdict in found.items() if verdict == kind) for kind in HEADLINE}}
 
 
 def _verdict_rows(tables: Path, read_table) -> list[dict]:
@@ -127,7 +125,9 @@ def read_changes(path: Path) -> pd.DataFrame:
 def _changes(table: pd.DataFrame, previous: dict) -> dict:
     from riskreport.stats.changes import count_changes
 
-    rows = [{k: (_number(v) if isinstance(v, float) else v) for k, v in row.items()} for row in table.to_dict("records")]
+    rows = [
+        {k: (_number(v) if isinstance(v, float) else v) for k, v in row.items()} for row in table.to_dict("records")
+    ]
     counts = count_changes(table) if len(table) else {}
     return {
         "previous": previous.get("name"),

@@ -12,8 +12,8 @@ on the page.
 >>> before = pd.DataFrame({"system": ["a"], "baseline": ["b"], "alpha": [5.0], "urisk": [-0.01], "trisk": [-1.0],
 ...                        "verdict": ["inconclusive"]})
 >>> after = before.assign(urisk=-0.05, trisk=-3.2, verdict="risk")
->>> changes_table(before, after)[["change", "system", "alpha", "before", "after"]].to_string(index=False)
-' change system  alpha       before after\\n verdict      a    5.0 inconclusive  risk'
+>>> changes_table(before, after)[["change", "system", "alpha", "before", "after"]].to_dict("records")
+[{'change': 'verdict', 'system': 'a', 'alpha': 5.0, 'before': 'inconclusive', 'after': 'risk'}]
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def changes_table(
     rows += _effectiveness_rows(effectiveness_before, effectiveness_after)
     table = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
     for column in ("name", "system", "baseline", "before", "after"):
-        table[column] = table[column].fillna("").astype(str)
+        table[column] = table[column].astype(object).where(table[column].notna(), "").astype(str)
     return table.reset_index(drop=True)
 
 
@@ -162,7 +162,12 @@ def _file_rows(before: dict[str, str], after: dict[str, str]) -> list[dict]:
         if len(by_name(before)) == len(before) and len(by_name(after)) == len(after):
             before, after = by_name(before), by_name(after)
     return [
-        {"change": "input", "name": PurePath(path).name, "before": before.get(path, "")[:12], "after": after.get(path, "")[:12]}
+        {
+            "change": "input",
+            "name": PurePath(path).name,
+            "before": before.get(path, "")[:12],
+            "after": after.get(path, "")[:12],
+        }
         for path in sorted(set(before) | set(after))
         if before.get(path) != after.get(path)
     ]
