@@ -229,4 +229,4 @@ def test_index_shows_findings_changes_and_history_of_many_jobs(tmp_path):
     assert "<details><summary>All reports (5000), newest first</summary>" in page
     assert "jobs/job-07/20260099T000000Z/report.html#since" not in page  # 99 % 3 == 0: 'none', not a link
     assert "href='jobs/job-07/20260098T000000Z/report.html#since'>2 changed</a>" in page
-    assert "1 ▲ reward</span> · 2 inconclusive" in page
+    assert "1 ▲ reward</span> · 2 ○" in page

@@ -162,7 +162,7 @@ def render_html(index: dict) -> str:
             f"<td>{e(r['collection'])}</td><td>{e(r['template'])}</td><td>{e(r['baseline'])}</td>"
             f"<td>{e(r['measure'])}</td><td>{e(_alphas(r['alphas']))}</td>"
             f"<td class='num'>{e(_duration(r['duration_s']))}</td>"
-            f"<td class='{e(r['status'])}'>{e(r['status'])}{badge}</td><td>{found_cell(r.get('found'))}</td>"
+            f"<td class='{e(r['status'])}'>{e(r['status'])}{badge}</td><td>{found_cell(r.get('found'), compact=True)}</td>"
             f"<td>{render_changed(r.get('changed'), r['path'] if r['report'] else None)}</td><td>{link}</td></tr>"
         )
     counts: dict[str, int] = {}
@@ -177,8 +177,8 @@ def render_html(index: dict) -> str:
     )
     head = (
         "<tr><th>finished (UTC)</th><th>job</th><th>collection</th><th>template</th><th>baseline</th>"
-        "<th>measure</th><th>α grid</th><th>duration</th><th>status</th><th>found (largest α)</th>"
-        "<th>verdicts changed</th><th>link</th></tr>"
+        "<th>measure</th><th>α grid</th><th>duration</th><th>status</th><th title='challengers at risk, rewarded, inconclusive at the largest α'>found</th>"
+        "<th>changed</th><th>link</th></tr>"
     )
     n = len(index["reports"])
     listing = f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
@@ -228,9 +228,11 @@ def _render_batch(batch: dict | None, e, histories: dict) -> str:
     return (
         f"<h2>Last batch</h2><p>{len(batch['jobs'])} job(s): {tally}. "
         f"Finished {e(_when(batch.get('finished_utc')))} UTC "
-        f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><table><thead><tr><th>job</th><th>status</th>"
-        f"<th>duration</th><th>latest complete report</th><th>found (largest α)</th><th>verdicts changed</th>"
-        f"<th>challengers at risk per report</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><p class='muted'>found: challengers ▼ at risk, ▲ "
+        "rewarded and ○ inconclusive at the largest α of the job's latest complete report; verdicts changed: since "
+        "the job's previous report (a link to that report's section); history: challengers at risk in each report "
+        "of the job, oldest left (hover for the date), then how many now and the number of reports.</p><table><thead><tr><th>job</th><th>status</th>"
+        f"<th>duration</th><th>latest complete report</th><th>found</th><th>verdicts changed</th><th>history</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 

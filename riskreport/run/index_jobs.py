@@ -46,16 +46,23 @@ def history(reports: list[dict]) -> dict[str, list[list]]:
     return {job: points[-HISTORY:] for job, points in jobs.items()}
 
 
-def found_cell(found: dict | None) -> str:
-    """'2 ▼ risk · 1 ▲ reward · 7 inconclusive at α = 10' (escaped HTML), or a dash."""
+def found_cell(found: dict | None, compact: bool = False) -> str:
+    """'2 ▼ risk · 1 ▲ reward · 7 ○ (α 10)' (○: inconclusive; escaped HTML), or a dash; `compact`: '2 ▼ · 1 ▲ · 7 ○'."""
     if not found:
         return "<span class='muted'>–</span>"
     alpha = found.get("alpha")
-    at = f" <span class='muted'>at α = {alpha:g}</span>" if isinstance(alpha, (int, float)) else ""
+    at = f" <span class='muted'>(α {alpha:g})</span>" if isinstance(alpha, (int, float)) else ""
+    if compact:
+        return (
+            f"<span class='found' title='at risk, rewarded, inconclusive at α = {alpha}'>"
+            f"<span class='{'risk' if found['risk'] else 'muted'}'>{found['risk']} ▼</span> · "
+            f"<span class='{'reward' if found['reward'] else 'muted'}'>{found['reward']} ▲</span> · "
+            f"{found['inconclusive']} ○</span>"
+        )
     return (
         f"<span class='found'><span class='{'risk' if found['risk'] else 'muted'}'>{found['risk']} ▼ risk</span> · "
         f"<span class='{'reward' if found['reward'] else 'muted'}'>{found['reward']} ▲ reward</span> · "
-        f"{found['inconclusive']} inconclusive{at}</span>"
+        f"{found['inconclusive']} ○{at}</span>"
     )
 
 
@@ -68,11 +75,12 @@ def render_changed(changed: int | None, path: str | None) -> str:
     return f"<a class='changed' href='{html.escape(quote(path + '/report.html'))}#since'>{changed} changed</a>"
 
 
-def sparkline(points: list[list], width: int = 2, height: int = 22) -> str:
+def sparkline(points: list[list], height: int = 22) -> str:
     """An inline SVG of bars, one per report (oldest left), as tall as its challengers at risk (red; a grey tick
-    for none), each with a tooltip; the newest report's bar is darker."""
+    for none), each with a tooltip; the newest report's bar is darker. At most 200 px wide."""
     if not points:
         return "<span class='muted'>–</span>"
+    width = max(1, min(8, 200 // len(points) - 1))
     top = max(max(p[1] for p in points), 1)
     bars = []
     for n, (finished, risky, _) in enumerate(points):
@@ -88,5 +96,6 @@ def sparkline(points: list[list], width: int = 2, height: int = 22) -> str:
     label = f"challengers at risk in the last {len(points)} report(s): {', '.join(str(p[1]) for p in points[-5:])} (newest last)"
     return (
         f"<svg class='history' role='img' aria-label='{html.escape(label)}' width='{total}' height='{height}' "
-        f"viewBox='0 0 {total} {height}'>{''.join(bars)}</svg> <span class='muted'>{len(points)}</span>"
+        f"viewBox='0 0 {total} {height}'>{''.join(bars)}</svg> "
+        f"<span class='muted'>{points[-1][1]} now · {len(points)}</span>"
     )

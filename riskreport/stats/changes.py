@@ -125,7 +125,7 @@ def _systems(verdicts: pd.DataFrame, effectiveness: pd.DataFrame | None) -> set[
 
 def _verdict_rows(before: pd.DataFrame, after: pd.DataFrame) -> list[dict]:
     both = before[RULE_COLUMNS].merge(after[RULE_COLUMNS], on=KEY, suffixes=("_before", "_after"))
-    changed = both[both["verdict_before"] != both["verdict_after"]].sort_values(["baseline", "alpha", "system"])
+    changed = both[both["verdict_before"] != both["verdict_after"]].sort_values(["baseline", "system", "alpha"])
     return [
         {
             "change": "verdict",
