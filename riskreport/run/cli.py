@@ -146,9 +146,9 @@ def _batch(args) -> int:
         print(f"riskreport: error: {error}", file=sys.stderr)
         return 3
     print(result.table())
-    reported = [r for r in result.results if r.report and r.status in ("ok", "skipped")]
+    reported = [(r.name, Path(r.report)) for r in result.results if r.report and r.status in ("ok", "skipped")]
     if not result.dry_run:
-        _junit(args.junit, [Path(r.report) for r in reported], [r.name for r in reported])
+        _junit(args.junit, [folder for _, folder in reported], [name for name, _ in reported])
     for line in result.gate:
         print(f"riskreport: {line}", file=sys.stderr)
     if not result.ok:
