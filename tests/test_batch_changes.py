@@ -8,8 +8,8 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from conftest import write_qrels, write_run
+
 from riskreport.run.cli import main
 from riskreport.run.gate import GATE_EXIT
 from riskreport.run.summary import SCHEMA_FILE

@@ -121,10 +121,16 @@ def previous_report(parent: Path) -> Path | None:
     return latest.resolve() if isinstance(record, dict) and record.get("status") == "ok" else None
 
 
-def previous_of(folder: str | os.PathLike | None) -> dict | None:
+def previous_of(folder: str | os.PathLike | None, required: bool = True) -> dict | None:
     """What params.json records of the report compared with (`folder`, `name`, `finished_utc`), checked: a folder
-    that is not a complete risk report raises `InputFormatError` before anything runs (None: no comparison)."""
+    that is not a complete risk report raises `InputFormatError` before anything runs (None: no comparison);
+    not `required` (a batch job's previous report, which may be of a template without verdicts): None then."""
     if folder is None:
         return None
-    side = saved_side(folder)
+    try:
+        side = saved_side(folder)
+    except InputFormatError:
+        if required:
+            raise
+        return None
     return {"folder": str(Path(folder).resolve()), "name": side.name, "finished_utc": side.finished}

@@ -115,11 +115,9 @@ def run_report(
     when it is reached the kernel is stopped and `ReportTimeoutError` names the cell that was running
     (`build_report`). `figure_formats`: the formats of the report's `figures/` files, some of png, svg and pdf
     (a list or "png,pdf"); None: PNG alone (the page embeds every figure whatever the formats).
-    `compare_with`: a previous report folder; the report's "Since …" section and tables/changes.csv say what
-    changed since it (a batch job compares with its own previous report without this). `fail_on`: the risk
-    gate, "risk" (any α) or "risk@5" (one α); `fail_on_systems`: only these challengers (the gate is "risk"
-    when only they are given). When a gated challenger is significantly riskier than a baseline, the report
-    is still written and `gate.RiskGateError` names each (challenger, baseline, α) and the folder.
+    `compare_with`: a report folder whose changes since the report lists ("Since …", tables/changes.csv).
+    `fail_on` ("risk", "risk@5") and `fail_on_systems`: the risk gate (`gate.parse_gate`); the report is
+    written, then `gate.RiskGateError` names each risky (challenger, baseline, α) and the folder.
     """
     started = time.time()
     timeout = check_timeout(timeout)
@@ -192,8 +190,8 @@ def build_report(
     `processes.Interrupted`) stops the kernel, removes the build folder and is raised again with
     a line saying what was left as it was.
 
-    `compare_with`: the report to compare with (`run_report`); a batch job (`job` without `out`) compares with
-    the report its `latest` points at. Recorded in params.json as `previous`; summary.json is written beside it.
+    `compare_with`: as `run_report`'s; a batch job compares with the report its `latest` points at (params.json
+    `previous`). summary.json is written beside params.json.
     """
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
@@ -207,7 +205,7 @@ def build_report(
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         destination = Destination(_unique(parent / stamp), "new", parent)
         if previous is None and job is not None:
-            previous = previous_of(previous_report(parent))
+            previous = previous_of(previous_report(parent), required=False)
     final = destination.final
     say(
         f"template {tpl.name}: {tpl.path} ({tpl.origin}); collection {params.collection.name}, "
@@ -253,16 +251,8 @@ def build_report(
         _export(work, plan.record["show_code"], record)
         phases["export"] = time.perf_counter() - clock
         writing = work / "params.json"
-        record = _write_params(
-            work,
-            plan,
-            started,
-            status="ok",
-            job=job,
-            files=list_files(work) + ["params.json", SUMMARY],
-            phases=phases,
-            previous=previous,
-        )
+        files = [*list_files(work), "params.json", SUMMARY]
+        record = _write_params(work, plan, started, "ok", job, files=files, phases=phases, previous=previous)
         writing = work / SUMMARY
         write_summary(work, record)
         writing = final
