@@ -69,6 +69,12 @@ _LAZY = {
     "read_letor": "io.letor",
     "load_letor_folder": "io.letor",
     "make_objective": "ltr.objectives",
+    "RiskGateError": "run.gate",
+    "changes_table": "stats.changes",
+    "read_summary": "run.summary",
+    "RiskGateError": "run.gate",
+    "changes_table": "stats.changes",
+    "read_summary": "run.summary",
     **{
         name: "stats.risk"
         for name in (
@@ -193,6 +199,10 @@ __all__ = [
     "smooth_value",
     "rank_agreement",
     "to_convention",
+    "changes_table",
+    "read_summary",
+    "changes_table",
+    "read_summary",
     "MixedFit",
     "fit_pair",
     "mixed_table",
@@ -215,4 +225,5 @@ __all__ = [
     "ParameterError",
     "ReportExecutionError",
     "ReportTimeoutError",
+    "RiskGateError",
 ]

@@ -230,3 +230,22 @@ def test_index_shows_findings_changes_and_history_of_many_jobs(tmp_path):
     assert "jobs/job-07/20260099T000000Z/report.html#since" not in page  # 99 % 3 == 0: 'none', not a link
     assert "href='jobs/job-07/20260098T000000Z/report.html#since'>2 changed</a>" in page
     assert "1 ▲ reward</span> · 2 ○" in page
+
+
+def test_the_since_section_lists_changed_verdicts_says_when_nothing_changed_and_escapes_names():
+    from riskreport.render.changes import since_section
+    from riskreport.render.export import add_contents
+    from riskreport.stats.changes import Changes
+
+    assert since_section(None)._repr_html_() == ""
+    nothing = since_section(Changes(changes_table(BEFORE, BEFORE), "job n, report 1", "2026-01-01T02:00:00+00:00"))
+    assert "Nothing changed since the previous report" in nothing._repr_html_()
+    assert "Since job n, report 1, finished 2026-01-01 02:00:00 UTC" in nothing._repr_html_()
+    named = AFTER.assign(system=AFTER["system"].replace("a", "<img src=x onerror=alert(1)>"))
+    table = changes_table(BEFORE.assign(system=named["system"]), named)
+    page = since_section(Changes(table, "<b>old</b>", None, count_changes(table)), "minus")._repr_html_()
+    assert "<img" not in page and "<b>old" not in page and "&lt;img src=x" in page
+    assert "3 verdict(s) changed" in page and "inconclusive → ▼ risk" in page and "▲ reward → inconclusive" in page
+    assert "URisk before (minus)" in page
+    contents = add_contents(f'<h1>T</h1><div class="rr-toc-slot"></div>{page}')
+    assert '<li><a href="#since">Since &lt;b&gt;old&lt;/b&gt;</a></li>' in contents

@@ -25,7 +25,8 @@ def since_section(changes: Changes | None, convention: str = "standard") -> HTML
     if changes is None:
         return HTML("")
     when = f", finished {changes.finished.replace('T', ' ').replace('+00:00', '')} UTC" if changes.finished else ""
-    head = f"<h2 id='{SINCE_ANCHOR}' class='rr-since'>Since {html.escape(changes.previous)}{html.escape(when)}</h2>"
+    title = f"Since {html.escape(changes.previous)}{html.escape(when)}"  # listed in the contents, as a markdown h2
+    head = f'<h2 id="{SINCE_ANCHOR}">{title}<a class="anchor-link" href="#{SINCE_ANCHOR}">¶</a></h2>'
     if changes.empty:
         return HTML(
             f"<section class='rr-since'>{head}<p>Nothing changed since the previous report: the same input files, "
