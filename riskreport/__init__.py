@@ -72,9 +72,6 @@ _LAZY = {
     "RiskGateError": "run.gate",
     "changes_table": "stats.changes",
     "read_summary": "run.summary",
-    "RiskGateError": "run.gate",
-    "changes_table": "stats.changes",
-    "read_summary": "run.summary",
     **{
         name: "stats.risk"
         for name in (
@@ -199,8 +196,6 @@ __all__ = [
     "smooth_value",
     "rank_agreement",
     "to_convention",
-    "changes_table",
-    "read_summary",
     "changes_table",
     "read_summary",
     "MixedFit",
