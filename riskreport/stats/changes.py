@@ -147,7 +147,8 @@ def _effectiveness_rows(before: pd.DataFrame | None, after: pd.DataFrame | None)
     if before is None or after is None or not len(before) or not len(after):
         return []
     columns = ["system", "mean", "sd", "n_topics"]
-    both = before[columns].astype({"system": str}).merge(after[columns].astype({"system": str}), on="system")
+    before, after = (t[columns].astype({"system": str}).drop_duplicates("system") for t in (before, after))
+    both = before.merge(after, on="system")
     both["se"] = both["sd_y"] / np.sqrt(both["n_topics_y"])
     moved = both[(both["mean_y"] - both["mean_x"]).abs() > both["se"]].sort_values("system")
     return [
