@@ -249,3 +249,12 @@ def test_the_since_section_lists_changed_verdicts_says_when_nothing_changed_and_
     assert "URisk before (minus)" in page
     contents = add_contents(f'<h1>T</h1><div class="rr-toc-slot"></div>{page}')
     assert '<li><a href="#since">Since &lt;b&gt;old&lt;/b&gt;</a></li>' in contents
+
+
+def test_a_gate_on_a_report_without_verdicts_is_an_error_not_a_pass(tmp_path):
+    from riskreport.run.gate import enforce_gate
+
+    (tmp_path / "summary.json").write_text(json.dumps({"schema_version": 1, "verdicts": [], "headline": None}))
+    with pytest.raises(ParameterError, match="has no verdicts to gate"):
+        enforce_gate(Gate(), tmp_path)
+    enforce_gate(None, tmp_path)  # no gate: nothing to say

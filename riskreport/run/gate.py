@@ -97,11 +97,17 @@ def offenders(gate: Gate, summary: dict | None) -> list[str]:
 
 
 def enforce_gate(gate: Gate | None, folder: Path) -> None:
-    """Raise `RiskGateError` when the report in `folder` fails the gate."""
+    """Raise `RiskGateError` when the report in `folder` fails the gate, `ParameterError` when it has no verdicts."""
     if gate is None:
         return
     from riskreport.run.summary import read_summary
 
-    lines = offenders(gate, read_summary(folder))
+    summary = read_summary(folder)
+    if not (summary or {}).get("verdicts"):  # a gate that cannot judge must not pass unseen
+        raise ParameterError(
+            f"--fail-on: the report {folder} has no verdicts to gate (its template writes no tables/verdicts.csv); "
+            "the risk gate needs a risk_report report."
+        )
+    lines = offenders(gate, summary)
     if lines:
         raise RiskGateError(folder, lines)

@@ -62,8 +62,11 @@ def gate_job(job: Job, result: JobResult, gate: Gate | None, say: Progress) -> N
     gates = [g for g in (parse_gate(job.fail_on, job.fail_on_systems), gate) if g is not None]
     if not gates or result.status not in ("ok", "skipped") or not result.report:
         return
-    summary = read_summary(result.report)
-    known = {v["system"] for v in (summary or {}).get("verdicts") or []}
+    summary = read_summary(result.report) or {}
+    if not summary.get("verdicts"):
+        say(f"{job.name}: warning: the risk gate does not apply (its report has no verdicts: no tables/verdicts.csv)")
+        return
+    known = {v["system"] for v in summary["verdicts"]}
     for name in sorted({s for g in gates for s in g.systems} - known):
         say(f"{job.name}: warning: the gated system {name!r} is not a challenger of this report")
     lines = [line for g in gates for line in offenders(g, summary)]
