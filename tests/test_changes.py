@@ -4,9 +4,9 @@ index's findings (`run.index_jobs`): pure functions on hand-made tables and summ
 import doctest
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_job_reports
 
 from riskreport.errors import ParameterError, UnknownNameError
 from riskreport.run.gate import Gate, check_gate, offenders, parse_gate
@@ -202,28 +202,8 @@ def test_junit_has_one_case_per_verdict_failed_when_risk(tmp_path):
 def test_index_shows_findings_changes_and_history_of_many_jobs(tmp_path):
     """50 jobs x 100 reports (written by hand): one row per job with its headline, its changed verdicts linked to
     the report's section and a history figure of at most HISTORY bars; the list of every report is folded."""
-    rng = np.random.default_rng(1)
     jobs, reports = 50, 100
-    for j in range(jobs):
-        for n in range(reports):
-            folder = tmp_path / "jobs" / f"job-{j:02d}" / f"2026{n:04d}T000000Z"
-            folder.mkdir(parents=True)
-            risky = [f"s{i}" for i in range(int(rng.integers(0, 4)))]
-            finished = f"2026-01-01T{n // 60:02d}:{n % 60:02d}:00+00:00"
-            record = {"job": f"job-{j:02d}", "status": "ok", "finished_utc": finished, "parameters": {}}
-            (folder / "params.json").write_text(json.dumps(record))
-            (folder / "report.html").write_text("<html></html>")
-            summary = {
-                "schema_version": 1,
-                "headline": {"alpha": 10.0, "risk": risky, "reward": ["r"], "inconclusive": ["i", "j"]},
-                "changes": None if n == 0 else {"verdicts_changed": n % 3},
-            }
-            (folder / "summary.json").write_text(json.dumps(summary))
-        (tmp_path / "jobs" / f"job-{j:02d}" / "latest").symlink_to(f"2026{reports - 1:04d}T000000Z")
-    (tmp_path / "logs").mkdir()
-    batch = {"log": "batch-x.log", "finished_utc": "2026-01-02T00:00:00+00:00"}
-    batch["jobs"] = [{"name": f"job-{j:02d}", "status": "skipped"} for j in range(jobs)]
-    (tmp_path / "logs" / "batch-x.json").write_text(json.dumps(batch))
+    write_job_reports(tmp_path, jobs, reports)
     page = write_index(tmp_path).read_text()
     assert page.count("<svg class='history'") == jobs and page.count("<rect ") == jobs * min(reports, HISTORY)
     assert "<details><summary>All reports (5000), newest first</summary>" in page
