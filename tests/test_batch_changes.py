@@ -90,6 +90,7 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
     assert summary["headline"] == {"alpha": 5.0, "risk": ["candidate"], "reward": [], "inconclusive": ["steady"]}
     page = (second / "report.html").read_text()
     assert f"Since job nightly, report {first.name}" in page and "inconclusive → ▼ risk" in page
+    assert f'<a href="#since">Since job nightly, report {first.name}' in page  # in the contents
     assert hook_log.read_text().splitlines() == [str(second / "summary.json")]  # once: the run whose verdicts changed
 
     junitparser = pytest.importorskip("junitparser")
