@@ -84,19 +84,12 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
     assert [row.split(",")[2] for row in changes if row.startswith("effectiveness,")] == ["candidate"]
 
     summary = json.loads((second / "summary.json").read_text())
-    jsonschema = pytest.importorskip("jsonschema")
-    jsonschema.validate(summary, json.loads(SCHEMA_FILE.read_text()))
     assert summary["changes"]["verdicts_changed"] == 3 and summary["changes"]["previous_folder"] == str(first)
     assert summary["headline"] == {"alpha": 5.0, "risk": ["candidate"], "reward": [], "inconclusive": ["steady"]}
     page = (second / "report.html").read_text()
     assert f"Since job nightly, report {first.name}" in page and "inconclusive → ▼ risk" in page
     assert f'<a href="#since">Since job nightly, report {first.name}' in page  # in the contents
     assert hook_log.read_text().splitlines() == [str(second / "summary.json")]  # once: the run whose verdicts changed
-
-    junitparser = pytest.importorskip("junitparser")
-    (suite,) = junitparser.JUnitXml.fromfile(str(junit))
-    assert suite.name == "nightly" and suite.tests == 2 * len(ALPHAS) and suite.failures == len(ALPHAS)
-    assert sorted(c.name for c in suite if c.result) == [f"candidate at α={a:g}" for a in ALPHAS]
 
     index = (reports / "index.html").read_text()
     assert f"href='jobs/nightly/{second.name}/report.html#since'>3 changed</a>" in index
@@ -108,6 +101,13 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
     out = capsys.readouterr().out
     assert "nightly  skipped" in out and (reports / "jobs" / "nightly" / "latest").resolve() == second
     assert hook_log.read_text().splitlines() == [str(second / "summary.json")]
+
+    jsonschema = pytest.importorskip("jsonschema")  # last: what needs an optional package
+    jsonschema.validate(summary, json.loads(SCHEMA_FILE.read_text()))
+    junitparser = pytest.importorskip("junitparser")
+    (suite,) = junitparser.JUnitXml.fromfile(str(junit))
+    assert suite.name == "nightly" and suite.tests == 2 * len(ALPHAS) and suite.failures == len(ALPHAS)
+    assert sorted(c.name for c in suite if c.result) == [f"candidate at α={a:g}" for a in ALPHAS]
 
 
 def test_the_gate_on_the_demo_names_its_two_risky_challengers(tmp_path, capsys):
