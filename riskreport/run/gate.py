@@ -25,10 +25,6 @@ class Gate:
     alpha: float | None = None
     systems: tuple[str, ...] = ()
 
-    def text(self) -> str:
-        at = "" if self.alpha is None else f"@{self.alpha:g}"
-        return f"risk{at}" + (f" of {', '.join(self.systems)}" if self.systems else "")
-
 
 class RiskGateError(RiskReportError):
     """The gate found risk: `lines` name each offending (challenger, baseline, α); the report is in `report`."""
