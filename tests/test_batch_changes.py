@@ -56,7 +56,7 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
     cli = ["batch", str(jobs), "--reports", str(reports), "--quiet"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert main(cli) == 0  # the first report: no risky challenger, the gate passes, nothing to compare with
+        assert main(cli + ["--fail-on", "risk"]) == 0  # no risky challenger: the gates pass; nothing to compare with
         first = (reports / "jobs" / "nightly" / "latest").resolve()
         assert not (first / "tables" / "changes.csv").exists() and not hook_log.exists()
         assert json.loads((first / "summary.json").read_text())["changes"] is None
