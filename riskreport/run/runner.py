@@ -9,7 +9,6 @@ complete one.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -40,6 +39,7 @@ from riskreport.run.changes import previous_of, previous_report
 from riskreport.run.execute import KERNEL_NAME, _execute, _Limit
 from riskreport.run.gate import check_gate, enforce_gate, parse_gate
 from riskreport.run.index import write_index
+from riskreport.run.params_file import write_params as _write_params
 from riskreport.run.plan import ReportPlan, _context, check_timeout, fingerprint, list_files_given, plan_report, prewarm
 from riskreport.run.summary import SUMMARY, write_summary
 from riskreport.run.templates import (
@@ -332,36 +332,6 @@ def _index(reports_dir: str | os.PathLike, say: Progress) -> None:
         write_index(reports_dir)
     except OSError as error:
         say(f"warning: the reports index in {reports_dir} was not updated: {error}")
-
-
-def _write_params(
-    work: Path,
-    plan: ReportPlan,
-    started: float,
-    status: str,
-    job: str | None,
-    error: str | None = None,
-    files: list[str] | None = None,
-    phases: dict | None = None,
-    previous: dict | None = None,
-) -> dict:
-    """Write params.json; `files` lists what the report folder holds (what riskreport may replace later),
-    `phases` the seconds spent evaluating runs, executing the notebook and exporting the HTML, `previous`
-    the report it was compared with (`changes.previous_of`)."""
-    record = {
-        **plan.record,
-        "job": job,
-        "status": status,
-        **({"error": error} if error else {}),
-        "fingerprint": plan.fingerprint,
-        "duration_s": round(time.time() - started, 3),
-        "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        **({"files": sorted(set(files))} if files is not None else {}),
-        **({"phases_s": {k: round(v, 3) for k, v in phases.items()}} if phases else {}),
-        **({"previous": previous} if previous else {}),
-    }
-    (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    return record
 
 
 def _export(work: Path, show_code: bool, record: dict) -> None:
