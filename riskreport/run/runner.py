@@ -193,10 +193,10 @@ def build_report(
     `compare_with`: as `run_report`'s; a batch job compares with the report its `latest` points at (params.json
     `previous`). summary.json is written beside params.json.
     """
+    previous = previous_of(compare_with)  # a folder that is no report is refused before anything is made
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
     tpl, params = plan.template, plan.params
-    previous = previous_of(compare_with)
     if out is not None:
         destination = plan_destination(out, force=force)
     else:
