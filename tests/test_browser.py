@@ -207,3 +207,38 @@ def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(brows
     print(f"verdict matrix 100 x 3 x 3: {width} x {height} px, page {scroll} px wide")
     assert height < 8000 and scroll <= 1400, (width, height, scroll)
     assert dom.count("<tr>") >= 100
+
+
+def test_the_index_of_50_jobs_of_100_reports_fits_a_1400_px_window(browser, tmp_path):
+    """One row per job (what it found, its changed verdicts, its history figure) in a 1400 px window (issue 34)."""
+    from conftest import write_job_reports
+
+    from riskreport.run.index import write_index
+
+    write_job_reports(tmp_path, 50, 100)
+    page = write_index(tmp_path)
+    script = (
+        "<script>window.addEventListener('load', () => { const t = document.querySelector('table');"
+        "const r = t.getBoundingClientRect(); document.body.setAttribute('data-size', "
+        "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
+    )
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
+    dom = subprocess.run(
+        [
+            browser,
+            *FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,3000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
+    print(f"index 50 jobs x 100 reports: jobs table {width} x {height} px, page {scroll} px wide")
+    assert scroll <= 1400 and height < 50 * 40, (width, height, scroll)
+    assert dom.count('<svg class="history"') == 50 and "<details>" in dom

@@ -419,5 +419,6 @@ def test_a_run_leaves_nothing_in_the_temp_folder(tmp_path, mini_template, tiny_c
         "params.json",
         "report.html",
         "report.ipynb",
+        "summary.json",
         "tables",
     ]

@@ -43,6 +43,7 @@ def test_report_folder(report, tmp_path):
         "params.json",
         "report.html",
         "report.ipynb",
+        "summary.json",
         "tables",
     ]
     assert sorted(p.name for p in (report / "tables").iterdir()) == [

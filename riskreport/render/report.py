@@ -15,6 +15,7 @@ import pandas as pd
 from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
+from riskreport.render.changes import since_section
 from riskreport.render.csv_writer import CSV_FLOAT, write_csv
 from riskreport.render.figures import FigureWriter
 from riskreport.render.html import (
@@ -69,9 +70,10 @@ from riskreport.render.tables import (
     tests_wide,
     verdict_matrix,
 )
+from riskreport.stats.changes import Changes
 from riskreport.stats.rankings import riskiest_first
 
-CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests", "figure_formats")
+CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests", "figure_formats", "previous")
 
 
 # The report's parts, importable from here as before (templates use report.<name>)
@@ -150,6 +152,7 @@ class Page:
         self.workers = int(context.get("workers") or 1)
         self.chosen = set(context.get("chosen") or [])
         remember_digests(context.get("file_digests") or [])  # input files the runner hashed: not again
+        self.previous = context.get("previous")  # the report folder to compare with (`since`), or None
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter(formats=context.get("figure_formats"))
@@ -233,6 +236,13 @@ class Page:
         path = self.tables_dir / f"{name}.tex"
         path.write_text(latex, encoding="utf-8")
         return path
+
+    def since(self, changes: Changes | None, convention: str = "standard") -> HTML:
+        """The "Since <previous report>" section (`render.changes.since_section`), its table written to
+        tables/changes.csv; nothing without a previous report (`changes` None: `context["previous"]` unset)."""
+        if changes is not None:
+            self.save_table(changes.table, "changes")
+        return since_section(changes, convention)
 
     def save_table(self, table: pd.DataFrame, name: str) -> Path:
         """Write a tidy table as `<tables_dir>/<name>.csv` (numbers at full precision)."""
