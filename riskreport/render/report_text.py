@@ -137,13 +137,17 @@ def methods_paragraph(
     )
     agreement = ""
     if summary is not None and len(summary):
-        cells = len(summary)
-        split = summary["disagree"] != ""
-        bca = summary["disagree"].str.contains(r"\bbca: ", regex=True)
+        defined = summary[summary["verdict"] != "undefined"]  # where the rule is n/a no method agrees with it
+        cells = len(defined)
+        split = defined["disagree"] != ""
+        bca = defined["disagree"].str.contains(r"\bbca: ", regex=True)
+        undefined = len(summary) - cells
         agreement = (
             f" In this report every method agrees with the rule in {cells - int(split.sum())} of {cells} "
-            f"challenger–α cells; BCa disagrees in {int(bca.sum())}"
-            + (f" ({', '.join(sorted(set(summary.loc[bca, 'system'])))[:300]})" if bca.any() else "")
+            "challenger–α cells"
+            + (f" where the rule is defined ({undefined} are n/a, SE = 0)" if undefined else "")
+            + f"; BCa disagrees in {int(bca.sum())}"
+            + (f" ({', '.join(sorted(set(defined.loc[bca, 'system'])))[:300]})" if bca.any() else "")
             + ". Each disagreement is named next to its verdict in the verdict matrix; neither side is "
             "declared right: read them as a verdict that depends on the method."
         )

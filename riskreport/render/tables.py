@@ -68,7 +68,8 @@ def interval_verdicts(
 
 
 def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
-    """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first;
+    """Systems × α, each cell the rule's verdict with URisk and how many methods agree (where the rule is n/a,
+    SE = 0: how many of the other methods are inconclusive, `verdict_summary`), coloured, riskiest first;
     with several baselines, one column group per baseline (its α beneath), each cell then shorter (▼/▲ mark).
 
     `summary` is `significance.report_verdicts(...)[1]` (already in risk order).
@@ -83,7 +84,7 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
     )
     cells = summary.assign(
         cell=[
-            f"{text[v]} {u:+.4f} ({a}/{m})"
+            f"{text[v]} {u:+.4f} ({a}/{m}{' inconclusive' if v == 'undefined' else ''})"
             for v, u, a, m in zip(
                 summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"]
             )
