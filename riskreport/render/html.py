@@ -4,6 +4,7 @@ HTML (fast for large tables), interactive (paged, searchable) tables and tables 
 from __future__ import annotations
 
 import html
+import json
 
 import pandas as pd
 
@@ -90,11 +91,26 @@ def _short_p(p: float) -> str:
     return "–" if p != p else "<.001" if p < 1e-3 else f"{p:.3f}"
 
 
-def interactive(table, page_size: int = 8, summary: str | None = None, open_: bool = False) -> HTML:
-    """A table (DataFrame or Styler) the page makes sortable, searchable and paged (script in the nbconvert
-    template, no network); inside a collapsed `<details>` titled `summary` when one is given."""
+WHOLE_ROWS = 25  # a table of up to this many rows is shown whole; a longer one is paged, its flagged rows first
+
+
+def interactive(
+    table,
+    page_size: int = WHOLE_ROWS,
+    summary: str | None = None,
+    open_: bool = False,
+    flagged: list[str] | None = None,
+) -> HTML:
+    """A table (DataFrame or Styler) the page makes sortable, searchable and, beyond `page_size` rows, paged (script
+    in the nbconvert template, no network); inside a `<details>` titled `summary` when one is given (collapsed
+    unless `open_`; a printout opens it).
+
+    `flagged`: names (e.g. the systems a verdict flags, `tables.flagged`) whose rows, by their first cell, a paged
+    table puts first, so that they are seen without a click; the rest keep their order.
+    """
     markup = styler_html(table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table))
-    body = f"<div class='rr-table' data-page='{int(page_size)}'>{markup}</div>"
+    first = f" data-flagged='{html.escape(json.dumps(list(flagged)), quote=True)}'" if flagged else ""
+    body = f"<div class='rr-table' data-page='{int(page_size)}'{first}>{markup}</div>"
     if summary is not None:
         body = (
             f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"

@@ -73,8 +73,9 @@ def header(
         *(notes or []),
         "Each section opens with a “How to read this” line; figures are numbered, with a caption "
         "beneath, and their axes say which direction is a loss.",
-        "Long tables are paged: click a column header to sort, type in the search box to filter; detail "
-        "tables are collapsed (click their title to open them). "
+        "Tables of up to 25 rows are shown whole, longer ones paged with the systems a verdict flags on the first "
+        "page: click a column header to sort, type in the search box to filter; a few detail tables are "
+        "collapsed (click their title to open them; a printout opens them). "
         "Tables on this page are rounded and may be summarised; every number is in the report's "
         "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
         "is at the end of the page.",

@@ -67,6 +67,13 @@ def interval_verdicts(
     )
 
 
+def flagged(summary: pd.DataFrame) -> list[str]:
+    """The challengers the rule flags (▼ risk or ▲ reward against some baseline at some α), in the summary's order
+    (riskiest first): the rows a paged table shows first (`interactive(..., flagged=...)`)."""
+    hit = summary[summary["verdict"].isin(["risk", "reward"])]
+    return [str(s) for s in dict.fromkeys(hit["system"])]
+
+
 def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
     """Systems × α, each cell the rule's verdict with URisk and how many methods agree (where the rule is n/a,
     SE = 0: how many of the other methods are inconclusive, `verdict_summary`), coloured, riskiest first;
@@ -140,7 +147,7 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
     kind = " rr-verdict-groups" if several else ""
     return HTML(
         f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>"
-        + interactive(style, page_size=12).markup
+        + interactive(style, flagged=flagged(summary)).markup
         + "</div>"
     )
 
