@@ -24,6 +24,15 @@ def omitted(text: str) -> HTML:
     return HTML(f"<p class='rr-omit-section'>{html.escape(text)}</p>")
 
 
+def template_warning(text: str, where: str) -> HTML:
+    """A warning of the template itself (or of riskreport's code it calls), marked as such on the page; other
+    libraries' warnings go to the report's log.txt instead."""
+    return HTML(
+        f"<div class='rr-warning'><strong>Warning from the template</strong> ({html.escape(where)}): "
+        f"{html.escape(text)}</div>"
+    )
+
+
 def note(text: str) -> HTML:
     """A short paragraph (escaped)."""
     return HTML(f"<p>{html.escape(text)}</p>")

@@ -267,6 +267,8 @@ def build_report(
         raise
     if index:
         _index(reports_dir, say)
+    if (final / "log.txt").is_file():
+        say(f"the libraries' warnings and messages (kept off the page): {final / 'log.txt'}")
     say(f"report written in {time.time() - started:.1f} s: {final / 'report.html'}")
     return final
 
@@ -342,7 +344,7 @@ def _write_params(
 def _export(work: Path, show_code: bool, record: dict) -> None:
     notebook = work / "report.ipynb"
     if notebook.exists():
-        export_html(notebook, work / "report.html", show_code=show_code, provenance=record)
+        export_html(notebook, work / "report.html", show_code=show_code, provenance=record, log=work / "log.txt")
 
 
 def _unique(path: Path) -> Path:
