@@ -38,7 +38,8 @@ def test_each_delta_panel_names_its_own_topics_under_their_bars(deltas):
 
 
 def test_shared_topic_axis_shows_its_labels_on_the_lowest_panel_of_each_column(deltas):
-    topics = deltas.rename(columns={"delta": "tj"}).assign(alpha=5.0)
+    rise = deltas["system"].str[1:].astype(int)  # s0 the riskiest: the panels keep s0 ... s6
+    topics = deltas.assign(tj=deltas["delta"], x=deltas["delta"] + rise, alpha=5.0)
     fig = plots.topic_tj(topics, 2.0, "base", "nDCG@10")
     try:
         shown = [ax for ax in fig.axes if ax.get_visible()]
@@ -63,5 +64,50 @@ def test_figures_keep_no_layout_engine_so_each_format_is_drawn_once(deltas):
         assert fig.get_layout_engine() is None  # fig.tight_layout() would leave one: an extra draw per savefig
         box = figures.tight_bbox(fig)
         assert 0 < box.width and 0 < box.height
+    finally:
+        plt.close(fig)
+
+
+def test_topic_figure_and_table_mark_the_same_topics_riskiest_first():
+    """Issue 33, point 8: one rule for the figure's colours and the table (TJ beyond ±t, a loss or gain of at least
+    0.05); a tiny loss of a system that ties the baseline does not stand out, however large its TJ; panels go
+    riskiest first, as in Figure 1."""
+    from riskreport.render import report
+    from riskreport.render.palette import RISK_COLOURS
+
+    rows = [
+        ("copy", "t1", -0.008, -6.93),  # bm25-copy-c's topic 26: TJ far beyond, Δ tiny
+        ("copy", "t2", 0.0, 0.15),
+        ("strong", "t1", 0.30, 2.5),  # a gain beyond +t
+        ("strong", "t2", 0.12, -2.5),  # a smaller gain than its mean: TJ < -t but no loss
+        ("weak", "t1", -0.40, -2.2),  # a loss beyond -t
+        ("weak", "t2", -0.01, 0.8),
+    ]
+    topics = pd.DataFrame(rows, columns=["system", "topic", "delta", "tj"]).assign(x=lambda t: t["delta"], alpha=5.0)
+    table = report.significant_topics(topics, 2.0)
+    assert table.to_dict("list") == {
+        "system": ["weak", "strong"],
+        "alpha": [5.0, 5.0],
+        "losses (topic: Δ)": ["t1: -0.40", ""],
+        "gains (topic: Δ)": ["", "t1: +0.30"],
+    }
+    fig = plots.topic_tj(topics, 2.0, "base", "nDCG@10")
+    try:
+        panels = [ax for ax in fig.axes if ax.get_visible()]
+        assert [ax.get_title() for ax in panels] == ["weak", "copy", "strong"]  # lowest mean x first
+        from matplotlib.collections import PolyCollection
+
+        coloured = {
+            (ax.get_title(), topic): matplotlib.colors.to_hex(colour)
+            for ax in panels
+            for collection in ax.collections
+            if isinstance(collection, PolyCollection)
+            for topic, colour in zip(["t1", "t2"], collection.get_facecolors())
+        }
+        assert (
+            coloured[("weak", "t1")] == RISK_COLOURS["loss"].lower()
+            and coloured[("strong", "t1")] == RISK_COLOURS["win"].lower()
+        )
+        assert {key for key, colour in coloured.items() if colour != "#9ecae1"} == {("weak", "t1"), ("strong", "t1")}
     finally:
         plt.close(fig)

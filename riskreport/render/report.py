@@ -72,6 +72,7 @@ from riskreport.render.tables import (
     verdict_matrix,
 )
 from riskreport.stats.rankings import riskiest_first
+from riskreport.stats.risk import MIN_TOPIC_DELTA, standing_out
 
 CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests", "figure_formats")
 
@@ -301,16 +302,23 @@ def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) 
     return overview, per_system
 
 
-def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
-    """Per system and α, the topics flagged as significant losses and gains (from `risk.topic_risk`)."""
-    flagged = topics[topics["flag"] != ""]
-    if flagged.empty:
-        return pd.DataFrame(columns=["system", "alpha", "significant losses (topics)", "significant gains (topics)"])
-    grouped = flagged.groupby(["system", "alpha", "flag"], sort=False)["topic"].agg(", ".join).unstack("flag")
-    grouped = grouped.reindex(columns=["loss", "gain"]).fillna("")
-    return grouped.rename(
-        columns={"loss": "significant losses (topics)", "gain": "significant gains (topics)"}
-    ).reset_index()
+def significant_topics(topics: pd.DataFrame, critical: float, min_delta: float = MIN_TOPIC_DELTA) -> pd.DataFrame:
+    """Per challenger and α, the topics that stand out as losses and gains by the rule of the topic figure
+    (`risk.standing_out`: TJ_i beyond ±`critical`, Δ of the same sign and |Δ| ≥ `min_delta`), each with its Δ;
+    riskiest challenger first (lowest URisk, the mean of x, at the largest α), those with none left out.
+    `topics` is `risk.topic_risk`'s table (standard convention)."""
+    columns = ["system", "alpha", "losses (topic: Δ)", "gains (topic: Δ)"]
+    kind = standing_out(topics["delta"], topics["tj"], critical, min_delta)
+    out = topics.assign(kind=kind)[kind != ""]
+    if out.empty:
+        return pd.DataFrame(columns=columns)
+    out = out.assign(item=[f"{t}: {d:+.2f}" for t, d in zip(out["topic"], out["delta"])])
+    grouped = out.groupby(["system", "alpha", "kind"], sort=False)["item"].agg(", ".join).unstack("kind")
+    grouped = grouped.reindex(columns=["loss", "gain"]).fillna("").reset_index()
+    grouped.columns = columns
+    urisk = topics.groupby(["system", "alpha"])["x"].mean().rename("urisk").reset_index()
+    order = {s: i for i, s in enumerate(riskiest_first(urisk))}
+    return grouped.sort_values(["system", "alpha"], key=lambda c: c.map(order) if c.name == "system" else c)
 
 
 def riskiest(risk: pd.DataFrame) -> str:
