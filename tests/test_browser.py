@@ -211,7 +211,7 @@ def demo_page(tmp_path_factory):
     with warnings.catch_warnings(), pytest.MonkeyPatch.context() as patch:
         warnings.simplefilter("ignore")
         patch.setenv("RISKREPORT_CACHE", str(work / "cache"))
-        folder = run_report("risk_report", out=work / "report", parameters={"bootstrap_samples": 500})
+        folder = run_report("risk_report", reports_dir=work / "reports", parameters={"bootstrap_samples": 500})
     verdicts = pd.read_csv(folder / "tables" / "verdicts.csv")
     rule = verdicts[verdicts["method"] == "t"]
     return folder / "report.html", sorted(set(rule.loc[rule["verdict"].isin(["risk", "reward"]), "system"]))
@@ -224,7 +224,7 @@ window.addEventListener("load", function () {
     var rows = Array.prototype.slice.call(box.querySelectorAll("tbody tr"));
     var first = function (r) { return r.cells.length ? r.cells[0].textContent.trim() : ""; };
     return {caption: (box.querySelector("caption") || {textContent: ""}).textContent.trim(), open: seen(box),
-            rows: rows.map(first), visible: rows.filter(seen).map(first)};
+            rows: rows.map(first), visible: rows.filter(seen).map(first), scrolls: box.scrollWidth > box.clientWidth + 1};
   });
   var images = Array.prototype.map.call(document.querySelectorAll("img"), function (i) { return i.alt + (seen(i) ? "" : " (hidden)"); });
   var out = document.createElement("pre"); out.id = "rr-seen";
@@ -267,6 +267,25 @@ def test_demo_report_shows_every_flagged_system_and_figure_without_a_click(brows
     systems = next(t for t in shown["tables"] if t["caption"].startswith("Systems in this report"))
     assert "weak-tfidf" in systems["visible"] and len(systems["visible"]) == 11  # the run with missing topics 17, 42
     assert len(shown["images"]) >= 11 and not [i for i in shown["images"] if i.endswith("(hidden)")]
+    # issue 33, point 12: no table scrolls sideways at 1400 px (section 9's 21 columns of p-values included)
+    assert [t["caption"] for t in shown["tables"] if t["scrolls"]] == [] and shown["width"] <= 1400
+
+
+def test_demo_page_has_one_time_stamp_readable_headers_and_no_negative_zero(demo_page):
+    """Issue 33, point 12: the folder's name, the header and the provenance give one time; input files are named
+    with their folders; no `-0.00`; no raw column names."""
+    page, _ = demo_page
+    text = page.read_text(encoding="utf-8")
+    stamp = page.parent.name  # e.g. 20261126T123106Z
+    iso = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}T{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}+00:00"
+    times = re.findall(r"Generated \(UTC\)</th><td[^>]*>([^<]+)<", text)
+    assert times == [iso, iso], (times, iso)
+    files = re.findall(r"<tr><td><code>([^<]+)</code></td><td><code>[0-9a-f]{64}</code>", text)
+    assert len(files) == len(set(files)) > 10 and any(f.startswith("instances/") and f.count("/") == 2 for f in files)
+    assert re.findall(r"(?<![\d.])[-\u2212]0\.0+(?![0-9])", text) == []
+    for raw in ("tau_mean_urisk", "p_adjusted", "n_topics", "se_jackknife"):
+        assert f">{raw}<" not in text, raw
+    assert "τ mean vs URisk" in text
 
 
 def test_a_long_table_is_paged_with_its_flagged_rows_first(browser, tmp_path):

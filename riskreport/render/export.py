@@ -233,7 +233,7 @@ def footer(record: dict) -> str:
     collection = record.get("collection") or {}
     files = collection.get("files_sha256") or {}
     file_rows = "".join(
-        f"<tr><td><code>{esc(Path(p).name)}</code></td><td><code>{esc(h)}</code></td></tr>"
+        f"<tr><td><code>{esc(_shown_path(p, collection.get('path')))}</code></td><td><code>{esc(h)}</code></td></tr>"
         for p, h in sorted(files.items())
     )
     parameters = "".join(
@@ -247,7 +247,7 @@ def footer(record: dict) -> str:
             "Template",
             f"{esc(record.get('template', ''))} (SHA-256 <code>{esc(record.get('template_sha256', ''))}</code>)",
         ),
-        ("Generated (UTC)", esc(record.get("finished_utc", ""))),
+        ("Generated (UTC)", esc(record.get("generated_utc") or record.get("finished_utc", ""))),
         ("Run time", f"{float(record.get('duration_s', 0)):.1f} s"),
         ("Status", esc(record.get("status", ""))),
         ("Versions", versions),
@@ -259,6 +259,15 @@ def footer(record: dict) -> str:
         f"<details><summary>Input files ({len(files)}, SHA-256)</summary><table>{file_rows}</table></details>"
         "</footer>"
     )
+
+
+def _shown_path(path: str, root: str | None) -> str:
+    """An input file as the footer names it: relative to the collection's folder (`runs/nondet-a/1.run.gz`, so
+    that files of one name in different folders stay apart), else the full path."""
+    try:
+        return Path(path).relative_to(root).as_posix() if root else path
+    except ValueError:
+        return path
 
 
 def external_references(page: str) -> list[str]:

@@ -38,18 +38,52 @@ def note(text: str) -> HTML:
     return HTML(f"<p>{html.escape(text)}</p>")
 
 
+def fixed(value: float, precision: int, signed: bool = False) -> str:
+    """A number to `precision` decimals (with its sign when `signed`), never `-0.00`: a value that rounds to zero
+    is shown as 0 (`0.00`), whatever the sign of what was rounded."""
+    if value != value:
+        return "–"
+    text = f"{value:+.{precision}f}" if signed else f"{value:.{precision}f}"
+    return text.lstrip("+-") if float(text) == 0 else text
+
+
+HEADERS = {  # raw column names of the tidy tables -> what the page's header says (the CSVs keep the raw names)
+    "tau_mean_urisk": "τ mean vs URisk",
+    "tau_mean_georisk": "τ mean vs GeoRisk",
+    "tau_urisk_georisk": "τ URisk vs GeoRisk",
+    "not_worse": "not worse",
+    "n_topics": "topics",
+    "p_value": "p",
+    "p_adjusted": "p (adjusted)",
+    "se_jackknife": "SE (jackknife)",
+    "se": "SE",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+    "delta": "Δ",
+}
+
+
+def header_text(name) -> str:
+    """A column's header on the page: `HEADERS`, else its name with `_` as a space (`rbo_min` -> `rbo min`)."""
+    return HEADERS.get(name, name.replace("_", " ")) if isinstance(name, str) else str(name)
+
+
 def styled(
     table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | None = None, caption: str | None = None
 ):
-    """A pandas Styler: escaped text, fixed precision, optional best-value highlight per column.
+    """A pandas Styler: escaped text, fixed precision (never `-0.00`: `fixed`), readable headers (`header_text`),
+    optional best-value highlight per column.
 
     `highlight` maps a column to "max" or "min".
     """
     style = (
         table.style.format(precision=precision, escape="html", na_rep="–")
-        .format_index(escape="html", axis=1)
+        .format_index(lambda name: html.escape(header_text(name)), axis=1)
         .hide(axis="index")
     )
+    floats = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
+    if floats:
+        style = style.format(lambda v: fixed(v, precision), subset=floats, na_rep="–")
     grid_columns = [c for c in table.columns if c in ("alpha", "r")]
     if grid_columns:
         style = style.format("{:g}", subset=grid_columns)

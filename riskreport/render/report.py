@@ -74,7 +74,7 @@ from riskreport.render.tables import (
 from riskreport.stats.rankings import riskiest_first
 from riskreport.stats.risk import MIN_TOPIC_DELTA, standing_out
 
-CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests", "figure_formats")
+CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests", "figure_formats", "generated_utc")
 
 
 # The report's parts, importable from here as before (templates use report.<name>)
@@ -154,6 +154,7 @@ class Page:
         self.inputs_sha256 = context.get("inputs_sha256")
         self.workers = int(context.get("workers") or 1)
         self.chosen = set(context.get("chosen") or [])
+        self.generated_utc = context.get("generated_utc")  # the report's time stamp (its folder's); by hand: now
         remember_digests(context.get("file_digests") or [])  # input files the runner hashed: not again
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
@@ -179,7 +180,9 @@ class Page:
         box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
-        return header(params, digest, title, convention, guide, significance, notes, points, credible_level)
+        return header(
+            params, digest, title, convention, guide, significance, notes, points, credible_level, self.generated_utc
+        )
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
         """`choice_notes` for the template's `baseline` and `measure` parameters: a value counts as given

@@ -32,8 +32,10 @@ def header(
     notes: list[str] | None = None,
     points: list[str] | None = None,
     credible_level: float | None = None,
+    generated_utc: str | None = None,
 ) -> HTML:
-    """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
+    """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`);
+    `generated_utc`: the report's time stamp (as its folder's name and provenance say; None: now)."""
     col = params.collection
     versions = package_versions()
     title = title or f"Risk report: {col.title}"
@@ -54,7 +56,7 @@ def header(
             "Versions",
             ", ".join(f"{k} {v}" for k, v in versions.items() if k in ("riskreport", "ir_measures", "python")),
         ),
-        ("Generated (UTC)", datetime.now(timezone.utc).isoformat(timespec="seconds")),
+        ("Generated (UTC)", generated_utc or datetime.now(timezone.utc).isoformat(timespec="seconds")),
     ]
     body = "".join(
         f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"

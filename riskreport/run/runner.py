@@ -177,14 +177,14 @@ def build_report(
     """
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
+    generated = datetime.fromtimestamp(int(started), timezone.utc)  # the one time stamp: folder, header, footer
     tpl, params = plan.template, plan.params
     if out is not None:
         destination = plan_destination(out, force=force)
     else:
         ensure_folder(Path(reports_dir), "--reports")
         parent = ensure_folder(report_parent(plan, reports_dir, job), "--reports")
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        destination = Destination(_unique(parent / stamp), "new", parent)
+        destination = Destination(_unique(parent / generated.strftime("%Y%m%dT%H%M%SZ")), "new", parent)
     final = destination.final
     say(
         f"template {tpl.name}: {tpl.path} ({tpl.origin}); collection {params.collection.name}, "
@@ -213,7 +213,7 @@ def build_report(
         preparing.start()
         try:
             clock = time.perf_counter()
-            _execute(tpl, {**plan.effective, **_context(plan, work, workers)}, work, say, limit)
+            _execute(tpl, {**plan.effective, **_context(plan, work, workers, generated.isoformat())}, work, say, limit)
             phases["execute"] = time.perf_counter() - clock
         except ReportExecutionError as error:
             if disk_problem(error) is None:
@@ -223,7 +223,7 @@ def build_report(
                 raise type(error)(error.reason, kept=failed) from None
             raise
         writing = work / "params.json"
-        record = _write_params(work, plan, started, status="ok", job=job)
+        record = _write_params(work, plan, started, status="ok", job=job)  # generated_utc: from `started`
         writing = work / "report.html"
         clock = time.perf_counter()
         preparing.join()
@@ -332,6 +332,7 @@ def _write_params(
         "status": status,
         **({"error": error} if error else {}),
         "fingerprint": plan.fingerprint,
+        "generated_utc": datetime.fromtimestamp(int(started), timezone.utc).isoformat(),
         "duration_s": round(time.time() - started, 3),
         "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **({"files": sorted(set(files))} if files is not None else {}),
