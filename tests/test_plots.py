@@ -111,3 +111,33 @@ def test_topic_figure_and_table_mark_the_same_topics_riskiest_first():
         assert {key for key, colour in coloured.items() if colour != "#9ecae1"} == {("weak", "t1"), ("strong", "t1")}
     finally:
         plt.close(fig)
+
+
+def test_bayesian_figures_of_five_alphas_wrap_three_panels_to_a_row():
+    """Issue 33, point 12: the Bayesian report's per-α figures (BRisk⁻ intervals, PPDRisk⁻ densities) put 5 α
+    in two rows of at most 3 panels, not 5 in a row (each panel then a fifth of a 1400 px page)."""
+    from riskreport.render import bayes as bplots
+
+    alphas, systems = [0.0, 1.0, 2.0, 5.0, 10.0], ["base", "a", "b"]
+    rng = np.random.default_rng(1)
+    brisk = pd.DataFrame(
+        [(s, a, "risk", -0.2, -0.1, -0.15) for s in systems[1:] for a in alphas],
+        columns=["system", "alpha", "verdict_overlap", "diff_low", "diff_high", "diff_mean"],
+    )
+    ppdrisk = pd.DataFrame(
+        [(a, s, "inconclusive") for a in alphas for s in systems], columns=["alpha", "system", "verdict"]
+    )
+    figures_drawn = [
+        bplots.brisk_intervals(brisk, systems[1:]),
+        bplots.ppdrisk_densities(rng.normal(size=(5, 200, 3)), systems, alphas, ppdrisk, systems[1:]),
+    ]
+    try:
+        for fig in figures_drawn:
+            shown = [ax for ax in fig.axes if ax.get_visible()]
+            columns = {round(ax.get_position().x0, 2) for ax in shown}
+            rows = {round(ax.get_position().y0, 2) for ax in shown}
+            assert len(shown) == 5 and len(columns) == 3 and len(rows) == 2
+            assert fig.get_size_inches()[0] <= 17  # at most 3 panels of 5.5 in
+    finally:
+        for fig in figures_drawn:
+            plt.close(fig)
