@@ -140,7 +140,8 @@ class Page:
     `tables_dir`, the `inputs_sha256` of the files it hashed while planning (and `file_digests`, each
     file's digest with its signature, so the kernel does not hash them again), the `workers`
     (threads) a bootstrap may use, which of `baseline` and `measure` it `chosen` by default, and the
-    `figure_formats` to write (`figures.check_formats`: PNG alone unless SVG or PDF are asked for);
+    `figure_formats` to write (`figures.check_formats`: PNG alone unless SVG or PDF are asked for), and the
+    report's one time stamp `generated_utc` (its folder's name and provenance give the same; by hand: now);
     run by hand (None), tables go to ./tables, the inputs are
     hashed here, one thread is used and figures are PNG files. Figures are numbered from 1 on each page.
     """
