@@ -31,6 +31,7 @@ def write_params(
         "status": status,
         **({"error": error} if error else {}),
         "fingerprint": plan.fingerprint,
+        "generated_utc": datetime.fromtimestamp(int(started), timezone.utc).isoformat(),  # the report's time stamp
         "duration_s": round(time.time() - started, 3),
         "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **({"files": sorted(set(files))} if files is not None else {}),

@@ -196,6 +196,7 @@ def build_report(
     previous = previous_of(compare_with)  # a folder that is no report is refused before anything is made
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
+    generated = datetime.fromtimestamp(int(started), timezone.utc)  # the one time stamp: folder, header, footer
     tpl, params = plan.template, plan.params
     made: list[Path] = []  # folders made for this report: removed again if an interrupt or a failure leaves them empty
     if out is not None:
@@ -204,8 +205,7 @@ def build_report(
         made = _missing(report_parent(plan, reports_dir, job))
         ensure_folder(Path(reports_dir), "--reports")
         parent = ensure_folder(report_parent(plan, reports_dir, job), "--reports")
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        destination = Destination(_unique(parent / stamp), "new", parent)
+        destination = Destination(_unique(parent / generated.strftime("%Y%m%dT%H%M%SZ")), "new", parent)
         if previous is None and job is not None:
             previous = previous_of(previous_report(parent), required=False)
     final = destination.final
@@ -241,7 +241,8 @@ def build_report(
         preparing.start()
         try:
             clock = time.perf_counter()
-            _execute(tpl, {**plan.effective, **_context(plan, work, workers, previous)}, work, say, limit)
+            context = _context(plan, work, workers, previous, generated.isoformat())
+            _execute(tpl, {**plan.effective, **context}, work, say, limit)
             phases["execute"] = time.perf_counter() - clock
         except ReportExecutionError as error:
             if disk_problem(error) is None:
@@ -297,6 +298,8 @@ def build_report(
         raise
     if index:
         _index(reports_dir, say)
+    if (final / "log.txt").is_file():
+        say(f"the libraries' warnings and messages (kept off the page): {final / 'log.txt'}")
     say(f"report written in {time.time() - started:.1f} s: {final / 'report.html'}")
     return final
 
@@ -360,7 +363,7 @@ def _index(reports_dir: str | os.PathLike, say: Progress) -> None:
 def _export(work: Path, show_code: bool, record: dict) -> None:
     notebook = work / "report.ipynb"
     if notebook.exists():
-        export_html(notebook, work / "report.html", show_code=show_code, provenance=record)
+        export_html(notebook, work / "report.html", show_code=show_code, provenance=record, log=work / "log.txt")
 
 
 def _unique(path: Path) -> Path:
