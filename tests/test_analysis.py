@@ -132,3 +132,80 @@ def test_analyse_takes_runs_in_other_shapes(cache):
     pd.testing.assert_frame_equal(analysis.table("risk"), direct[rr.risk.RISK_COLUMNS])
     with pytest.raises(rr.ParameterError, match="unknown option"):
         rr.analyse("demo", bootstrap=10)
+
+
+def test_a_figure_is_shown_once_in_jupyter(built):
+    """Closed in pyplot: the inline backend does not show it again at the end of the cell."""
+    import matplotlib.pyplot as plt
+
+    _, analysis, _ = built
+    plt.close("all")
+    figure = analysis.figure("urisk-alpha")
+    assert plt.get_fignums() == [] and figure.axes and figure.canvas is not None
+
+
+@pytest.fixture(scope="module")
+def two_baselines(cache):
+    return rr.analyse("demo", baseline=["bm25", "dense-a"], **OPTIONS)
+
+
+def test_figures_and_latex_per_baseline(two_baselines):
+    a = two_baselines
+    first, second = a.figure("urisk-alpha"), a.figure("urisk-alpha", baseline="dense-a")
+    assert "bm25" in first.axes[0].get_title() and "dense-a" in second.axes[0].get_title()
+    lines = {line.get_label() for line in second.axes[0].get_lines()}
+    assert "bm25" in lines and "dense-a" not in lines
+    latex = a.to_latex("risk", baseline="dense-a")
+    assert "against dense-a" in latex and "tab:demo:risk:dense-a" in latex and "against bm25" in a.to_latex("risk")
+    assert "dense-a" in a.caption("topic-deltas", baseline="dense-a")
+    view = a.against("dense-a")
+    assert view.risk is a.risk and view.summary is a.summary  # the family's tables, computed once
+    assert set(view.main_risk["baseline"]) == {"dense-a"}
+    with pytest.raises(rr.UnknownNameError, match="Unknown baseline 'bm2'. Did you mean 'bm25'"):
+        a.figure("urisk-alpha", baseline="bm2")
+
+
+def test_one_and_two_baselines_use_the_same_cell_style(built, two_baselines):
+    one, two = built[1]._repr_html_(), two_baselines._repr_html_()
+    assert one.count("white-space: nowrap") >= 1 and two.count("white-space: nowrap") >= 1
+
+
+@pytest.fixture(scope="module")
+def score_frame(built):
+    return built[1].matrix.stack().rename("value").rename_axis(["system", "topic"]).reset_index()
+
+
+def test_analyse_takes_inputs_as_its_first_argument(built, score_frame):
+    keyword = rr.analyse(scores=score_frame, baseline="bm25", **OPTIONS)
+    for given in (score_frame, built[1].matrix):
+        positional = rr.analyse(given, baseline="bm25", **OPTIONS)
+        pd.testing.assert_frame_equal(positional.table("risk"), keyword.table("risk"))
+    assert keyword.params.collection.title == "per-topic scores from a DataFrame"
+    assert "Risk report: per-topic scores from a DataFrame" in keyword._repr_html_()
+    assert rr.analyse(score_frame, title="Mine", **OPTIONS).params.collection.title == "Mine"
+    with pytest.raises(rr.ParameterError, match="give the inputs once"):
+        rr.analyse(score_frame, scores=score_frame)
+
+
+def test_analyse_takes_runs_as_its_first_argument(cache):
+    collection = rr.load_collection("demo")
+    from riskreport.io.trec import read_run
+
+    frames = {s: read_run(collection.runs[s]) for s in ("bm25", "weak-ql")}
+    by_keyword = rr.analyse(runs=frames, qrels=collection.qrels, **OPTIONS)
+    by_position = rr.analyse(frames, qrels=collection.qrels, **OPTIONS)
+    pd.testing.assert_frame_equal(by_position.table("risk"), by_keyword.table("risk"))
+    assert by_position.params.collection.title == "runs from a mapping"
+    one_frame = pd.concat([f.assign(name=s) for s, f in frames.items()])  # PyTerrier's Experiment shape
+    pd.testing.assert_frame_equal(
+        rr.analyse(one_frame, qrels=collection.qrels, **OPTIONS).table("risk"), by_keyword.table("risk")
+    )
+    with pytest.raises(rr.ParameterError, match="runs need qrels"):
+        rr.analyse(one_frame)
+
+
+@pytest.mark.parametrize("alphas", [["x"], [-1]])
+def test_bad_alphas_with_inputs_are_a_parameter_error(score_frame, alphas):
+    with pytest.raises(rr.ParameterError, match="alphas") as raised:
+        rr.analyse(scores=score_frame, alphas=alphas)
+    assert "collection.toml" not in str(raised.value)

@@ -37,9 +37,10 @@ import pandas as pd
 
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError
 from riskreport.io.collection import COLLECTION_NAME, Collection, _find_runs, _is_run_file, load_collection, system_id
-from riskreport.io.input_frames import _is_ranx, _mapping, _numbers, _renamed, _system, _unique
+from riskreport.io.input_frames import ALIASES, _is_ranx, _mapping, _numbers, _renamed, _system, _unique
 from riskreport.io.score_inputs import _single_measure, scores_frame
 from riskreport.io.trec import read_qrels
+from riskreport.options import check_alphas
 
 IRDS_PREFIX = "irds:"
 
@@ -94,12 +95,45 @@ def collection_from(
         "title": title,
         "measure": measure,
         "baseline": baseline,
-        "alphas": [float(a) for a in alphas] if alphas is not None else None,
+        "alphas": check_alphas(alphas) if alphas is not None else None,
     }
     files["collection.toml"] = "".join(
         f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in config.items() if value is not None
     )
     return load_collection(_write_folder(files, name, folder))
+
+
+def given_inputs(inputs, qrels=None) -> tuple[object, object]:
+    """`(runs, scores)` for inputs given without saying which: a run frame (`qid, docno` or `query_id, doc_id`
+    columns, as PyTerrier's), a ranx Run (or several) and, with `qrels`, a mapping are runs; any other frame
+    or mapping is per-topic scores (a long frame, a matrix, {system: per-query output})."""
+    if isinstance(inputs, pd.DataFrame):
+        documents = any(c in inputs.columns for c in ALIASES["doc_id"])
+        return (inputs, None) if documents else (None, inputs)
+    if _is_ranx(inputs, "Run") or (
+        isinstance(inputs, (list, tuple)) and inputs and all(_is_ranx(r, "Run") for r in inputs)
+    ):
+        return inputs, None
+    if isinstance(inputs, Mapping):
+        return (inputs, None) if qrels is not None else (None, inputs)
+    raise ParameterError(
+        f"inputs: got {type(inputs).__name__}; expected a collection name or path, a result or score frame, "
+        "a ranx Run or a mapping {system: run or per-query output}."
+    )
+
+
+def input_title(runs, scores) -> str:
+    """A report title for inputs given in Python: what they are (`per-topic scores from a DataFrame`)."""
+    given = runs if runs is not None else scores
+    if isinstance(given, (str, os.PathLike)):
+        what = Path(given).name
+    elif isinstance(given, pd.DataFrame):
+        what = "a DataFrame"
+    elif isinstance(given, Mapping):
+        what = "a mapping"
+    else:
+        what = "ranx Runs" if isinstance(given, (list, tuple)) else f"a {type(given).__name__}"
+    return f"{'runs' if runs is not None else 'per-topic scores'} from {what}"
 
 
 def with_qrels(collection: str | os.PathLike, qrels) -> str:

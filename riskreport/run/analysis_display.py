@@ -24,20 +24,26 @@ class AnalysisDisplay:
         """The figures of this report, in the report's order."""
         return [slug for slug, _, wanted in self._figures() if wanted]
 
-    def figure(self, name: str):
-        """One of the report's figures as a matplotlib Figure (`figure_names`)."""
+    def figure(self, name: str, baseline: str | None = None):
+        """One of the report's figures as a matplotlib Figure (`figure_names`), against `baseline` (None: the
+        first). Closed in pyplot, so Jupyter shows the returned figure once, not a second time at the cell's end."""
+        import matplotlib.pyplot as plt
+
         from riskreport.render.report import _figure_of
 
-        for slug, draw, wanted in self._figures():
+        view = self.against(baseline)
+        for slug, draw, wanted in view._figures():
             if slug == name and wanted:
-                return _figure_of(draw())
+                fig = _figure_of(draw())
+                plt.close(fig)
+                return fig
         from riskreport.errors import UnknownNameError
 
         raise UnknownNameError("figure", name, self.figure_names)
 
-    def caption(self, name: str) -> str:
-        """The caption of a figure as the report prints it."""
-        return self._captions()[name]
+    def caption(self, name: str, baseline: str | None = None) -> str:
+        """The caption of a figure as the report prints it (against `baseline`; None: the first)."""
+        return self.against(baseline)._captions()[name]
 
     def _figures(self) -> list[tuple[str, Callable[[], object], bool]]:
         from riskreport.render import plots

@@ -3,6 +3,8 @@ results with the columns `riskreport run` writes, and their LaTeX. A mixin of `r
 
 from __future__ import annotations
 
+import re
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -21,6 +23,18 @@ TABLES = (
     "mixed_systems",
 )
 LATEX = ("effectiveness", "effectiveness_measures", "risk", "georisk", "bootstrap")
+
+
+def _shared(compute):
+    """A result over every baseline of the family, computed once: a view `against` another baseline reads its
+    analysis's (the risk, tests, intervals and verdicts do not depend on which baseline comes first)."""
+
+    def get(self):
+        family = self.__dict__.get("_family")
+        return getattr(family, compute.__name__) if family is not None else compute(self)
+
+    get.__name__, get.__doc__ = compute.__name__, compute.__doc__
+    return cached_property(get)
 
 
 class AnalysisTables:
@@ -81,10 +95,13 @@ class AnalysisTables:
         }[name]()
         return (source[columns[name]] if name in columns else source).reset_index(drop=True)
 
-    def to_latex(self, name: str) -> str:
-        """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex."""
+    def to_latex(self, name: str, baseline: str | None = None) -> str:
+        """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex, against `baseline` (None: the
+        first; the effectiveness and GeoRisk tables' Δ and tests are against it too)."""
         from riskreport.render import latex, report
 
+        if baseline is not None and baseline != self.params.baseline:
+            return self.against(baseline).to_latex(name)
         p, correction = self.params, self.correction
         builders = {
             "effectiveness": lambda: report.effectiveness_latex(self.effectiveness, p, correction),
@@ -100,4 +117,7 @@ class AnalysisTables:
             from riskreport.errors import UnknownNameError
 
             raise UnknownNameError("LaTeX table", name, names)
-        return latex.latex_table(**builders[name]())
+        table = builders[name]()
+        if self._family is not None:  # against another baseline: a label of its own beside the first's
+            table["label"] = f"{table['label']}:{re.sub(r'[^A-Za-z0-9.-]+', '-', p.baseline)}"
+        return latex.latex_table(**table)
