@@ -57,8 +57,8 @@ def test_by_name_under_data_dir(tiny_collection, monkeypatch):
     assert load_collection("tiny").path == tiny_collection
     with pytest.raises(UnknownNameError, match=r"Unknown collection 'tinny'. Did you mean 'tiny'\?.*tiny"):
         load_collection("tinny")
-    with pytest.raises(UnknownNameError):
-        load_collection("../tiny")
+    with pytest.raises(RiskReportError, match=r"\.\./tiny does not exist \(\.\. exists, tiny does not\)"):
+        load_collection("../tiny")  # a path, never looked up as a name
 
 
 def test_resolve_parameters_errors(tiny_collection):
