@@ -215,7 +215,7 @@ class _Command(argparse.ArgumentParser):
     """A command's parser: an argument it does not know is its usage error (exit 2), with the option meant
     (`run --alpah 5`: did you mean --alpha?), not the top-level usage that names no command's options."""
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         namespace, extras = super().parse_known_args(args, namespace)
         if extras and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
             options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
