@@ -209,3 +209,44 @@ def test_bad_alphas_with_inputs_are_a_parameter_error(score_frame, alphas):
     with pytest.raises(rr.ParameterError, match="alphas") as raised:
         rr.analyse(scores=score_frame, alphas=alphas)
     assert "collection.toml" not in str(raised.value)
+
+
+def test_a_saved_analysis_of_a_frame_loads_once_its_cache_is_gone(score_frame, tmp_path, monkeypatch):
+    """Every table is in the folder: clearing the cache (docs/cache.md: safe to delete) loses no saved analysis."""
+    import shutil
+
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    analysis = rr.analyse(score_frame, baseline=["bm25", "dense-a"], **OPTIONS)
+    saved = analysis.save(tmp_path / "saved")
+    shutil.rmtree(tmp_path / "cache")
+    loaded = rr.Analysis.load(saved)
+    assert loaded.table_names == analysis.table_names and repr(loaded) == repr(analysis)
+    for name in ("risk", "verdicts", "topics"):
+        pd.testing.assert_frame_equal(loaded.table(name), analysis.table(name), check_dtype=False, rtol=1e-9)
+    assert "per-topic scores from a DataFrame" in loaded._repr_html_()
+    with pytest.raises(RiskReportError, match="no longer exists .* the tables it was saved with"):
+        loaded.figure("urisk-alpha")
+
+
+def test_a_damaged_or_foreign_saved_folder_is_refused_at_load(built, tmp_path):
+    import shutil
+
+    copy = shutil.copytree(built[2], tmp_path / "copy")
+    risk = pd.read_csv(copy / "tables" / "risk.csv").drop(columns="urisk")
+    risk.to_csv(copy / "tables" / "risk.csv", index=False)
+    with pytest.raises(rr.InputFormatError, match=r"risk\.csv: no column urisk \(expected the columns riskreport"):
+        rr.Analysis.load(copy)
+    record = json.loads((copy / "params.json").read_text())
+    (copy / "params.json").write_text(json.dumps({**record, "template": "risk_ltr"}))
+    with pytest.raises(rr.InputFormatError, match="a report of the template 'risk_ltr'"):
+        rr.Analysis.load(copy)
+
+
+def test_save_errors_speak_python(built, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(RiskReportError) as raised:
+        built[1].save(folder)
+    assert "pass force=True" in str(raised.value) and "--out" not in str(raised.value)
+    assert str(raised.value).startswith(f"save {folder}")

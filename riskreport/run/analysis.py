@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from riskreport.errors import ParameterError
+from riskreport.errors import ParameterError, RiskReportError
 from riskreport.run.analysis_display import AnalysisDisplay
 from riskreport.run.analysis_files import TEMPLATE, TEXT_COLUMNS, AnalysisFiles, read_saved, read_table
 from riskreport.run.analysis_tables import LATEX, TABLES, AnalysisTables, _shared
@@ -87,6 +87,8 @@ def analyse(
                 "give the inputs once."
             )
         runs, scores = given_inputs(collection, qrels)
+    if runs is not None or scores is not None:  # titled after what they are, in params.json too
+        settings["title"] = settings["title"] or input_title(runs, scores)
     if runs is not None or scores is not None:
         collection = collection_from(
             runs=runs,
@@ -95,7 +97,7 @@ def analyse(
             measure=measure,
             baseline=baseline if isinstance(baseline, str) else None,
             alphas=alphas,
-            title=settings["title"] or input_title(runs, scores),
+            title=settings["title"],
         )
     elif qrels is not None:
         collection = with_qrels(collection, qrels)
@@ -182,6 +184,14 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
     @_shared
     def scores(self):
         from riskreport.measures.evaluation import CollectionWarning, evaluate
+
+        gone = self.params.extra.get("gone")
+        if gone:  # loaded without its inputs: the saved tables are all there is
+            raise RiskReportError(
+                f"{gone} no longer exists (a cleared cache, or another machine): this analysis holds the tables "
+                f"it was saved with ({', '.join(self.table_names)}); figures and LaTeX need the scores: analyse "
+                "the inputs again."
+            )
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CollectionWarning)  # shown in the collection overview instead

@@ -49,10 +49,10 @@ class AnalysisDisplay:
         from riskreport.render import plots
         from riskreport.stats.risk import deltas, smooth_value, to_convention
 
-        p, conv, shown = self.params, self.convention, self.figure_challengers
+        p, conv = self.params, self.convention
 
         def topic_deltas():
-            return deltas(self.matrix, p.baseline).loc[shown].stack().rename("delta").reset_index()
+            return deltas(self.matrix, p.baseline).loc[self.figure_challengers].stack().rename("delta").reset_index()
 
         def focus():
             return self._focus_figure()
@@ -60,6 +60,7 @@ class AnalysisDisplay:
         def intervals():
             from riskreport.render.report import for_baseline
 
+            shown = self.figure_challengers
             ci = for_baseline(self.boot, p.baseline)
             ci = ci[(ci["method"] == "bca") & (ci["level"] == min(self.ci_levels)) & ci["system"].isin(shown)]
             ci = ci.drop(columns="verdict").merge(
@@ -70,18 +71,26 @@ class AnalysisDisplay:
         def geo_fine():
             from riskreport.stats.pools import figure_pool
 
-            fine = figure_pool(self.pool, shown, p.baseline, np.linspace(0, max(p.alphas), 21), p.measure)
+            fine = figure_pool(
+                self.pool, self.figure_challengers, p.baseline, np.linspace(0, max(p.alphas), 21), p.measure
+            )
             return plots.georisk_by_alpha(to_convention(fine, conv), p.measure, conv, palette=self.palette)
 
-        risk_shown = self.main_risk[self.main_risk["system"].isin(shown)]
+        def only_shown(table):
+            return table[table["system"].isin(self.figure_challengers)]
+
         return [
             ("topic-deltas", lambda: plots.topic_deltas(topic_deltas(), p.baseline, p.measure), True),
-            ("delta-heatmap", lambda: plots.delta_heatmap(topic_deltas(), p.baseline, p.measure, shown), True),
+            (
+                "delta-heatmap",
+                lambda: plots.delta_heatmap(topic_deltas(), p.baseline, p.measure, self.figure_challengers),
+                True,
+            ),
             ("delta-boxplots", lambda: plots.delta_boxplots(topic_deltas(), p.baseline, p.measure), True),
             (
                 "trisk-alpha",
                 lambda: plots.trisk_by_alpha(
-                    to_convention(self.fine[self.fine["system"].isin(shown)], conv),
+                    to_convention(only_shown(self.fine), conv),
                     self.critical,
                     p.baseline,
                     p.measure,
@@ -93,7 +102,7 @@ class AnalysisDisplay:
             (
                 "urisk-alpha",
                 lambda: plots.urisk_by_alpha(
-                    to_convention(risk_shown, conv), p.baseline, p.measure, conv, palette=self.palette
+                    to_convention(only_shown(self.main_risk), conv), p.baseline, p.measure, conv, palette=self.palette
                 ),
                 True,
             ),
@@ -101,29 +110,17 @@ class AnalysisDisplay:
             (
                 "topic-tj",
                 lambda: plots.topic_tj(
-                    to_convention(self.selected_topics[self.selected_topics["system"].isin(shown)], conv),
-                    self.critical,
-                    p.baseline,
-                    p.measure,
-                    conv,
+                    to_convention(only_shown(self.selected_topics), conv), self.critical, p.baseline, p.measure, conv
                 ),
                 True,
             ),
             ("georisk-alpha", geo_fine, True),
             ("ci-alpha", intervals, True),
             ("bootstrap-focus", focus, True),
-            (
-                "diagnostics",
-                lambda: plots.diagnostics_by_alpha(
-                    self.diagnostics[self.diagnostics["system"].isin(shown)], self.palette
-                ),
-                True,
-            ),
+            ("diagnostics", lambda: plots.diagnostics_by_alpha(only_shown(self.diagnostics), self.palette), True),
             (
                 "mixed-forest",
-                lambda: plots.forest(
-                    to_convention(self.mixed[self.mixed["system"].isin(shown)], conv), p.baseline, p.measure
-                ),
+                lambda: plots.forest(to_convention(only_shown(self.mixed), conv), p.baseline, p.measure),
                 True,
             ),
         ]

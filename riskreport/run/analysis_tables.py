@@ -25,6 +25,23 @@ TABLES = (
 LATEX = ("effectiveness", "effectiveness_measures", "risk", "georisk", "bootstrap")
 
 
+def table_columns() -> dict[str, list[str]]:
+    """The columns of the report's tables of a fixed shape (tables/<name>.csv), by name."""
+    from riskreport.stats import inference, mixed, risk
+
+    return {
+        "verdicts": ["system", "baseline", "alpha", "method", "verdict"],
+        "effectiveness": ["system", "measure", "mean", "median", "sd", "n_topics"],
+        "risk": risk.RISK_COLUMNS,
+        "topics": risk.TOPIC_COLUMNS,
+        "georisk": risk.GEORISK_COLUMNS,
+        "tstar": risk.TSTAR_COLUMNS,
+        "bootstrap": inference.BOOTSTRAP_COLUMNS,
+        "tests": inference.TEST_COLUMNS,
+        "mixed_systems": mixed.SYSTEM_EFFECT_COLUMNS,
+    }
+
+
 def _shared(compute):
     """A result over every baseline of the family, computed once: a view `against` another baseline reads its
     analysis's (the risk, tests, intervals and verdicts do not depend on which baseline comes first)."""
@@ -68,18 +85,7 @@ class AnalysisTables:
         return {name: self.table(name) for name in self.table_names}
 
     def _compute(self, name: str) -> pd.DataFrame:
-        from riskreport.stats import inference, mixed, risk
-
-        columns = {
-            "effectiveness": ["system", "measure", "mean", "median", "sd", "n_topics"],
-            "risk": risk.RISK_COLUMNS,
-            "topics": risk.TOPIC_COLUMNS,
-            "georisk": risk.GEORISK_COLUMNS,
-            "tstar": risk.TSTAR_COLUMNS,
-            "bootstrap": inference.BOOTSTRAP_COLUMNS,
-            "tests": inference.TEST_COLUMNS,
-            "mixed_systems": mixed.SYSTEM_EFFECT_COLUMNS,
-        }
+        columns = table_columns()
         source = {
             "verdicts": lambda: self.verdicts,
             "effectiveness": lambda: self.effectiveness,
@@ -93,7 +99,7 @@ class AnalysisTables:
             "tukey": lambda: self.tukey,
             "mixed_systems": lambda: self.mixed,
         }[name]()
-        return (source[columns[name]] if name in columns else source).reset_index(drop=True)
+        return (source[columns[name]] if name in columns and name != "verdicts" else source).reset_index(drop=True)
 
     def to_latex(self, name: str, baseline: str | None = None) -> str:
         """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex, against `baseline` (None: the
