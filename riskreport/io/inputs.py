@@ -38,12 +38,10 @@ import pandas as pd
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError
 from riskreport.io.collection import COLLECTION_NAME, Collection, _find_runs, _is_run_file, load_collection, system_id
 from riskreport.io.input_frames import ALIASES, _is_ranx, _mapping, _numbers, _renamed, _system, _unique
+from riskreport.io.irds import IRDS_PREFIX, irds_knows, irds_qrels
 from riskreport.io.score_inputs import _single_measure, scores_frame
 from riskreport.io.trec import read_qrels
 from riskreport.options import check_alphas
-
-IRDS_PREFIX = "irds:"
-
 
 RUN_FRAME = "columns qid, docno and score or rank (PyTerrier), or query_id, doc_id, score"
 
@@ -312,7 +310,7 @@ def qrels_frame(qrels) -> pd.DataFrame:
         path = Path(text).expanduser()
         if path.is_file():
             return read_qrels(path)
-        if text.startswith(IRDS_PREFIX) or _irds_knows(text):
+        if text.startswith(IRDS_PREFIX) or irds_knows(text):
             return irds_qrels(text.removeprefix(IRDS_PREFIX))
         raise InputFormatError(
             path,
@@ -337,55 +335,6 @@ def qrels_frame(qrels) -> pd.DataFrame:
     table["relevance"] = grades.astype(np.int64)
     _unique(table, ["query_id", "doc_id"], "qrels", "document {doc_id} judged twice for topic {query_id}")
     return table
-
-
-def _irds_knows(dataset_id: str) -> bool:
-    """Whether ir_datasets is installed and has a dataset of this id (a bare id, without `irds:`)."""
-    try:
-        import ir_datasets
-
-        ir_datasets.registry[dataset_id]
-    except (ImportError, KeyError):
-        return False
-    return True
-
-
-def irds_qrels(dataset_id: str) -> pd.DataFrame:
-    """The qrels of an ir_datasets dataset (`ir_datasets.load(id).qrels_iter()`), or a clear error when
-    ir_datasets is missing, does not know the id, or cannot provide the qrels offline."""
-    try:
-        import ir_datasets
-    except ImportError:
-        raise ParameterError(
-            f"qrels {dataset_id!r} name an ir_datasets dataset, and ir_datasets is not installed: "
-            "pip install 'riskreport[irds]' (or give a TREC qrels file)."
-        ) from None
-    try:
-        dataset = ir_datasets.load(dataset_id)
-    except KeyError:
-        raise ParameterError(
-            f"qrels {dataset_id!r}: neither a file nor a dataset ir_datasets knows "
-            "(see https://ir-datasets.com for the ids)."
-        ) from None
-    if not dataset.has_qrels():
-        raise ParameterError(
-            f"qrels {dataset_id!r}: this ir_datasets dataset has no qrels (pick a dataset with "
-            "judgments, e.g. one ending in the topic set's name)."
-        )
-    try:
-        rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
-    except Exception as error:  # noqa: BLE001 - ir_datasets raises many kinds (download, HTTP, missing file) for one reason
-        home = os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
-        raise RiskReportError(
-            f"qrels {dataset_id!r} are not available offline: ir_datasets could not read them from {home} "
-            f"({type(error).__name__}: {str(error)[:200]}). Fetch them once with network access "
-            f"(`ir_datasets export {dataset_id} qrels > qrels.txt`) and give that file, or set IR_DATASETS_HOME "
-            "to where they were downloaded."
-        ) from None
-    if not rows:
-        raise ParameterError(f"qrels {dataset_id!r}: ir_datasets returned no judgments.")
-    table = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]).astype({"query_id": str, "doc_id": str})
-    return table.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
 
 
 def qrels_text(qrels: pd.DataFrame) -> str:
