@@ -95,3 +95,13 @@ def test_templates_and_inspect(tiny_collection, capsys):
 def test_python_dash_m():
     done = subprocess.run([sys.executable, "-m", "riskreport", "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("riskreport ")
+
+
+@pytest.mark.parametrize("args", [["-b", "base", "godo"], ["-p", "baselines", '["base", "godo"]']])
+def test_a_misspelt_second_baseline_is_caught_before_anything_runs(tiny_collection, tmp_path, capsys, args):
+    """It was caught in the template's cell 3, after the runs were evaluated, and left a failed-* folder."""
+    reports = tmp_path / "reports"
+    assert main(["run", "-c", str(tiny_collection), "--reports", str(reports), "-q", *args]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("riskreport: error: Unknown baseline 'godo'. Did you mean 'good'?") and "Cell" not in err
+    assert not reports.exists() or not any(reports.rglob("failed-*"))
