@@ -167,7 +167,8 @@ def owned_files(folder: Path, record: dict | None = None) -> set[str]:
     if isinstance(listed, list) and all(isinstance(f, str) for f in listed):
         return {f for f in listed if _inside(f)}
     legacy = {f for f in LEGACY_REPORT_FILES if (folder / f).is_file()}
-    return legacy | {p.relative_to(folder).as_posix() for p in (folder / "tables").glob("*.csv")}
+    tables = [*(folder / "tables").glob("*.csv"), *(folder / "tables").glob("*.csv.gz")]
+    return legacy | {p.relative_to(folder).as_posix() for p in tables}
 
 
 def _inside(relative: str) -> bool:

@@ -71,13 +71,13 @@ class AnalysisFiles:
         return destination.final
 
     def _write(self, work: Path, figure_formats: list[str]) -> None:
-        from riskreport.render.csv_writer import write_csv
+        from riskreport.render.csv_writer import table_file, write_csv
         from riskreport.render.figures import FigureWriter
 
         tables = work / "tables"
         tables.mkdir()
         for name in self.table_names:
-            write_csv(self.table(name), tables / f"{name}.csv")
+            write_csv(self.table(name), tables / table_file(name))
         for name in (n for n in LATEX if n in self.table_names):
             (tables / f"{name}.tex").write_text(self.to_latex(name), encoding="utf-8")
         import matplotlib.pyplot as plt
@@ -109,7 +109,9 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
             f"a report of the template {record['template']!r}",
             expected=f"a {TEMPLATE} report: Analysis.load reads the folders of riskreport run {TEMPLATE} and Analysis.save",
         )
-    tables = {path.stem: read_table(path) for path in sorted((folder / "tables").glob("*.csv")) if path.stem in TABLES}
+    files = sorted((folder / "tables").glob("*.csv")) + sorted((folder / "tables").glob("*.csv.gz"))
+    named = {path.name.removesuffix(".gz").removesuffix(".csv"): path for path in files}  # topics.csv.gz: topics
+    tables = {name: read_table(path) for name, path in named.items() if name in TABLES}
     _check_columns(folder, tables)
     from riskreport.measures.params import resolve_parameters
 
@@ -134,13 +136,14 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
 
 def _check_columns(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
     """Each saved table has the columns riskreport writes: a damaged one is an error now, not a KeyError later."""
+    from riskreport.render.csv_writer import table_file
     from riskreport.run.analysis_tables import table_columns
 
     for name, expected in table_columns().items():
         missing = [c for c in expected if name in tables and c not in tables[name].columns]
         if missing:
             raise InputFormatError(
-                folder / "tables" / f"{name}.csv",
+                folder / "tables" / table_file(name),
                 f"no column {', '.join(missing)}",
                 expected=f"the columns riskreport writes: {', '.join(expected)}",
             )
