@@ -227,7 +227,7 @@ class AnalysisDisplay:
         p = self.params
         summary = self._shown_summary()
         head = (
-            f"<h3>Risk report: {html.escape(p.collection.title)}</h3><p>{html.escape(p.measure)}, "
+            f"<h3>Risk report: {html.escape(self.title or p.collection.title)}</h3><p>{html.escape(p.measure)}, "
             f"{len(p.systems)} systems, baseline{'s' if len(p.all_baselines) > 1 else ''} "
             f"<b>{html.escape(', '.join(p.all_baselines))}</b>, α {html.escape(', '.join(f'{a:g}' for a in p.alphas))}"
             f"; verdicts: two-sided paired t-test of the risk-adjusted differences, p "
