@@ -249,3 +249,20 @@ def test_ir_datasets_offline_is_one_clean_line(local_irds, demo, tmp_path, capfd
     message = str(raised.value)
     assert f"no local copy at {local}; download failed (" in message and " object at 0x" not in message
     assert capfd.readouterr().err == ""
+
+
+def test_inputs_given_without_saying_which(demo):
+    """`rr.analyse(x)`: a run frame, ranx Runs and (with qrels) a mapping are runs; other frames and mappings scores."""
+    collection, runs = demo
+    frame = _pyterrier_frame(runs["bm25"]).assign(name="bm25")
+    ranx_runs = [Run(_nested(read_run(p), "score"), name=s) for s, p in runs.items()]
+    matrix = pd.DataFrame([[0.5, 0.2]], index=["a"], columns=["1", "2"])
+    assert inputs.given_inputs(frame) == (frame, None)
+    assert inputs.given_inputs(ranx_runs)[0] is ranx_runs and inputs.given_inputs(ranx_runs[0])[0] is ranx_runs[0]
+    assert inputs.given_inputs(runs, qrels=collection.qrels) == (runs, None)
+    assert inputs.given_inputs({"a": {"1": {"nDCG@10": 0.5}}}) == (None, {"a": {"1": {"nDCG@10": 0.5}}})
+    assert inputs.given_inputs(matrix)[1] is matrix
+    with pytest.raises(ParameterError, match="got int; expected a collection name or path"):
+        inputs.given_inputs(3)
+    assert inputs.input_title(ranx_runs, None) == "runs from ranx Runs"
+    assert inputs.input_title(None, "out/bm25.trec_eval") == "per-topic scores from bm25.trec_eval"
