@@ -12,6 +12,7 @@ import pytest
 
 import riskreport as rr
 from riskreport.errors import RiskReportError
+from riskreport.render.csv_writer import table_file
 from riskreport.run.analysis import TABLES, read_table
 from riskreport.run.runner import run_report
 
@@ -47,7 +48,8 @@ def test_api_and_riskreport_run_write_the_same_tables(built):
     ran, analysis, saved = built
     written = sorted(p.name for p in (ran / "tables").iterdir())
     assert written == sorted(p.name for p in (saved / "tables").iterdir())
-    assert {f"{name}.csv" for name in analysis.tables} == {n for n in written if n.endswith(".csv")}
+    assert {table_file(name) for name in analysis.tables} == {n for n in written if ".csv" in n}
+    assert "topics.csv.gz" in written and "topics.csv" not in written  # the per-topic table compressed
     for name in written:  # byte for byte: the same numbers by construction
         assert filecmp.cmp(ran / "tables" / name, saved / "tables" / name, shallow=False), name
     assert sorted(p.name for p in (ran / "figures").iterdir()) == sorted(p.name for p in (saved / "figures").iterdir())
@@ -132,3 +134,121 @@ def test_analyse_takes_runs_in_other_shapes(cache):
     pd.testing.assert_frame_equal(analysis.table("risk"), direct[rr.risk.RISK_COLUMNS])
     with pytest.raises(rr.ParameterError, match="unknown option"):
         rr.analyse("demo", bootstrap=10)
+
+
+def test_a_figure_is_shown_once_in_jupyter(built):
+    """Closed in pyplot: the inline backend does not show it again at the end of the cell."""
+    import matplotlib.pyplot as plt
+
+    _, analysis, _ = built
+    plt.close("all")
+    figure = analysis.figure("urisk-alpha")
+    assert plt.get_fignums() == [] and figure.axes and figure.canvas is not None
+
+
+@pytest.fixture(scope="module")
+def two_baselines(cache):
+    return rr.analyse("demo", baseline=["bm25", "dense-a"], **OPTIONS)
+
+
+def test_figures_and_latex_per_baseline(two_baselines):
+    a = two_baselines
+    first, second = a.figure("urisk-alpha"), a.figure("urisk-alpha", baseline="dense-a")
+    assert "bm25" in first.axes[0].get_title() and "dense-a" in second.axes[0].get_title()
+    lines = {line.get_label() for line in second.axes[0].get_lines()}
+    assert "bm25" in lines and "dense-a" not in lines
+    latex = a.to_latex("risk", baseline="dense-a")
+    assert "against dense-a" in latex and "tab:demo:risk:dense-a" in latex and "against bm25" in a.to_latex("risk")
+    assert "dense-a" in a.caption("topic-deltas", baseline="dense-a")
+    view = a.against("dense-a")
+    assert view.risk is a.risk and view.summary is a.summary  # the family's tables, computed once
+    assert set(view.main_risk["baseline"]) == {"dense-a"}
+    with pytest.raises(rr.UnknownNameError, match="Unknown baseline 'bm2'. Did you mean 'bm25'"):
+        a.figure("urisk-alpha", baseline="bm2")
+
+
+def test_one_and_two_baselines_use_the_same_cell_style(built, two_baselines):
+    one, two = built[1]._repr_html_(), two_baselines._repr_html_()
+    assert one.count("white-space: nowrap") >= 1 and two.count("white-space: nowrap") >= 1
+
+
+@pytest.fixture(scope="module")
+def score_frame(built):
+    return built[1].matrix.stack().rename("value").rename_axis(["system", "topic"]).reset_index()
+
+
+def test_analyse_takes_inputs_as_its_first_argument(built, score_frame):
+    keyword = rr.analyse(scores=score_frame, baseline="bm25", **OPTIONS)
+    for given in (score_frame, built[1].matrix):
+        positional = rr.analyse(given, baseline="bm25", **OPTIONS)
+        pd.testing.assert_frame_equal(positional.table("risk"), keyword.table("risk"))
+    assert keyword.params.collection.title == "per-topic scores from a DataFrame"
+    assert "Risk report: per-topic scores from a DataFrame" in keyword._repr_html_()
+    assert rr.analyse(score_frame, title="Mine", **OPTIONS).params.collection.title == "Mine"
+    with pytest.raises(rr.ParameterError, match="give the inputs once"):
+        rr.analyse(score_frame, scores=score_frame)
+
+
+def test_analyse_takes_runs_as_its_first_argument(cache):
+    collection = rr.load_collection("demo")
+    from riskreport.io.trec import read_run
+
+    frames = {s: read_run(collection.runs[s]) for s in ("bm25", "weak-ql")}
+    by_keyword = rr.analyse(runs=frames, qrels=collection.qrels, **OPTIONS)
+    by_position = rr.analyse(frames, qrels=collection.qrels, **OPTIONS)
+    pd.testing.assert_frame_equal(by_position.table("risk"), by_keyword.table("risk"))
+    assert by_position.params.collection.title == "runs from a mapping"
+    one_frame = pd.concat([f.assign(name=s) for s, f in frames.items()])  # PyTerrier's Experiment shape
+    pd.testing.assert_frame_equal(
+        rr.analyse(one_frame, qrels=collection.qrels, **OPTIONS).table("risk"), by_keyword.table("risk")
+    )
+    with pytest.raises(rr.ParameterError, match="runs need qrels"):
+        rr.analyse(one_frame)
+
+
+@pytest.mark.parametrize("alphas", [["x"], [-1]])
+def test_bad_alphas_with_inputs_are_a_parameter_error(score_frame, alphas):
+    with pytest.raises(rr.ParameterError, match="alphas") as raised:
+        rr.analyse(scores=score_frame, alphas=alphas)
+    assert "collection.toml" not in str(raised.value)
+
+
+def test_a_saved_analysis_of_a_frame_loads_once_its_cache_is_gone(score_frame, tmp_path, monkeypatch):
+    """Every table is in the folder: clearing the cache (docs/cache.md: safe to delete) loses no saved analysis."""
+    import shutil
+
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    analysis = rr.analyse(score_frame, baseline=["bm25", "dense-a"], **OPTIONS)
+    saved = analysis.save(tmp_path / "saved")
+    shutil.rmtree(tmp_path / "cache")
+    loaded = rr.Analysis.load(saved)
+    assert loaded.table_names == analysis.table_names and repr(loaded) == repr(analysis)
+    for name in ("risk", "verdicts", "topics"):
+        pd.testing.assert_frame_equal(loaded.table(name), analysis.table(name), check_dtype=False, rtol=1e-9)
+    assert "per-topic scores from a DataFrame" in loaded._repr_html_()
+    with pytest.raises(RiskReportError, match="no longer exists .* the tables it was saved with"):
+        loaded.figure("urisk-alpha")
+
+
+def test_a_damaged_or_foreign_saved_folder_is_refused_at_load(built, tmp_path):
+    import shutil
+
+    copy = shutil.copytree(built[2], tmp_path / "copy")
+    risk = pd.read_csv(copy / "tables" / "risk.csv").drop(columns="urisk")
+    risk.to_csv(copy / "tables" / "risk.csv", index=False)
+    with pytest.raises(rr.InputFormatError, match=r"risk\.csv: no column urisk \(expected the columns riskreport"):
+        rr.Analysis.load(copy)
+    record = json.loads((copy / "params.json").read_text())
+    (copy / "params.json").write_text(json.dumps({**record, "template": "risk_ltr"}))
+    with pytest.raises(rr.InputFormatError, match="a report of the template 'risk_ltr'"):
+        rr.Analysis.load(copy)
+
+
+def test_save_errors_speak_python(built, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(RiskReportError) as raised:
+        built[1].save(folder)
+    assert "pass force=True" in str(raised.value) and "--out" not in str(raised.value)
+    assert str(raised.value).startswith(f"save {folder}")

@@ -255,3 +255,51 @@ def test_check_cli_messages_and_exit_codes(tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         main(["templates", "nonsense"])
     assert usage.value.code == 2
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'sns.boxplot(data=d, x="delta", y="system", order=d.groupby("system")["delta"].median().sort_values().index)',
+        'order = d.groupby("system")["delta"].mean().sort_values().index',
+        'worst = d.groupby("system")["delta"].mean().nsmallest(5).index.tolist()',
+        'shown = sorted(systems, key=lambda s: d.loc[d["system"] == s, "delta"].mean())',
+        'rows = d.iloc[d["delta"].abs().mean(axis=None).argsort()]',
+        "t = scores.mean()  # riskreport: reviewed",
+    ],
+)
+def test_an_order_or_a_reviewed_line_is_not_inline_statistics(source):
+    """An expression whose value only orders a plot or a table shows no number; a reviewed line was read by a person."""
+    assert inline_statistics(source) == []
+
+
+def test_ordering_does_not_hide_a_statistic_beside_it():
+    found = inline_statistics('sns.barplot(x=d.groupby("s")["x"].mean(), order=d["s"].sort_values())')
+    assert len(found) == 1 and "`.mean()`" in found[0].message
+
+
+def test_a_reviewed_cell_is_counted_not_flagged(tmp_path):
+    path = make_template(
+        tmp_path, code=("import riskreport as rr", "b = scores.std()", "c = s.var()  # riskreport: reviewed")
+    )
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells[3].metadata["tags"] = ["reviewed"]
+    nbformat.write(notebook, path)
+    result = check_template(path, execute=False)
+    assert result.ok and result.reviewed == 2 and "2 cell(s) or line(s) marked reviewed" in result.report()
+
+
+def test_the_advice_can_be_followed_from_a_wheel():
+    """The fix no longer says to change riskreport, which a user of the installed package cannot."""
+    fix = inline_statistics("t = scores.mean()")[0].fix
+    assert "compute it in riskreport" not in fix and "package of your own" in fix and "# riskreport: reviewed" in fix
+
+
+def test_the_writing_guide_runs_the_scaffold_by_path():
+    """./templates is not searched by name (docs/trust.md): the guide's commands give the scaffold by its path."""
+    import re
+
+    guide = (PROJECT_ROOT / "docs" / "templates" / "writing.md").read_text(encoding="utf-8")
+    commands = re.findall(r"^riskreport run (\S+)", guide, flags=re.MULTILINE)
+    assert commands and all(c.startswith("templates/") and c.endswith(".ipynb") for c in commands)
+    assert "runs (`riskreport run my_report`)" not in guide

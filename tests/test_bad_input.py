@@ -369,10 +369,6 @@ def _break_single_system(root):
     return [], r"needs the baseline and at least one other system"
 
 
-def _break_alpha(root):
-    return ["--alpha", "0", "-1"], r"--alpha -1: each α must be a finite number ≥ 0"
-
-
 def _break_bad_line(root):
     (root / "runs" / "risky.txt").write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 x t\n")
     return [], r"runs/risky\.txt, line 2: 'x' is not a finite number"
@@ -383,7 +379,6 @@ CLI_CASES = {
     "run with only unknown topics": _break_unknown_topics,
     "qrels with no relevant documents": _break_no_relevant,
     "single system": _break_single_system,
-    "negative alpha": _break_alpha,
     "non-numeric score": _break_bad_line,
 }
 

@@ -150,7 +150,7 @@ def test_lock_contention(tmp_path, tiny_collection, cache_dir, capsys):
     waited = run_batch(jobs, reports_dir=reports, wait=30)  # waits, then runs
     holder.join()
     assert time.monotonic() - started >= 0.3
-    assert statuses(waited) == {"nowhere": "error"} and "Unknown collection" in waited.results[0].message
+    assert statuses(waited) == {"nowhere": "error"} and "no-such-collection does not exist" in waited.results[0].message
 
 
 def _hold(path, seconds):

@@ -163,3 +163,32 @@ def test_a_numba_cache_folder_others_can_write_is_not_used(tmp_path, monkeypatch
     chosen = cache._numba_root()
     assert not chosen.is_relative_to(root) and chosen.name.startswith("riskreport-numba-")
     assert chosen.stat().st_uid == os.getuid() and not chosen.stat().st_mode & 0o077
+
+
+def test_private_entries_are_checked_up_to_the_cache_root_and_read_as_checked(tmp_path, monkeypatch):
+    """Machine code this process runs (bayes/compiled.py): an entry is read only when it and every folder up to
+    the cache root are this user's and no one else can write them; a root others can write (`chmod o+w`, not
+    the entry) was not checked before. The file read is the one checked (no symbolic link followed)."""
+    from riskreport.bayes import compiled
+    from riskreport.io.cache import cache_root, open_private
+
+    root = tmp_path / "cache"
+    monkeypatch.setenv("RISKREPORT_CACHE", str(root))
+    store = Cache("compiled", root / "bayes" / "compiled")
+    key = cache_key("compiled", model="m")
+    store.put_arrays(key, {"code": np.arange(4, dtype=np.uint8)}, {"n": 1})
+    entry = store.path(key, ".npz")
+    for folder in (root, *entry.parents[:3]):
+        folder.chmod(0o755)
+    entry.chmod(0o644)
+    assert cache_root(store.folder) == root and cache_root(tmp_path / "elsewhere") == tmp_path / "elsewhere"
+    assert store.get_arrays(key, private_to=root) is not None and compiled.private(entry, root)
+    for item, mode in ((root, 0o757), (entry.parent, 0o775), (entry, 0o664)):
+        item.chmod(mode)
+        assert store.get_arrays(key, private_to=root) is None and not compiled.private(entry, root), item
+        item.chmod(0o755 if item.is_dir() else 0o644)
+    moved = entry.with_name("elsewhere.npz")
+    entry.rename(moved)
+    entry.symlink_to(moved)  # a link is not opened: what would be read is not what the folder holds
+    assert open_private(entry, root) is None and store.get_arrays(key, private_to=root) is None
+    assert open_private(moved, tmp_path / "not-above") is None  # a top that is not above the entry

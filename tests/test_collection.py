@@ -57,8 +57,8 @@ def test_by_name_under_data_dir(tiny_collection, monkeypatch):
     assert load_collection("tiny").path == tiny_collection
     with pytest.raises(UnknownNameError, match=r"Unknown collection 'tinny'. Did you mean 'tiny'\?.*tiny"):
         load_collection("tinny")
-    with pytest.raises(UnknownNameError):
-        load_collection("../tiny")
+    with pytest.raises(RiskReportError, match=r"\.\./tiny does not exist \(\.\. exists, tiny does not\)"):
+        load_collection("../tiny")  # a path, never looked up as a name
 
 
 def test_resolve_parameters_errors(tiny_collection):
@@ -100,3 +100,15 @@ def test_a_score_table_collection_without_topics_is_an_input_error(tmp_path):
     with pytest.raises(InputFormatError, match="no topic has a score") as info:
         collection_topic_set(col, [])
     assert info.value.path.name == "scores.csv"
+
+
+def test_a_score_table_given_as_a_collection_is_named_after_its_file(tmp_path):
+    """`--collection my-scores.csv` gave "Risk report: own" and reports/own/ (issue 33, point 9)."""
+    own = tmp_path / "own"
+    own.mkdir()
+    for name in ("my-scores.csv", "scores.csv", "runs 2024 (final).csv"):
+        (own / name).write_text("system,topic,score\nb,1,0.5\nc,1,0.25\n")
+    assert load_collection(own / "my-scores.csv").name == "my-scores"
+    assert load_collection(own / "my-scores.csv").title == "my-scores"
+    assert load_collection(own / "scores.csv").name == "own"
+    assert load_collection(own / "runs 2024 (final).csv").name == "runs-2024-final"

@@ -210,3 +210,26 @@ def test_wilcoxon_equals_scipy_row_by_row(c):
             continue
         assert w_plus[idx] == stats.rankdata(np.abs(nonzero))[nonzero > 0].sum()
         assert p[idx] == pytest.approx(stats.wilcoxon(nonzero, zero_method="wilcox").pvalue, rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("topics, samples", [(7, 1000), (6980, 40), (3, 5)])
+def test_resamples_drawn_in_blocks_are_the_ones_drawn_at_once(topics, samples, monkeypatch):
+    """Blocks of resamples (bounded memory for 6,980 topics) give exactly the former counts and sign vectors."""
+    from riskreport.stats import bootstrap
+
+    monkeypatch.setattr(bootstrap, "DRAWS_AT_ONCE", 2 * topics + 1)  # several blocks, the last one short
+    monkeypatch.setattr(inf, "DRAWS_AT_ONCE", 2 * topics + 1)
+    rng = np.random.default_rng(11)
+    draws = rng.integers(0, topics, size=(samples, topics))
+    cells = (np.arange(samples)[:, None] * topics + draws).reshape(-1)
+    at_once = np.bincount(cells, minlength=samples * topics).reshape(samples, topics).astype(np.float64)
+    assert np.array_equal(bootstrap.resample_counts(topics, samples, np.random.default_rng(11)), at_once)
+    flips = np.random.default_rng(5).choice([-1.0, 1.0], size=(samples, topics))
+    if 2**topics > samples:
+        assert np.array_equal(inf.sign_flips(topics, samples, np.random.default_rng(5))[0], flips)
+    x = np.random.default_rng(2).normal(size=(3, topics))
+    counts = bootstrap.resample_counts(topics, samples, np.random.default_rng(11))
+    shared = bootstrap.bootstrap_moments(x, counts, weights=bootstrap.resample_weights(counts))
+    assert all(np.array_equal(a, b) for a, b in zip(shared, bootstrap.bootstrap_moments(x, counts)))
+    drawn = bootstrap.drawn_weights(topics, samples, np.random.default_rng(11))  # without the counts held
+    assert np.array_equal(drawn, bootstrap.resample_weights(counts)) and drawn.flags.c_contiguous

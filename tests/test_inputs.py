@@ -228,3 +228,41 @@ def test_ir_datasets_qrels_from_the_cli_and_a_jobs_file(demo, expected, local_ir
     jobs.write_text(f'[[job]]\nname = "x"\nqrels = "irds:{missing}"\n')
     with pytest.raises(batch.JobFileError, match="job 'x', key 'qrels'.*not available offline"):
         batch.load_jobs(jobs)
+
+
+def test_ir_datasets_offline_is_one_clean_line(local_irds, demo, tmp_path, capfd):
+    """Offline, ir_datasets logged 9 lines on stderr and its error embedded `<...LocalDownload object at 0x...>`."""
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels
+    from ir_datasets.util import LocalDownload
+    from ir_datasets.util.download import Download, RequestsDownload
+
+    local = tmp_path / "irds" / "downloads" / "qrels-copy"
+    remote = [RequestsDownload(f"http://127.0.0.1:9/{n}.txt", tries=1) for n in (1, 2)]  # as trec-robust04's
+    sources = Download([LocalDownload(local), *remote])
+    name = f"riskreport-test/offline-{tmp_path.name}"
+    ir_datasets.registry.register(name, Dataset(TrecQrels(sources, {})))
+    capfd.readouterr()
+    with pytest.raises(RiskReportError) as raised:
+        inputs.collection_from(runs=demo[1], qrels=f"irds:{name}")
+    message = str(raised.value)
+    assert f"no local copy at {local}; download failed (" in message and " object at 0x" not in message
+    assert capfd.readouterr().err == ""
+
+
+def test_inputs_given_without_saying_which(demo):
+    """`rr.analyse(x)`: a run frame, ranx Runs and (with qrels) a mapping are runs; other frames and mappings scores."""
+    collection, runs = demo
+    frame = _pyterrier_frame(runs["bm25"]).assign(name="bm25")
+    ranx_runs = [Run(_nested(read_run(p), "score"), name=s) for s, p in runs.items()]
+    matrix = pd.DataFrame([[0.5, 0.2]], index=["a"], columns=["1", "2"])
+    assert inputs.given_inputs(frame) == (frame, None)
+    assert inputs.given_inputs(ranx_runs)[0] is ranx_runs and inputs.given_inputs(ranx_runs[0])[0] is ranx_runs[0]
+    assert inputs.given_inputs(runs, qrels=collection.qrels) == (runs, None)
+    assert inputs.given_inputs({"a": {"1": {"nDCG@10": 0.5}}}) == (None, {"a": {"1": {"nDCG@10": 0.5}}})
+    assert inputs.given_inputs(matrix)[1] is matrix
+    with pytest.raises(ParameterError, match="got int; expected a collection name or path"):
+        inputs.given_inputs(3)
+    assert inputs.input_title(ranx_runs, None) == "runs from ranx Runs"
+    assert inputs.input_title(None, "out/bm25.trec_eval") == "per-topic scores from bm25.trec_eval"

@@ -57,7 +57,7 @@ def test_report_folder(report, tmp_path):
         "risk.csv",
         "risk.tex",
         "tests.csv",
-        "topics.csv",
+        "topics.csv.gz",
         "tstar.csv",
         "tukey.csv",
         "verdicts.csv",
@@ -172,7 +172,7 @@ def test_report_tables(report):
     assert risky["urisk"].to_dict() == pytest.approx({0.0: 0.0, 1.0: -0.25, 5.0: -1.25})  # Δ = +.5 +.5 −.5 −.5
     assert risky.loc[0.0, ["wins", "losses", "ties", "loss20"]].tolist() == [2, 2, 0, 2]
     assert risky.loc[1.0, "trisk"] == pytest.approx(-0.25 / (np.std([0.5, 0.5, -1, -1], ddof=1) / 2))
-    topics = pd.read_csv(report / "tables" / "topics.csv", dtype={"topic": str})
+    topics = pd.read_csv(report / "tables" / "topics.csv.gz", dtype={"topic": str})
     assert list(topics.columns) == ["system", "baseline", "measure", "topic", "alpha", "delta", "x", "tr", "tj"]
     assert len(topics) == 2 * 4 * 3  # challengers x topics x α
     georisk = pd.read_csv(report / "tables" / "georisk.csv")

@@ -30,7 +30,6 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import hashlib
-import os
 import threading
 import time
 from pathlib import Path
@@ -39,7 +38,7 @@ import numpy as np
 
 from riskreport.bayes.models import LABELS, build_pymc_model, free_variables, model_inputs
 from riskreport.bayes.scores import BayesData
-from riskreport.io.cache import Cache, cache_key
+from riskreport.io.cache import Cache, cache_key, cache_root, open_private
 from riskreport.progress import Progress
 
 FORMAT = 1
@@ -111,9 +110,7 @@ def load_compiled(folder: Path, key: str, pymc_model, shared_data: dict):
     None when there is no readable entry for `key`, or its recorded layout does not match `shared_data`.
     """
     store = Cache("compiled", folder)
-    if not private(store.path(key, ".npz"), store.folder):
-        return None
-    entry = store.get_arrays(key)
+    entry = store.get_arrays(key, private_to=cache_root(store.folder))
     if entry is None:
         return None
     parts, record = entry
@@ -139,13 +136,10 @@ def private(path: Path, top: Path) -> bool:
     """
     if not path.exists():
         return True
-    for item in [path, *path.parents]:
-        info = item.stat()
-        if info.st_uid != os.getuid() or info.st_mode & 0o022:
-            return False
-        if item == Path(top):
-            return True
-    return False
+    handle = open_private(path, top)  # `load_compiled` reads through such a handle: what it checked
+    if handle is not None:
+        handle.close()
+    return handle is not None
 
 
 class _Callback:

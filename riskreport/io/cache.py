@@ -167,13 +167,16 @@ class Cache:
 
     # ---- arrays with metadata ----------------------------------------------------------------------
 
-    def get_arrays(self, key: str) -> tuple[dict[str, np.ndarray], Any] | None:
-        """The arrays and JSON metadata stored under `key` (`put_arrays`), or None."""
+    def get_arrays(self, key: str, private_to: Path | None = None) -> tuple[dict[str, np.ndarray], Any] | None:
+        """The arrays and JSON metadata stored under `key` (`put_arrays`), or None. With `private_to` (a folder
+        above the entry, e.g. the cache root), only an entry that is `private` up to it, read through the
+        file it checked (no check-then-read race): machine code, say, that this process will run."""
         path = self.path(key, ".npz")
-        if not path.is_file():
+        handle = open_private(path, private_to) if private_to is not None else None
+        if handle is None and (private_to is not None or not path.is_file()):
             return None
         try:
-            with np.load(path, allow_pickle=False) as stored:
+            with handle or open(path, "rb") as source, np.load(source, allow_pickle=False) as stored:
                 arrays = {name: stored[name] for name in stored.files if name != "__record__"}
                 record = json.loads(bytes(stored["__record__"]).decode())
             ok = record["sha256"] == _arrays_digest(arrays, record["meta"])
@@ -225,6 +228,47 @@ class Cache:
             CacheWarning,
             stacklevel=3,
         )
+
+
+def open_private(path: Path, top: Path):
+    """`path` opened for reading when it and every folder from it up to `top` (inclusive) belong to this user
+    and no one else can write them, else None (also when it does not exist).
+
+    The file is opened first (not following a symbolic link) and checked through its descriptor: what is
+    read is what was checked. Folders are checked after, so none could be swapped in between by another
+    user (who cannot write any of them); a `top` that is not above `path` is refused.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    handle = os.fdopen(descriptor, "rb")
+    try:
+        folders = [Path(path).parent, *Path(path).parent.parents]
+        top = Path(top)
+        if top not in folders or not _owned(os.fstat(descriptor), regular=True):
+            raise PermissionError(path)
+        for folder in folders[: folders.index(top) + 1]:
+            if not _owned(os.lstat(folder), regular=False):
+                raise PermissionError(folder)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def _owned(info: os.stat_result, regular: bool) -> bool:
+    import stat
+
+    kind = stat.S_ISREG(info.st_mode) if regular else stat.S_ISDIR(info.st_mode)
+    return kind and info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
+def cache_root(folder: Path) -> Path:
+    """The cache root above `folder` (`default_cache_dir()`), or `folder` itself when it lies elsewhere."""
+    root = default_cache_dir().absolute()
+    folder = Path(folder).absolute()
+    return root if root == folder or root in folder.parents else folder
 
 
 def _json_digest(value: Any) -> str:

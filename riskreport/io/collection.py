@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,7 +139,7 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     table = Path(str(spec)).expanduser()
     if table.is_file() and table.suffix.lower() == ".csv":  # a bare score table is a collection too
         return Collection(
-            name=table.parent.resolve().name,
+            name=table_name(table),
             path=table.parent.resolve(),
             qrels=None,
             runs={},
@@ -165,6 +166,14 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     return Collection(
         name=path.name, path=path, qrels=qrels, runs=runs, instances=instances, scores=scores, config=config
     )
+
+
+def table_name(table: Path) -> str:
+    """The name of a score table given as a collection (its report folder, its title): the file's name
+    (`my-scores.csv` -> `my-scores`, other characters as '-'), or its folder's for a collection's own scores.csv."""
+    if table.stem.lower() == "scores":
+        return table.parent.resolve().name
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", table.stem).strip("-.") or table.parent.resolve().name
 
 
 def system_id(path: Path) -> str:

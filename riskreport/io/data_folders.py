@@ -83,12 +83,30 @@ def resolve_data_folder(spec: str | os.PathLike, demo: str, make_demo: Callable[
                 return entry.resolve()
         if text == demo:  # the shipped demo, made on first use where the package may write
             return make_demo()
+    _not_a_folder(text, candidate)
     raise UnknownNameError(
         "collection",
         text,
         available_collections(),
         hint="Give a collection by name (a folder under data/) or by path to its folder.",
     )
+
+
+def _not_a_folder(text: str, candidate: Path) -> None:
+    """What a path that is no data folder is: a file (a run file, a qrels file), or nothing at all (a mistyped
+    path): said in those words rather than as an unknown name, which is what a bare name is."""
+    if candidate.is_file():
+        raise RiskReportError(
+            f"{text} is a file, not a collection: give the folder that holds the qrels and runs/ (or scores.csv), "
+            "a score table (*.csv), or a folder of runs with --qrels."
+        )
+    if not candidate.exists() and (not COLLECTION_NAME.fullmatch(text) or text.startswith("~")):
+        missing = next((p for p in [candidate, *candidate.parents] if p.exists()), None)
+        where = f" ({missing} exists, {candidate.relative_to(missing).parts[0]} does not)" if missing else ""
+        raise RiskReportError(
+            f"{text} does not exist{where}: give a collection by path to its folder, or by name (a folder "
+            f"under a data directory: {', '.join(available_collections()) or 'none yet'})."
+        )
 
 
 def make_demo(path: Path, what: str, generate: Callable[[Path], Path], remedy: str) -> Path:

@@ -167,7 +167,8 @@ def owned_files(folder: Path, record: dict | None = None) -> set[str]:
     if isinstance(listed, list) and all(isinstance(f, str) for f in listed):
         return {f for f in listed if _inside(f)}
     legacy = {f for f in LEGACY_REPORT_FILES if (folder / f).is_file()}
-    return legacy | {p.relative_to(folder).as_posix() for p in (folder / "tables").glob("*.csv")}
+    tables = [*(folder / "tables").glob("*.csv"), *(folder / "tables").glob("*.csv.gz")]
+    return legacy | {p.relative_to(folder).as_posix() for p in tables}
 
 
 def _inside(relative: str) -> bool:
@@ -195,25 +196,30 @@ class Destination:
     kept: tuple[str, ...] = ()
 
 
-def plan_destination(out: str | os.PathLike, *, force: bool = False) -> Destination:
+def plan_destination(
+    out: str | os.PathLike, *, force: bool = False, names: tuple[str, str] = ("--out", "--force")
+) -> Destination:
     """Check an explicit report folder (`--out`) before any work starts.
+
+    `names`: how the caller calls the folder and the force in messages (`Analysis.save`: save and force=True).
 
     A missing folder is created (its parent must exist). An existing folder is used when it is
     empty or a previous riskreport report; any other folder needs `force`, and even then only
     riskreport's own files are replaced: a file of the same name that riskreport did not write
     is an error.
     """
+    flag, forced = names
     final = Path(out).expanduser().absolute()
     final = final.parent.resolve() / final.name if final.name else final.resolve()
     if final.exists() and not final.is_dir():
-        raise DestinationError(f"--out {final}: this is a file, not a folder. Give a folder for the report.")
+        raise DestinationError(f"{flag} {final}: this is a file, not a folder. Give a folder for the report.")
     parent = final.parent
     if not final.exists():
         if not parent.is_dir():
             raise DestinationError(
-                f"--out {final}: its parent folder {parent} does not exist. Create it first, or choose another --out."
+                f"{flag} {final}: its parent folder {parent} does not exist. Create it first, or choose another folder."
             )
-        check_writable(parent, f"--out {final}")
+        check_writable(parent, f"{flag} {final}")
         return Destination(final, "new", parent)
     entries = list(final.iterdir())
     record = read_record(final)
@@ -226,17 +232,17 @@ def plan_destination(out: str | os.PathLike, *, force: bool = False) -> Destinat
     if record is None and entries and not force:
         shown = ", ".join(sorted(p.name for p in entries)[:5]) + (", ..." if len(entries) > 5 else "")
         raise DestinationError(
-            f"--out {final}: the folder is not empty and is not a riskreport report (no params.json of one); "
+            f"{flag} {final}: the folder is not empty and is not a riskreport report (no params.json of one); "
             f"it holds {shown}. riskreport never deletes files it did not write: choose a new or empty "
-            "folder, or pass --force to add the report's files (report.html, report.ipynb, params.json, "
+            f"folder, or pass {forced} to add the report's files (report.html, report.ipynb, params.json, "
             "tables/) beside the files already there."
         )
     parent_ok = _writable(parent)
     if not entries or (record is not None and not foreign and not _extra_folders(final, owned)):
         if parent_ok:
-            check_writable(final, f"--out {final}")
+            check_writable(final, f"{flag} {final}")
             return Destination(final, "swap", parent)
-    check_writable(final, f"--out {final}")
+    check_writable(final, f"{flag} {final}")
     return Destination(final, "merge", parent if parent_ok else final, tuple(foreign))
 
 

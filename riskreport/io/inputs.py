@@ -37,12 +37,11 @@ import pandas as pd
 
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError
 from riskreport.io.collection import COLLECTION_NAME, Collection, _find_runs, _is_run_file, load_collection, system_id
-from riskreport.io.input_frames import _is_ranx, _mapping, _numbers, _renamed, _system, _unique
+from riskreport.io.input_frames import ALIASES, _is_ranx, _mapping, _numbers, _renamed, _system, _unique
+from riskreport.io.irds import IRDS_PREFIX, irds_knows, irds_qrels
 from riskreport.io.score_inputs import _single_measure, scores_frame
 from riskreport.io.trec import read_qrels
-
-IRDS_PREFIX = "irds:"
-
+from riskreport.options import check_alphas
 
 RUN_FRAME = "columns qid, docno and score or rank (PyTerrier), or query_id, doc_id, score"
 
@@ -94,12 +93,45 @@ def collection_from(
         "title": title,
         "measure": measure,
         "baseline": baseline,
-        "alphas": [float(a) for a in alphas] if alphas is not None else None,
+        "alphas": check_alphas(alphas) if alphas is not None else None,
     }
     files["collection.toml"] = "".join(
         f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in config.items() if value is not None
     )
     return load_collection(_write_folder(files, name, folder))
+
+
+def given_inputs(inputs, qrels=None) -> tuple[object, object]:
+    """`(runs, scores)` for inputs given without saying which: a run frame (`qid, docno` or `query_id, doc_id`
+    columns, as PyTerrier's), a ranx Run (or several) and, with `qrels`, a mapping are runs; any other frame
+    or mapping is per-topic scores (a long frame, a matrix, {system: per-query output})."""
+    if isinstance(inputs, pd.DataFrame):
+        documents = any(c in inputs.columns for c in ALIASES["doc_id"])
+        return (inputs, None) if documents else (None, inputs)
+    if _is_ranx(inputs, "Run") or (
+        isinstance(inputs, (list, tuple)) and inputs and all(_is_ranx(r, "Run") for r in inputs)
+    ):
+        return inputs, None
+    if isinstance(inputs, Mapping):
+        return (inputs, None) if qrels is not None else (None, inputs)
+    raise ParameterError(
+        f"inputs: got {type(inputs).__name__}; expected a collection name or path, a result or score frame, "
+        "a ranx Run or a mapping {system: run or per-query output}."
+    )
+
+
+def input_title(runs, scores) -> str:
+    """A report title for inputs given in Python: what they are (`per-topic scores from a DataFrame`)."""
+    given = runs if runs is not None else scores
+    if isinstance(given, (str, os.PathLike)):
+        what = Path(given).name
+    elif isinstance(given, pd.DataFrame):
+        what = "a DataFrame"
+    elif isinstance(given, Mapping):
+        what = "a mapping"
+    else:
+        what = "ranx Runs" if isinstance(given, (list, tuple)) else f"a {type(given).__name__}"
+    return f"{'runs' if runs is not None else 'per-topic scores'} from {what}"
 
 
 def with_qrels(collection: str | os.PathLike, qrels) -> str:
@@ -278,7 +310,7 @@ def qrels_frame(qrels) -> pd.DataFrame:
         path = Path(text).expanduser()
         if path.is_file():
             return read_qrels(path)
-        if text.startswith(IRDS_PREFIX) or _irds_knows(text):
+        if text.startswith(IRDS_PREFIX) or irds_knows(text):
             return irds_qrels(text.removeprefix(IRDS_PREFIX))
         raise InputFormatError(
             path,
@@ -303,55 +335,6 @@ def qrels_frame(qrels) -> pd.DataFrame:
     table["relevance"] = grades.astype(np.int64)
     _unique(table, ["query_id", "doc_id"], "qrels", "document {doc_id} judged twice for topic {query_id}")
     return table
-
-
-def _irds_knows(dataset_id: str) -> bool:
-    """Whether ir_datasets is installed and has a dataset of this id (a bare id, without `irds:`)."""
-    try:
-        import ir_datasets
-
-        ir_datasets.registry[dataset_id]
-    except (ImportError, KeyError):
-        return False
-    return True
-
-
-def irds_qrels(dataset_id: str) -> pd.DataFrame:
-    """The qrels of an ir_datasets dataset (`ir_datasets.load(id).qrels_iter()`), or a clear error when
-    ir_datasets is missing, does not know the id, or cannot provide the qrels offline."""
-    try:
-        import ir_datasets
-    except ImportError:
-        raise ParameterError(
-            f"qrels {dataset_id!r} name an ir_datasets dataset, and ir_datasets is not installed: "
-            "pip install 'riskreport[irds]' (or give a TREC qrels file)."
-        ) from None
-    try:
-        dataset = ir_datasets.load(dataset_id)
-    except KeyError:
-        raise ParameterError(
-            f"qrels {dataset_id!r}: neither a file nor a dataset ir_datasets knows "
-            "(see https://ir-datasets.com for the ids)."
-        ) from None
-    if not dataset.has_qrels():
-        raise ParameterError(
-            f"qrels {dataset_id!r}: this ir_datasets dataset has no qrels (pick a dataset with "
-            "judgments, e.g. one ending in the topic set's name)."
-        )
-    try:
-        rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
-    except Exception as error:  # noqa: BLE001 - ir_datasets raises many kinds (download, HTTP, missing file) for one reason
-        home = os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
-        raise RiskReportError(
-            f"qrels {dataset_id!r} are not available offline: ir_datasets could not read them from {home} "
-            f"({type(error).__name__}: {str(error)[:200]}). Fetch them once with network access "
-            f"(`ir_datasets export {dataset_id} qrels > qrels.txt`) and give that file, or set IR_DATASETS_HOME "
-            "to where they were downloaded."
-        ) from None
-    if not rows:
-        raise ParameterError(f"qrels {dataset_id!r}: ir_datasets returned no judgments.")
-    table = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]).astype({"query_id": str, "doc_id": str})
-    return table.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
 
 
 def qrels_text(qrels: pd.DataFrame) -> str:

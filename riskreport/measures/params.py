@@ -73,8 +73,7 @@ def resolve_parameters(
     known = list(available_systems(collection, measure, instances=instances))
     if not known:
         raise ParameterError(
-            f"Collection {collection.name!r} has no system with {measure} scores "
-            "(no runs/ folder, and scores.csv has no rows for this measure)."
+            f"Collection {collection.name!r} has no system with {measure} scores ({_no_systems(collection)})."
         )
     several = [] if baseline is None or isinstance(baseline, str) else list(dict.fromkeys(baseline))
     if not isinstance(baseline, str) and baseline is not None and not several:
@@ -111,6 +110,17 @@ def resolve_parameters(
         known,
         several if len(several) > 1 else [],
     )
+
+
+def _no_systems(collection: Collection) -> str:
+    """Why a collection has no system: what its runs/ folder and its score table hold."""
+    runs = collection.path / "runs"
+    if not runs.is_dir():
+        where = "no runs/ folder"
+    else:
+        where = f"{runs} holds no run files, named <system>.run or <system>.txt (.gz/.bz2)"
+    table = "no scores.csv" if collection.scores is None else f"{collection.scores.name} has no rows for this measure"
+    return f"{where}, and {table}"
 
 
 SYSTEM_FILE_SUFFIXES = (".csv", ".txt", ".tsv", ".lst", ".list")

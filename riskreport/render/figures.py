@@ -71,7 +71,12 @@ def tight_bbox(figure):
     `savefig.pad_inches` says. Passed to every format, it spares each a layout pass of its own."""
     import matplotlib as mpl
 
-    box = figure.get_tightbbox(figure.canvas.get_renderer())
+    canvas = figure.canvas
+    if not hasattr(canvas, "get_renderer"):  # closed in pyplot (matplotlib >= 3.10 leaves a bare canvas): draw with Agg
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = FigureCanvasAgg(figure)
+    box = figure.get_tightbbox(canvas.get_renderer())
     return box.padded(mpl.rcParams["savefig.pad_inches"])
 
 

@@ -16,7 +16,7 @@ from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
 from riskreport.render.changes import since_section
-from riskreport.render.csv_writer import CSV_FLOAT, write_csv
+from riskreport.render.csv_writer import CSV_FLOAT, table_file, write_csv
 from riskreport.render.figures import FigureWriter
 from riskreport.render.html import (
     FAST_HTML_CELLS,
@@ -263,9 +263,10 @@ class Page:
         return since_section(changes, convention)
 
     def save_table(self, table: pd.DataFrame, name: str) -> Path:
-        """Write a tidy table as `<tables_dir>/<name>.csv` (numbers at full precision)."""
+        """Write a tidy table as `<tables_dir>/<name>.csv` (numbers at full precision; the per-topic table
+        gzip-compressed, `topics.csv.gz`: `csv_writer.table_file`)."""
         self.tables_dir.mkdir(parents=True, exist_ok=True)
-        path = self.tables_dir / f"{name}.csv"
+        path = self.tables_dir / table_file(name)
         write_csv(table, path)
         return path
 

@@ -141,8 +141,8 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
             axis=None,
         )
     )
-    if several:  # one line per cell: 100 systems stay one screen each
-        style = style.set_properties(subset=list(wide.columns[1:-1]), **{"white-space": "nowrap"})
+    # one line per cell, with one baseline or several (the same cell style): 100 systems stay one screen each
+    style = style.set_properties(subset=list(wide.columns[1:-1]), **{"white-space": "nowrap"})
     if caption:
         style = style.set_caption(html.escape(caption))
     kind = " rr-verdict-groups" if several else ""

@@ -14,6 +14,7 @@ line, the API and the notebook give the same numbers by construction.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from functools import cached_property
@@ -23,10 +24,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from riskreport.errors import ParameterError
+from riskreport.errors import ParameterError, RiskReportError
 from riskreport.run.analysis_display import AnalysisDisplay
 from riskreport.run.analysis_files import TEMPLATE, TEXT_COLUMNS, AnalysisFiles, read_saved, read_table
-from riskreport.run.analysis_tables import LATEX, TABLES, AnalysisTables
+from riskreport.run.analysis_tables import LATEX, TABLES, AnalysisTables, _shared
 
 if TYPE_CHECKING:
     from riskreport.stats.changes import Changes
@@ -66,26 +67,16 @@ def analyse(
 ) -> Analysis:
     """The risk report of `collection` as one object (computed on first use), with the report's parameters.
 
-    `collection`: a collection name, folder or score table; or give `runs` (with `qrels`) or per-topic
-    `scores` in any shape `riskreport.io.inputs.collection_from` reads (PyTerrier frames, ranx Runs, a
+    `collection`: a collection name, folder or score table; or the inputs themselves: a run frame
+    (PyTerrier, `qid, docno`), a ranx Run or a mapping with `qrels` are `runs`, any other frame or
+    mapping is `scores`. Or give `runs` (with `qrels`) or per-topic `scores` in any shape `riskreport.io.inputs.collection_from` reads (PyTerrier frames, ranx Runs, a
     folder of TREC runs, a long frame or matrix, trec_eval/ir_measures/pytrec_eval output; qrels from a
     file or an ir_datasets id). `qrels` alone replaces the qrels of `collection`'s runs. `baseline` may
     be a list: several baselines corrected as one family. `options` are the `risk_report` template's
     other parameters (`sig_level`, `seed`, `correction`, `bootstrap_samples`, `ci_levels`, ...).
     """
-    from riskreport.io.inputs import collection_from, with_qrels
+    from riskreport.io.inputs import collection_from, given_inputs, input_title, with_qrels
 
-    if runs is not None or scores is not None:
-        collection = collection_from(
-            runs=runs,
-            qrels=qrels,
-            scores=scores,
-            measure=measure,
-            baseline=baseline if isinstance(baseline, str) else None,
-            alphas=alphas,
-        )
-    elif qrels is not None:
-        collection = with_qrels(collection, qrels)
     unknown = sorted(set(options) - set(OPTION_DEFAULTS))
     if unknown:
         raise ParameterError(
@@ -94,6 +85,27 @@ def analyse(
     from riskreport.measures.params import check_report_options, resolve_parameters
 
     settings = {**OPTION_DEFAULTS, **options}
+    if not isinstance(collection, (str, os.PathLike)):  # runs or scores themselves, as the keywords take them
+        if runs is not None or scores is not None:
+            raise ParameterError(
+                f"analyse: the first argument is a {type(collection).__name__} and runs= or scores= is given too; "
+                "give the inputs once."
+            )
+        runs, scores = given_inputs(collection, qrels)
+    if runs is not None or scores is not None:  # titled after what they are, in params.json too
+        settings["title"] = settings["title"] or input_title(runs, scores)
+    if runs is not None or scores is not None:
+        collection = collection_from(
+            runs=runs,
+            qrels=qrels,
+            scores=scores,
+            measure=measure,
+            baseline=baseline if isinstance(baseline, str) else None,
+            alphas=alphas,
+            title=settings["title"],
+        )
+    elif qrels is not None:
+        collection = with_qrels(collection, qrels)
     params = resolve_parameters(
         collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems, sig_level=settings["sig_level"]
     )
@@ -126,6 +138,30 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         self._loaded = dict(tables or {})
         self.record = record
         self.folder: Path | None = None  # the report folder it was loaded from (`load`)
+        self._family: Analysis | None = None  # the analysis this is a view of, against another baseline
+        self._views: dict[str, Analysis] = {}
+
+    def against(self, baseline: str | None) -> Analysis:
+        """This analysis seen against one of its baselines: figures, captions, LaTeX and the `main_*` tables
+        against `baseline`, from the same family-wide tables and verdicts (computed once; None: the first)."""
+        p = self.params
+        if baseline is None or baseline == p.baseline:
+            return self
+        if baseline not in p.all_baselines:
+            from riskreport.errors import UnknownNameError
+
+            raise UnknownNameError("baseline", baseline, p.all_baselines, hint="(the baselines of this analysis)")
+        if baseline not in self._views:
+            order = [baseline, *(b for b in p.all_baselines if b != baseline)]
+            view = type(self)(dataclasses.replace(p, baseline=baseline, baselines=order), self.options, self.workers)
+            view.systems_given, view.record, view._loaded, view._family = (
+                self.systems_given,
+                self.record,
+                self._loaded,
+                self,
+            )
+            self._views[baseline] = view
+        return self._views[baseline]
 
     # ---- parameters ---------------------------------------------------------------------------
     @property
@@ -151,19 +187,27 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ---- what the tables are computed from ----------------------------------------------------
-    @cached_property
+    @_shared
     def scores(self):
         from riskreport.measures.evaluation import CollectionWarning, evaluate
+
+        gone = self.params.extra.get("gone")
+        if gone:  # loaded without its inputs: the saved tables are all there is
+            raise RiskReportError(
+                f"{gone} no longer exists (a cleared cache, or another machine): this analysis holds the tables "
+                f"it was saved with ({', '.join(self.table_names)}); figures and LaTeX need the scores: analyse "
+                "the inputs again."
+            )
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CollectionWarning)  # shown in the collection overview instead
             return evaluate(self.params.collection, self.params.measure, self.params.systems)
 
-    @cached_property
+    @_shared
     def matrix(self) -> pd.DataFrame:
         return self.scores.matrix()
 
-    @cached_property
+    @_shared
     def risk(self) -> pd.DataFrame:
         from riskreport.stats.risk import risk_table
 
@@ -172,7 +216,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
             self.matrix, p.all_baselines, p.alphas, p.measure, sig_level=p.sig_level, correction=self.correction
         )
 
-    @cached_property
+    @_shared
     def tests(self) -> pd.DataFrame:
         from riskreport.stats.inference import tests_table
 
@@ -187,7 +231,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
             seed=self.seed,
         )
 
-    @cached_property
+    @_shared
     def boot(self) -> pd.DataFrame:
         from riskreport.stats.inference import bootstrap_table
 
@@ -204,7 +248,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
             workers=self.workers,
         )
 
-    @cached_property
+    @_shared
     def _verdicts(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         from riskreport.stats.significance import report_verdicts
 
@@ -244,7 +288,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
 
         return plots.Palette([*self.figure_challengers, self.params.baseline], self.params.baseline)
 
-    @cached_property
+    @_shared
     def judged(self) -> pd.DataFrame:
         from riskreport.measures.evaluation import judged_fraction
 
@@ -268,7 +312,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         p = self.params
         return multi_measure_table(p.collection, self.measures, p.systems, p.baseline, self.correction)
 
-    @cached_property
+    @_shared
     def critical(self) -> float:
         from riskreport.stats.risk import t_critical
 
@@ -295,7 +339,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
 
         return check_alphas(self.topic_alphas) if self.topic_alphas is not None else [max(self.params.alphas)]
 
-    @cached_property
+    @_shared
     def topics(self) -> pd.DataFrame:
         from riskreport.stats.risk import topic_risk
 

@@ -24,29 +24,35 @@ class AnalysisDisplay:
         """The figures of this report, in the report's order."""
         return [slug for slug, _, wanted in self._figures() if wanted]
 
-    def figure(self, name: str):
-        """One of the report's figures as a matplotlib Figure (`figure_names`)."""
+    def figure(self, name: str, baseline: str | None = None):
+        """One of the report's figures as a matplotlib Figure (`figure_names`), against `baseline` (None: the
+        first). Closed in pyplot, so Jupyter shows the returned figure once, not a second time at the cell's end."""
+        import matplotlib.pyplot as plt
+
         from riskreport.render.report import _figure_of
 
-        for slug, draw, wanted in self._figures():
+        view = self.against(baseline)
+        for slug, draw, wanted in view._figures():
             if slug == name and wanted:
-                return _figure_of(draw())
+                fig = _figure_of(draw())
+                plt.close(fig)
+                return fig
         from riskreport.errors import UnknownNameError
 
         raise UnknownNameError("figure", name, self.figure_names)
 
-    def caption(self, name: str) -> str:
-        """The caption of a figure as the report prints it."""
-        return self._captions()[name]
+    def caption(self, name: str, baseline: str | None = None) -> str:
+        """The caption of a figure as the report prints it (against `baseline`; None: the first)."""
+        return self.against(baseline)._captions()[name]
 
     def _figures(self) -> list[tuple[str, Callable[[], object], bool]]:
         from riskreport.render import plots
         from riskreport.stats.risk import deltas, smooth_value, to_convention
 
-        p, conv, shown = self.params, self.convention, self.figure_challengers
+        p, conv = self.params, self.convention
 
         def topic_deltas():
-            return deltas(self.matrix, p.baseline).loc[shown].stack().rename("delta").reset_index()
+            return deltas(self.matrix, p.baseline).loc[self.figure_challengers].stack().rename("delta").reset_index()
 
         def focus():
             return self._focus_figure()
@@ -54,6 +60,7 @@ class AnalysisDisplay:
         def intervals():
             from riskreport.render.report import for_baseline
 
+            shown = self.figure_challengers
             ci = for_baseline(self.boot, p.baseline)
             ci = ci[(ci["method"] == "bca") & (ci["level"] == min(self.ci_levels)) & ci["system"].isin(shown)]
             ci = ci.drop(columns="verdict").merge(
@@ -64,18 +71,26 @@ class AnalysisDisplay:
         def geo_fine():
             from riskreport.stats.pools import figure_pool
 
-            fine = figure_pool(self.pool, shown, p.baseline, np.linspace(0, max(p.alphas), 21), p.measure)
+            fine = figure_pool(
+                self.pool, self.figure_challengers, p.baseline, np.linspace(0, max(p.alphas), 21), p.measure
+            )
             return plots.georisk_by_alpha(to_convention(fine, conv), p.measure, conv, palette=self.palette)
 
-        risk_shown = self.main_risk[self.main_risk["system"].isin(shown)]
+        def only_shown(table):
+            return table[table["system"].isin(self.figure_challengers)]
+
         return [
             ("topic-deltas", lambda: plots.topic_deltas(topic_deltas(), p.baseline, p.measure), True),
-            ("delta-heatmap", lambda: plots.delta_heatmap(topic_deltas(), p.baseline, p.measure, shown), True),
+            (
+                "delta-heatmap",
+                lambda: plots.delta_heatmap(topic_deltas(), p.baseline, p.measure, self.figure_challengers),
+                True,
+            ),
             ("delta-boxplots", lambda: plots.delta_boxplots(topic_deltas(), p.baseline, p.measure), True),
             (
                 "trisk-alpha",
                 lambda: plots.trisk_by_alpha(
-                    to_convention(self.fine[self.fine["system"].isin(shown)], conv),
+                    to_convention(only_shown(self.fine), conv),
                     self.critical,
                     p.baseline,
                     p.measure,
@@ -87,7 +102,7 @@ class AnalysisDisplay:
             (
                 "urisk-alpha",
                 lambda: plots.urisk_by_alpha(
-                    to_convention(risk_shown, conv), p.baseline, p.measure, conv, palette=self.palette
+                    to_convention(only_shown(self.main_risk), conv), p.baseline, p.measure, conv, palette=self.palette
                 ),
                 True,
             ),
@@ -95,29 +110,17 @@ class AnalysisDisplay:
             (
                 "topic-tj",
                 lambda: plots.topic_tj(
-                    to_convention(self.selected_topics[self.selected_topics["system"].isin(shown)], conv),
-                    self.critical,
-                    p.baseline,
-                    p.measure,
-                    conv,
+                    to_convention(only_shown(self.selected_topics), conv), self.critical, p.baseline, p.measure, conv
                 ),
                 True,
             ),
             ("georisk-alpha", geo_fine, True),
             ("ci-alpha", intervals, True),
             ("bootstrap-focus", focus, True),
-            (
-                "diagnostics",
-                lambda: plots.diagnostics_by_alpha(
-                    self.diagnostics[self.diagnostics["system"].isin(shown)], self.palette
-                ),
-                True,
-            ),
+            ("diagnostics", lambda: plots.diagnostics_by_alpha(only_shown(self.diagnostics), self.palette), True),
             (
                 "mixed-forest",
-                lambda: plots.forest(
-                    to_convention(self.mixed[self.mixed["system"].isin(shown)], conv), p.baseline, p.measure
-                ),
+                lambda: plots.forest(to_convention(only_shown(self.mixed), conv), p.baseline, p.measure),
                 True,
             ),
         ]
@@ -227,7 +230,7 @@ class AnalysisDisplay:
         p = self.params
         summary = self._shown_summary()
         head = (
-            f"<h3>Risk report: {html.escape(p.collection.title)}</h3><p>{html.escape(p.measure)}, "
+            f"<h3>Risk report: {html.escape(self.title or p.collection.title)}</h3><p>{html.escape(p.measure)}, "
             f"{len(p.systems)} systems, baseline{'s' if len(p.all_baselines) > 1 else ''} "
             f"<b>{html.escape(', '.join(p.all_baselines))}</b>, α {html.escape(', '.join(f'{a:g}' for a in p.alphas))}"
             f"; verdicts: two-sided paired t-test of the risk-adjusted differences, p "

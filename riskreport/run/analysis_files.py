@@ -54,7 +54,7 @@ class AnalysisFiles:
 
         started = time.time()
         plan = runner.plan_report(TEMPLATE, parameters=_plain(self.parameters), figure_formats=figure_formats)
-        destination = plan_destination(folder, force=force)
+        destination = plan_destination(folder, force=force, names=("save", "force=True"))
         work = Path(tempfile.mkdtemp(prefix=f".tmp-{destination.final.name}-", dir=destination.build_in))
         try:
             os.chmod(work, 0o777 & ~umask())
@@ -74,13 +74,13 @@ class AnalysisFiles:
         return destination.final
 
     def _write(self, work: Path, figure_formats: list[str]) -> None:
-        from riskreport.render.csv_writer import write_csv
+        from riskreport.render.csv_writer import table_file, write_csv
         from riskreport.render.figures import FigureWriter
 
         tables = work / "tables"
         tables.mkdir()
         for name in self.table_names:
-            write_csv(self.table(name), tables / f"{name}.csv")
+            write_csv(self.table(name), tables / table_file(name))
         for name in (n for n in LATEX if n in self.table_names):
             (tables / f"{name}.tex").write_text(self.to_latex(name), encoding="utf-8")
         import matplotlib.pyplot as plt
@@ -106,6 +106,12 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
             f"not a saved report ({type(error).__name__}: {error})",
             expected="the params.json that riskreport run or Analysis.save writes",
         ) from None
+    if record.get("template", TEMPLATE) != TEMPLATE:
+        raise InputFormatError(
+            folder / "params.json",
+            f"a report of the template {record['template']!r}",
+            expected=f"a {TEMPLATE} report: Analysis.load reads the folders of riskreport run {TEMPLATE} and Analysis.save",
+        )
     if "measure" not in given or "collection" not in given:  # e.g. risk_ltr: learners trained, not runs evaluated
         raise InputFormatError(
             folder / "params.json",
@@ -113,22 +119,74 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
             "evaluations of runs or score tables (parameters collection, measure, baseline, alphas); read this "
             f"report's tables in {folder / 'tables'} with pandas",
         )
+    files = sorted((folder / "tables").glob("*.csv")) + sorted((folder / "tables").glob("*.csv.gz"))
+    named = {path.name.removesuffix(".gz").removesuffix(".csv"): path for path in files}  # topics.csv.gz: topics
+    tables = {name: read_table(path) for name, path in named.items() if name in TABLES}
+    _check_columns(folder, tables)
     from riskreport.measures.params import resolve_parameters
 
     baseline = given.pop("baselines", None) or given.pop("baseline", None)
     given.pop("baseline", None)
     given.pop("context", None)
     systems = given.pop("systems", None)
-    params = resolve_parameters(
-        given.pop("collection"),
-        measure=given.pop("measure"),
-        baseline=baseline,
-        alphas=given.pop("alphas"),
-        systems=systems,
-        sig_level=given.get("sig_level", 0.05),
-    )
-    tables = {path.stem: read_table(path) for path in sorted((folder / "tables").glob("*.csv")) if path.stem in TABLES}
+    location, measure, alphas = given.pop("collection"), given.pop("measure"), given.pop("alphas")
+    if _gone(location) and "risk" in tables:  # inputs from Python whose cache folder was cleared: the tables remain
+        params = _detached(location, record, given, measure, baseline, alphas, tables["risk"])
+    else:
+        params = resolve_parameters(
+            location,
+            measure=measure,
+            baseline=baseline,
+            alphas=alphas,
+            systems=systems,
+            sig_level=given.get("sig_level", 0.05),
+        )
     return record, params, given, tables, systems
+
+
+def _check_columns(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
+    """Each saved table has the columns riskreport writes: a damaged one is an error now, not a KeyError later."""
+    from riskreport.render.csv_writer import table_file
+    from riskreport.run.analysis_tables import table_columns
+
+    for name, expected in table_columns().items():
+        missing = [c for c in expected if name in tables and c not in tables[name].columns]
+        if missing:
+            raise InputFormatError(
+                folder / "tables" / table_file(name),
+                f"no column {', '.join(missing)}",
+                expected=f"the columns riskreport writes: {', '.join(expected)}",
+            )
+
+
+def _gone(location: str) -> bool:
+    """Whether a saved report's collection was a path that no longer exists (a cleared cache, another machine)."""
+    path = Path(location).expanduser()
+    return path.is_absolute() and not path.exists()
+
+
+def _detached(location: str, record: dict, given: dict, measure: str, baseline, alphas, risk: pd.DataFrame):
+    """The parameters of a saved report whose inputs are gone, from its params.json and risk table: its tables
+    load as saved; what needs the scores (figures, other tables) says the inputs are gone."""
+    from riskreport.io.collection import Collection
+    from riskreport.measures.params import ReportParameters
+
+    baselines = [baseline] if isinstance(baseline, str) else list(baseline)
+    systems = list(dict.fromkeys([*baselines, *risk["system"]]))
+    name = record.get("collection", {}).get("name") or Path(location).name
+    title = {"title": given["title"]} if given.get("title") else {}
+    collection = Collection(name=name, path=Path(location), qrels=None, runs={}, config=title, source=Path(location))
+    return ReportParameters(
+        collection,
+        measure,
+        baselines[0],
+        [float(a) for a in alphas],
+        systems,
+        float(given.get("sig_level", 0.05)),
+        {"gone": location},
+        systems,
+        baselines if len(baselines) > 1 else [],
+    )
 
 
 def read_table(path: Path) -> pd.DataFrame:

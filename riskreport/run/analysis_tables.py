@@ -3,6 +3,8 @@ results with the columns `riskreport run` writes, and their LaTeX. A mixin of `r
 
 from __future__ import annotations
 
+import re
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -21,6 +23,35 @@ TABLES = (
     "mixed_systems",
 )
 LATEX = ("effectiveness", "effectiveness_measures", "risk", "georisk", "bootstrap")
+
+
+def table_columns() -> dict[str, list[str]]:
+    """The columns of the report's tables of a fixed shape (tables/<name>.csv), by name."""
+    from riskreport.stats import inference, mixed, risk
+
+    return {
+        "verdicts": ["system", "baseline", "alpha", "method", "verdict"],
+        "effectiveness": ["system", "measure", "mean", "median", "sd", "n_topics"],
+        "risk": risk.RISK_COLUMNS,
+        "topics": risk.TOPIC_COLUMNS,
+        "georisk": risk.GEORISK_COLUMNS,
+        "tstar": risk.TSTAR_COLUMNS,
+        "bootstrap": inference.BOOTSTRAP_COLUMNS,
+        "tests": inference.TEST_COLUMNS,
+        "mixed_systems": mixed.SYSTEM_EFFECT_COLUMNS,
+    }
+
+
+def _shared(compute):
+    """A result over every baseline of the family, computed once: a view `against` another baseline reads its
+    analysis's (the risk, tests, intervals and verdicts do not depend on which baseline comes first)."""
+
+    def get(self):
+        family = self.__dict__.get("_family")
+        return getattr(family, compute.__name__) if family is not None else compute(self)
+
+    get.__name__, get.__doc__ = compute.__name__, compute.__doc__
+    return cached_property(get)
 
 
 class AnalysisTables:
@@ -54,18 +85,7 @@ class AnalysisTables:
         return {name: self.table(name) for name in self.table_names}
 
     def _compute(self, name: str) -> pd.DataFrame:
-        from riskreport.stats import inference, mixed, risk
-
-        columns = {
-            "effectiveness": ["system", "measure", "mean", "median", "sd", "n_topics"],
-            "risk": risk.RISK_COLUMNS,
-            "topics": risk.TOPIC_COLUMNS,
-            "georisk": risk.GEORISK_COLUMNS,
-            "tstar": risk.TSTAR_COLUMNS,
-            "bootstrap": inference.BOOTSTRAP_COLUMNS,
-            "tests": inference.TEST_COLUMNS,
-            "mixed_systems": mixed.SYSTEM_EFFECT_COLUMNS,
-        }
+        columns = table_columns()
         source = {
             "verdicts": lambda: self.verdicts,
             "effectiveness": lambda: self.effectiveness,
@@ -79,12 +99,15 @@ class AnalysisTables:
             "tukey": lambda: self.tukey,
             "mixed_systems": lambda: self.mixed,
         }[name]()
-        return (source[columns[name]] if name in columns else source).reset_index(drop=True)
+        return (source[columns[name]] if name in columns and name != "verdicts" else source).reset_index(drop=True)
 
-    def to_latex(self, name: str) -> str:
-        """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex."""
+    def to_latex(self, name: str, baseline: str | None = None) -> str:
+        """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex, against `baseline` (None: the
+        first; the effectiveness and GeoRisk tables' Δ and tests are against it too)."""
         from riskreport.render import latex, report
 
+        if baseline is not None and baseline != self.params.baseline:
+            return self.against(baseline).to_latex(name)
         p, correction = self.params, self.correction
         builders = {
             "effectiveness": lambda: report.effectiveness_latex(self.effectiveness, p, correction),
@@ -100,4 +123,7 @@ class AnalysisTables:
             from riskreport.errors import UnknownNameError
 
             raise UnknownNameError("LaTeX table", name, names)
-        return latex.latex_table(**builders[name]())
+        table = builders[name]()
+        if self._family is not None:  # against another baseline: a label of its own beside the first's
+            table["label"] = f"{table['label']}:{re.sub(r'[^A-Za-z0-9.-]+', '-', p.baseline)}"
+        return latex.latex_table(**table)

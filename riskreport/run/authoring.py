@@ -20,7 +20,7 @@ from pathlib import Path
 
 from riskreport.errors import ReportExecutionError, RiskReportError
 from riskreport.progress import Progress
-from riskreport.run.inline_statistics import inline_statistics
+from riskreport.run.inline_statistics import REVIEWED_TAG, inline_statistics, reviewed_lines
 from riskreport.run.parameter_cell import parameter_problems
 from riskreport.run.problems import PARAMETERS_TAG, Problem, source_line
 from riskreport.run.scaffold import new_template  # noqa: F401 - `riskreport new-template` imports it here
@@ -34,6 +34,7 @@ class CheckResult:
     problems: list[Problem] = field(default_factory=list)
     parameters: int = 0
     executed: str = ""  # e.g. "executed on demo in 8.1 s"; empty when not executed
+    reviewed: int = 0  # cells tagged `reviewed` and lines marked `# riskreport: reviewed`: not flagged, counted
 
     @property
     def ok(self) -> bool:
@@ -43,7 +44,8 @@ class CheckResult:
         """Plain text: one block per problem, each naming the file, cell and line."""
         shown = _shown_path(self.path)
         if self.ok:
-            steps = [f"{self.parameters} parameters", "static checks passed"] + (
+            marked = [f"{self.reviewed} cell(s) or line(s) marked reviewed"] if self.reviewed else []
+            steps = [f"{self.parameters} parameters", "static checks passed", *marked] + (
                 [self.executed] if self.executed else []
             )
             return f"{shown}: ok ({'; '.join(steps)})"
@@ -80,9 +82,12 @@ def check_template(
         declared, problems = parameter_problems(path, notebook, tagged[0])
         result.parameters = len(declared)
         result.problems += problems
+    reviewed = _tagged_cells(notebook, REVIEWED_TAG)
     for number, cell in enumerate(notebook.cells, 1):
-        if cell.cell_type == "code" and number not in tagged:
+        if cell.cell_type == "code" and number not in tagged and number not in reviewed:
             result.problems += inline_statistics(cell.source, number)
+            result.reviewed += reviewed_lines(cell.source)
+    result.reviewed += sum(notebook.cells[n - 1].cell_type == "code" for n in reviewed)
     if execute and not fatal:
         started = time.time()
         letor = bool(notebook.metadata.get("riskreport", {}).get("letor"))  # its collection is a LETOR folder

@@ -4,6 +4,7 @@ converters of option values (α lists, durations, positive counts). `riskreport.
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 
 from riskreport.errors import ParameterError
@@ -29,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Command)
 
     run = commands.add_parser(
         "run",
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--alpha",
         "-a",
         nargs="+",
+        type=_alpha_list,
         metavar="ALPHA",
         help="risk-sensitivity values α ≥ 0, e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10 (default: the collection's)",
     )
@@ -179,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Without ACTION: list the templates riskreport finds and their parameters.",
         epilog="exit codes of `templates check`: 0 every template passed, 1 a template failed, 2 usage",
     )
-    actions = templates.add_subparsers(dest="action", metavar="ACTION")
+    actions = templates.add_subparsers(dest="action", metavar="ACTION", parser_class=_Command)
     check = actions.add_parser(
         "check",
         help="validate templates: parameters, no inline statistics, a run on the demo collection",
@@ -221,24 +223,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def alpha_values(values: list[str] | None) -> list[float] | None:
-    """The values of --alpha, given apart (`0 1 5`) or with commas (`0,1,5`); an error names the flag."""
+class _Command(argparse.ArgumentParser):
+    """A command's parser: an argument it does not know is its usage error (exit 2), with the option meant
+    (`run --alpah 5`: did you mean --alpha?), not the top-level usage that names no command's options."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+            meant = [
+                m for e in extras if e.startswith("-") for m in difflib.get_close_matches(e.split("=")[0], options, 1)
+            ]
+            self.error(
+                f"unrecognized arguments: {' '.join(extras)}"
+                + (f" (did you mean {', '.join(meant)}?)" if meant else "")
+            )
+        return namespace, extras
+
+
+def alpha_values(values: list[list[float]] | None) -> list[float] | None:
+    """The values of --alpha, given apart (`0 1 5`) or with commas (`0,1,5`), each checked by `_alpha_list`."""
     if values is None:
         return None
+    alphas = [alpha for value in values for alpha in value]
+    if not alphas:
+        raise ParameterError("--alpha: give at least one α ≥ 0, e.g. --alpha 0 1 5 10.")
+    return alphas
+
+
+def _alpha_list(text: str) -> list[float]:
+    """One value of --alpha (`5` or `0,1,5`): a usage error (exit 2, as every flag's) unless finite numbers ≥ 0."""
     alphas = []
-    for text in (part for value in values for part in value.replace(",", " ").split()):
+    for part in text.replace(",", " ").split():
         try:
-            alpha = float(text)
+            alpha = float(part)
         except ValueError:
             alpha = math.nan
         if not math.isfinite(alpha) or alpha < 0:
-            raise ParameterError(
-                f"--alpha {text}: each α must be a finite number ≥ 0 (a loss weighs 1 + α), "
-                "e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10."
+            raise argparse.ArgumentTypeError(
+                f"{part}: each α must be a finite number ≥ 0 (a loss weighs 1 + α), "
+                "e.g. --alpha 0 1 5 10 or --alpha 0,1,5,10"
             )
         alphas.append(alpha)
-    if not alphas:
-        raise ParameterError("--alpha: give at least one α ≥ 0, e.g. --alpha 0 1 5 10.")
     return alphas
 
 

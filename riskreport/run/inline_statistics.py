@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from riskreport.run.problems import Problem, source_line
 
@@ -59,9 +60,16 @@ NUMPY_ALLOWED = frozenset({"linspace", "arange", "geomspace", "logspace", "array
 ARITHMETIC = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 DIVISION = (ast.Div, ast.FloorDiv)
 
+ORDER_KEYWORDS = frozenset({"order", "hue_order", "row_order", "col_order", "key"})  # what they get only sorts
+ORDERING_METHODS = frozenset({"sort_values", "nlargest", "nsmallest"})  # `.index` of their result: labels in order
+REVIEWED = re.compile(r"#\s*riskreport:\s*reviewed\b")  # a line's mark: read by a person, presentation
+REVIEWED_TAG = "reviewed"  # a cell's tag: the same for the whole cell
+
 FIX_INLINE = (
-    "compute it in riskreport and call that function from the template (rr.evaluate, rr.risk_table, "
-    "rr.effectiveness_table, rr.inference.*, ...); the notebook only arranges and shows results"
+    "use a riskreport function that gives the number (rr.risk_table, rr.effectiveness_table, rr.topic_risk, "
+    "rr.inference.*, ...), or compute it in a Python package of your own (installed, with its tests) and call "
+    "that; if the line only presents or orders results, mark it reviewed: end it with `# riskreport: reviewed` "
+    "(or tag the cell `reviewed`)"
 )
 
 
@@ -75,7 +83,10 @@ def inline_statistics(source: str, cell: int | None = None) -> list[Problem]:
       `STAT_METHODS`), also by name in `.agg("mean")`, `.apply("std")`, `aggfunc="median"`;
     - a tally (`sum(...)`, `.sum()`, `.count()`, `.nunique()`) inside a division: a mean or a share;
     - arithmetic (`- * / // % **`) on a table column `df["name"]`.
-    Tallies on their own (`(p < 0.05).sum()`, `.agg(["sum", "size"])`), rounding and `.abs()` are presentation.
+    Tallies on their own (`(p < 0.05).sum()`, `.agg(["sum", "size"])`), rounding and `.abs()` are presentation,
+    and so is an expression that only orders: the value of `order=`, `hue_order=`, `key=` (seaborn, `sorted`),
+    or the `.index` of `.sort_values()`, `.nlargest()`, `.nsmallest()` (labels, not numbers) and `.argsort()`.
+    A line ending with `# riskreport: reviewed` is not flagged: a person has read it as presentation.
     """
     try:
         tree = ast.parse(_plain_python(source))
@@ -92,8 +103,20 @@ def inline_statistics(source: str, cell: int | None = None) -> list[Problem]:
     finder = _InlineStatistics()
     finder.visit(tree)
     return [
-        Problem(what, FIX_INLINE, cell=cell, line=line, code=source_line(source, line)) for line, what in finder.found
+        Problem(what, FIX_INLINE, cell=cell, line=line, code=source_line(source, line))
+        for line, what in finder.found
+        if not REVIEWED.search(_line(source, line))
     ]
+
+
+def reviewed_lines(source: str) -> int:
+    """How many lines of a cell are marked `# riskreport: reviewed` (the check reports the count)."""
+    return sum(bool(REVIEWED.search(line)) for line in source.splitlines())
+
+
+def _line(source: str, number: int) -> str:
+    lines = source.splitlines()
+    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 def _plain_python(source: str) -> str:
@@ -110,9 +133,16 @@ class _InlineStatistics(ast.NodeVisitor):
         self.found: list[tuple[int, str]] = []
         self.numpy: set[str] = set()
         self.riskreport: set[str] = set()
+        self.ordering = 0  # inside an expression whose value only orders (labels or positions, no number shown)
 
     def flag(self, node, what: str) -> None:
-        self.found.append((node.lineno, f"inline statistics: {what}"))
+        if not self.ordering:
+            self.found.append((node.lineno, f"inline statistics: {what}"))
+
+    def _order(self, node) -> None:
+        self.ordering += 1
+        self.visit(node)
+        self.ordering -= 1
 
     def visit_Import(self, node) -> None:
         for alias in node.names:
@@ -139,6 +169,10 @@ class _InlineStatistics(ast.NodeVisitor):
             self.flag(node, f"`import {module}`: {root} computes statistics")
 
     def visit_Attribute(self, node) -> None:
+        value = node.value
+        if node.attr == "index" and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            if value.func.attr in ORDERING_METHODS:  # `s.groupby(...).mean().sort_values().index`: an order
+                return self._order(value)
         if isinstance(node.value, ast.Name) and node.value.id in self.numpy and node.attr not in NUMPY_ALLOWED:
             self.flag(
                 node,
@@ -149,6 +183,14 @@ class _InlineStatistics(ast.NodeVisitor):
 
     def visit_Call(self, node) -> None:
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "argsort":
+            return self._order(func.value)
+        ordered = [k.value for k in node.keywords if k.arg in ORDER_KEYWORDS]
+        for value in ordered:
+            self._order(value)
+        if ordered:  # the rest of the call as if those keywords were not there
+            kept = [k for k in node.keywords if k.arg not in ORDER_KEYWORDS]
+            node = ast.copy_location(ast.Call(func=func, args=node.args, keywords=kept), node)
         if isinstance(func, ast.Attribute) and not self._from_riskreport(func):
             if func.attr in STAT_METHODS and not self._is_numpy(func.value):
                 self.flag(node, f"`.{func.attr}()` computes a statistic in the notebook")

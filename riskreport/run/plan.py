@@ -80,10 +80,11 @@ def plan_report(
         given["collection"] = _literal(default) or "demo"
     if tpl.letor:
         return _plan_letor(tpl, given, show_code, formats)
+    several = given.get("baselines") if "baselines" in tpl.parameters else None  # every one checked now, not in a cell
     params = resolve_parameters(
         given["collection"],
         measure=given.get("measure"),
-        baseline=given.get("baseline"),
+        baseline=several or given.get("baseline"),
         alphas=given.get("alphas"),
         systems=given.get("systems"),
         sig_level=given.get("sig_level", 0.05),

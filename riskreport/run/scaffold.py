@@ -17,8 +17,8 @@ NOTES = """\
 
 *Template notes (removed from the HTML, because this cell is tagged `remove_cell`):* an ordinary
 notebook, scaffolded by `riskreport new-template {name}`. Run it by hand in Jupyter, or with
-`riskreport run templates/{name}.ipynb` (by name from the project root, or with its folder in
-`$RISKREPORT_TEMPLATES`), which injects the parameters below with papermill. The first line of this
+`riskreport run templates/{name}.ipynb` (by name once its folder is in `$RISKREPORT_TEMPLATES`: a
+bare name is not looked up in ./templates), which injects the parameters below with papermill. The first line of this
 cell is the description `riskreport templates` shows.
 
 - The cell tagged `parameters` holds one `name: type = default  # help` line per parameter (no `=`
@@ -26,7 +26,8 @@ cell is the description `riskreport templates` shows.
 - Compute with riskreport functions (`rr.evaluate`, `rr.risk_table`, `rr.inference...`), show with
   `report.styled` and `riskreport.render.plots`, save tables with `page.save_table(table, "name")` and number
   figures with `page.caption(...)` (`page = report.Page(context)`: `context` is set by `riskreport run`).
-  No formulas in the notebook: statistics live in riskreport, where they are tested.
+  No formulas in the notebook: statistics come from riskreport or a tested package of your own; a line
+  that only presents results may be marked `# riskreport: reviewed` (`riskreport templates check`).
 - Before sharing it: `riskreport templates check templates/{name}.ipynb`.
 """
 
