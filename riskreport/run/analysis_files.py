@@ -106,13 +106,8 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
             f"not a saved report ({type(error).__name__}: {error})",
             expected="the params.json that riskreport run or Analysis.save writes",
         ) from None
-    if record.get("template", TEMPLATE) != TEMPLATE:
-        raise InputFormatError(
-            folder / "params.json",
-            f"a report of the template {record['template']!r}",
-            expected=f"a {TEMPLATE} report: Analysis.load reads the folders of riskreport run {TEMPLATE} and Analysis.save",
-        )
-    if "measure" not in given or "collection" not in given:  # e.g. risk_ltr: learners trained, not runs evaluated
+    if record.get("template", TEMPLATE) != TEMPLATE or "measure" not in given or "collection" not in given:
+        # e.g. risk_ltr: learners trained, not runs evaluated
         raise InputFormatError(
             folder / "params.json",
             f"a report of the template {record.get('template', '?')!r}, which Analysis.load cannot read: it loads "
