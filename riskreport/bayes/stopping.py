@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from riskreport.bayes.chains import chain_specs
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
 from riskreport.bayes.fits import with_effects
@@ -55,8 +56,8 @@ def checkpoints(first: int, step: int, last: int) -> list[int]:
     return sorted(set(range(first, last, step)) | {last})
 
 
-def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, say):
-    """(draws, batches, divergences): sample `compiled` until every system effect reaches `settings["target_ess"]`
+def sample_until(start, model: str, centred, low_rank: bool, settings: dict, say):
+    """(draws, batches, divergences): sample the chains `start(specs)` starts until every system effect reaches `settings["target_ess"]`
     or `max_draws` is used; each batch is stopped at its first checkpoint that meets the target."""
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
@@ -77,7 +78,7 @@ def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, 
         first = max(1, math.ceil(target / chains / 2) - done)  # an ESS above twice the draws is never met in practice
         switch_at = None if low_rank else guess - done
         outcome = _batch(
-            compiled,
+            start,
             settings,
             len(batches),
             room - done,
@@ -125,31 +126,12 @@ def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, 
         return draws, batches, divergences
 
 
-def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, say, points, switch_at):
+def _batch(start, settings, batch, length, low_rank, names, parts, effects, say, points, switch_at):
     """Run one batch of at most `length` draws per chain; (kept draws, all draws so far, divergences, bulk ESS,
-    tail ESS, seconds, switch)."""
-    import nutpie
-
-    chains, target = settings["chains"], settings["target_ess"]
+    tail ESS, seconds, switch). `start(specs)` starts the chains (`chains.LocalChains`, `dask_chains.DaskChains`)."""
+    target = settings["target_ess"]
     started = time.time()
-    run = _Run(
-        say,
-        settings["tune"],
-        nutpie.sample(
-            compiled,
-            draws=length,
-            tune=settings["tune"],
-            chains=chains,
-            cores=chains,  # every chain advances at once (with fewer threads, later chains start when earlier ones end)
-            seed=settings["seed"] + 7919 * batch,
-            save_warmup=False,
-            progress_bar=False,
-            target_accept=settings["target_accept"],
-            low_rank_modified_mass_matrix=low_rank,
-            blocking=False,
-            return_raw_trace=True,  # read as Arrow: a copy of the trace as ArviZ data costs seconds per look
-        ),
-    )
+    run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)))
     try:
         for c in points:
             kept, diverging = run.first(c, names)
@@ -171,10 +153,11 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
 
 
 class _Run:
-    """A background nutpie run, looked at through its raw Arrow trace (one record batch per chain)."""
+    """The background nutpie runs of a batch's chains, looked at through their raw Arrow traces (a record batch
+    per chain): `chains.LocalChains` or `dask_chains.DaskChains`."""
 
-    def __init__(self, say, tune: int, sampler):
-        self.say, self.tune, self.sampler, self.final = say, tune, sampler, None
+    def __init__(self, say, tune: int, chains):
+        self.say, self.tune, self.chains = say, tune, chains
         self.seen: tuple[float, int] | None = None  # (time, draws of the slowest chain) at the first look with draws
         self.said = time.time()
 
@@ -195,12 +178,10 @@ class _Run:
         """The trace's (draws, stats) batches and warm-up lengths per chain once every chain has at least `c`
         post-warm-up draws (or the run ended)."""
         while True:
-            if self.final is None and _finished(self.sampler):
-                self.final = self.sampler.wait().get_arrow_trace()  # a finished trace can be taken once
-            draws, stats = self.final if self.final is not None else self.sampler.inspect().get_arrow_trace()
+            draws, stats, ended = self.chains.trace()
             tuned = [int(np.asarray(stat.column("tuning").to_numpy()).sum()) for stat in stats]
             least = min(stat.num_rows - t for stat, t in zip(stats, tuned))
-            if least >= c or self.final is not None:
+            if least >= c or ended:
                 return draws, stats, tuned
             warming = min(stat.num_rows for stat in stats)
             self.tell(
@@ -220,8 +201,7 @@ class _Run:
         return float(np.clip((c - least) / rate, 0.2, 10.0)) if rate > 0 else POLL_SECONDS
 
     def stop(self) -> None:
-        if self.final is None and not _finished(self.sampler):
-            self.sampler.cancel()
+        self.chains.stop()
 
 
 def _column(batch, name: str) -> np.ndarray:
@@ -235,11 +215,3 @@ def _column(batch, name: str) -> np.ndarray:
         values = values.flatten()
     dims = [int(n) for n in shape.decode().split(",") if n] if shape else []
     return np.asarray(values.to_numpy(zero_copy_only=False)).reshape([batch.num_rows, *dims])
-
-
-def _finished(sampler) -> bool:
-    """Whether nutpie's background sampler has ended (its `is_finished` raises TimeoutError while it runs)."""
-    try:
-        return bool(sampler.is_finished)
-    except TimeoutError:
-        return False
