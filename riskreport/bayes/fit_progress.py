@@ -17,8 +17,10 @@ class FitProgress:
     """The progress of a report's fits in one line each time a fit ends: fits done of all, and the time left.
 
     Passed as `progress` to `fit`, it swallows the per-fit lines (compiling, batches, ESS) except a
-    warning that a fit stopped at `max_draws`; the time left is the mean wall time of the fits
-    sampled so far times the fits left (cached fits take no time).
+    warning that a fit stopped at `max_draws` and the lines of a long fit (`stopping`: at most one
+    every 15 s, with its draws, ESS so far and time left), which it numbers; the time left of the
+    report is the mean wall time of the fits sampled so far times the fits left (cached fits take no
+    time).
     """
 
     def __init__(self, total: int, say: Progress = stderr_progress, cached: int = 0):
@@ -33,6 +35,8 @@ class FitProgress:
     def __call__(self, message: str) -> None:
         if "reached before the ESS target" in message:
             self.say(message)
+        elif message.startswith(RUNNING):
+            self.say(f"fit {self.done + 1}/{self.total}: {message.removeprefix(RUNNING)}")
 
     def fit_done(self, result: BayesFit) -> None:
         self.done += 1
@@ -40,7 +44,7 @@ class FitProgress:
         elapsed = time.time() - self.started
         left = self.total - self.done
         rate = elapsed / max(self.sampled, 1)
-        tail = f", about {_duration(rate * left)} left" if left and self.sampled else ""
+        tail = f", about {duration(rate * left)} left" if left and self.sampled else ""
         self.say(
             f"{self.done}/{self.total} fits done ({result.label}"
             + (", cached" if result.cached else f", {result.seconds:.0f} s")
@@ -48,5 +52,23 @@ class FitProgress:
         )
 
 
-def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+RUNNING = "… "  # the start of the lines a running fit says (`stopping`)
+
+
+def time_left(looks: list[tuple[float, float]], target: float) -> float | None:
+    """Seconds until the ESS reaches `target`, at its growth rate from the first to the last of the `looks`
+    (seconds, ESS): ESS grows about linearly with the draws of a mixing chain. None with fewer than two looks
+    or no growth."""
+    if len(looks) < 2:
+        return None
+    (t0, e0), (t1, e1) = looks[0], looks[-1]
+    if t1 <= t0 or e1 <= e0:
+        return None
+    return max(0.0, (target - e1) / ((e1 - e0) / (t1 - t0)))
+
+
+def duration(seconds: float) -> str:
+    """A duration as people say it: 45 s, 1.6 min, 2.1 h."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"

@@ -22,6 +22,7 @@ import numpy as np
 from riskreport.bayes.chains import chain_specs
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
+from riskreport.bayes.fit_progress import RUNNING, duration, time_left
 from riskreport.bayes.fits import with_effects
 from riskreport.bayes.models import LABELS, free_variables
 
@@ -132,6 +133,7 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
     target = settings["target_ess"]
     started = time.time()
     run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)))
+    looks: list[tuple[float, float]] = []  # (seconds, min ESS) at each checkpoint: the time left
     try:
         for c in points:
             kept, diverging = run.first(c, names)
@@ -143,9 +145,14 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
             if (reached >= target and max_rhat(draws) < RHAT_MAX) or c == points[-1] or switch:
                 return kept, draws, diverging, bulk, tail, time.time() - started, switch
+            if not looks and not parts and run.seen is not None:  # ESS 0 when the slowest chain's draws began
+                looks.append((run.seen[0] - started, 0.0))
+            looks.append((time.time() - started, reached))
+            left = time_left(looks, target)
             run.tell(
-                f"… {total:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} "
-                f"({time.time() - started:.0f} s)"
+                f"{RUNNING}{total:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} "
+                f"({looks[-1][0]:.0f} s"
+                + (f", about {duration(left)} left)" if left is not None else ", time left: after the next check)")
             )
         raise AssertionError("unreachable: the last checkpoint always returns")
     finally:
@@ -185,9 +192,9 @@ class _Run:
                 return draws, stats, tuned
             warming = min(stat.num_rows for stat in stats)
             self.tell(
-                f"… warm-up: {warming:,} of {self.tune:,} iterations per chain"
+                f"{RUNNING}warm-up: {warming:,} of {self.tune:,} iterations per chain"
                 if least == 0 and warming < self.tune
-                else f"… {least:,} draws per chain, the next check at {c:,}"
+                else f"{RUNNING}{least:,} draws per chain, the next check at {c:,}"
             )
             time.sleep(self._pause(c, least))
 
