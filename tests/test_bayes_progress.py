@@ -31,3 +31,14 @@ def test_a_report_shows_a_long_fits_lines_numbered():
     assert lines[1] == "fit 1/4: warm-up: 400 of 1,000 iterations per chain"
     assert lines[2].startswith("fit 1/4: 8,000 draws so far, min ESS bulk 3,100") and lines[2].endswith("2.0 min left)")
     assert len(lines) == 3
+
+
+def test_a_running_fit_says_its_draws_ess_and_time_left_or_what_it_waits_for():
+    line = fit_progress.running_line(8_000, 3_100.4, 2_900.0, 10_000, 40.2, 120.0, None)
+    assert (
+        line
+        == f"{fit_progress.RUNNING}8,000 draws so far, min ESS bulk 3,100 / tail 2,900 of 10,000 (40 s, about 2.0 min left)"
+    )
+    assert fit_progress.running_line(800, 90, 80, 100, 5, None, None).endswith("(5 s, time left: after the next check)")
+    waiting = fit_progress.running_line(900, 436, 186, 100, 49, 0.0, 1.024)
+    assert "ESS target is met, max R̂ 1.024 is not below 1.01 yet" in waiting and "left" not in waiting

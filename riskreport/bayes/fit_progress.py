@@ -67,6 +67,20 @@ def time_left(looks: list[tuple[float, float]], target: float) -> float | None:
     return max(0.0, (target - e1) / ((e1 - e0) / (t1 - t0)))
 
 
+def running_line(
+    draws: int, bulk: float, tail: float, target: int, seconds: float, left: float | None, rhat: float | None
+) -> str:
+    """A running fit's progress at a checkpoint: its draws, the smallest bulk and tail ESS of the system effects, and
+    the time left (`time_left`), or, once the ESS target is met, the R̂ it waits for (`rhat`)."""
+    if rhat is not None:
+        after = f"{seconds:.0f} s; the ESS target is met, max R̂ {rhat:.3f} is not below 1.01 yet: sampling on"
+    elif left is not None:
+        after = f"{seconds:.0f} s, about {duration(left)} left"
+    else:
+        after = f"{seconds:.0f} s, time left: after the next check"
+    return f"{RUNNING}{draws:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} ({after})"
+
+
 def duration(seconds: float) -> str:
     """A duration as people say it: 45 s, 1.6 min, 2.1 h."""
     if seconds < 90:

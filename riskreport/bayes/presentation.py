@@ -219,3 +219,50 @@ def data_overview(
         ("scores outside [0, 1]", int(((values < 0) | (values > 1)).sum())),
     ]
     return pd.DataFrame(rows, columns=["item", "value"]).astype({"value": str})
+
+
+RULES = ("PPDRisk⁻", "overlap", "draw-wise")  # the verdicts of the Bayesian verdict matrix (BRisk⁻: two rules)
+
+
+def verdict_summary(ppdrisk: pd.DataFrame, brisk: pd.DataFrame) -> pd.DataFrame:
+    """The report's verdicts per challenger and α in the frequentist verdict matrix's shape (`render.tables`):
+    `verdict` and `urisk` are PPDRisk⁻'s (verdict and median of −PPDRisk⁻), `agree` of `methods` the rules
+    (PPDRisk⁻, BRisk⁻ overlap, BRisk⁻ draw-wise) with that verdict, `disagree` the others and a FAILED fit.
+
+    Rows: systems a verdict flags (any rule, any α: risk or reward) first, riskiest first, then the others;
+    `flagged` says how many systems that is (`attrs`), so a page can show each of them without a click.
+    """
+    both = ppdrisk.merge(
+        brisk[["system", "alpha", "verdict_overlap", "verdict_difference", "diagnostics"]],
+        on=["system", "alpha"],
+        how="left",
+        suffixes=("", "_brisk"),
+    )
+    rules = both[["verdict", "verdict_overlap", "verdict_difference"]].fillna("inconclusive").to_numpy()
+    failed = (both["diagnostics"] != "ok") | (both["diagnostics_brisk"].fillna("ok") != "ok")
+    disagree = [
+        "; ".join(
+            [f"{rule}: {v}" for rule, v in zip(RULES[1:], row[1:]) if v != row[0]]
+            + (["diagnostics: FAILED"] if bad else [])  # read as "FAILED: diagnostics" beside the verdicts
+        )
+        for row, bad in zip(rules, failed)
+    ]
+    summary = pd.DataFrame(
+        {
+            "system": both["system"],
+            "alpha": both["alpha"],
+            "verdict": rules[:, 0],
+            "urisk": both["ppd_urisk_median"],
+            "agree": (rules == rules[:, :1]).sum(axis=1),
+            "methods": len(RULES),
+            "disagree": disagree,
+        }
+    )
+    flagged = set(summary.loc[(rules != "inconclusive").any(axis=1), "system"])
+    order = [s for s in riskiest_first(ppdrisk, "ppd_urisk_median") if s in flagged]
+    order += [s for s in riskiest_first(ppdrisk, "ppd_urisk_median") if s not in flagged]
+    rank = {system: k for k, system in enumerate(order)}
+    summary = summary.sort_values(["system", "alpha"], key=lambda c: c.map(rank) if c.name == "system" else c)
+    summary = summary.reset_index(drop=True)
+    summary.attrs["flagged"] = len(flagged)
+    return summary

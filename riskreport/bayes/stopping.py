@@ -22,7 +22,7 @@ import numpy as np
 from riskreport.bayes.chains import chain_specs
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
-from riskreport.bayes.fit_progress import RUNNING, duration, time_left
+from riskreport.bayes.fit_progress import RUNNING, running_line, time_left
 from riskreport.bayes.fits import with_effects
 from riskreport.bayes.models import LABELS, free_variables
 
@@ -143,17 +143,13 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
             bulk, tail = _min_ess(draws[effects])
             reached, total = min(bulk, tail), draws["b"].size
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
-            if (reached >= target and max_rhat(draws) < RHAT_MAX) or c == points[-1] or switch:
+            rhat = max_rhat(draws) if reached >= target else None
+            if (rhat is not None and rhat < RHAT_MAX) or c == points[-1] or switch:
                 return kept, draws, diverging, bulk, tail, time.time() - started, switch
             if not looks and not parts and run.seen is not None:  # ESS 0 when the slowest chain's draws began
                 looks.append((run.seen[0] - started, 0.0))
             looks.append((time.time() - started, reached))
-            left = time_left(looks, target)
-            run.tell(
-                f"{RUNNING}{total:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} "
-                f"({looks[-1][0]:.0f} s"
-                + (f", about {duration(left)} left)" if left is not None else ", time left: after the next check)")
-            )
+            run.tell(running_line(total, bulk, tail, target, looks[-1][0], time_left(looks, target), rhat))
         raise AssertionError("unreachable: the last checkpoint always returns")
     finally:
         run.stop()

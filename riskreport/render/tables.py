@@ -67,11 +67,13 @@ def interval_verdicts(
     )
 
 
-def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
+def verdict_matrix(
+    summary: pd.DataFrame, convention: str = "standard", caption: str | None = None, page_size: int = 12
+) -> HTML:
     """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first;
     with several baselines, one column group per baseline (its α beneath), each cell then shorter (▼/▲ mark).
 
-    `summary` is `significance.report_verdicts(...)[1]` (already in risk order).
+    `summary` is `significance.report_verdicts(...)[1]` (already in risk order); `page_size` rows show at once.
     """
     order = list(dict.fromkeys(summary["system"]))
     baselines = list(dict.fromkeys(summary["baseline"])) if "baseline" in summary else [None]
@@ -139,7 +141,7 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
     kind = " rr-verdict-groups" if several else ""
     return HTML(
         f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>"
-        + interactive(style, page_size=12).markup
+        + interactive(style, page_size=page_size).markup
         + "</div>"
     )
 
