@@ -1,12 +1,12 @@
 """Sampling until the ESS target holds: NUTS runs in the background and stops at the first checkpoint that meets it.
 
-A batch starts nutpie with room for every draw `max_draws` still allows and all chains running at
-once. At fixed draw counts per chain (the checkpoints: the first at half the target's draws, then
+A batch starts its chains, each a nutpie run of its own (`chains`: in this process, or on a Dask
+cluster, `dask_chains`), with room for every draw `max_draws` still allows and all running at once. At fixed draw counts per chain (the checkpoints: the first at half the target's draws, then
 every `check_every` draws) the first `c` draws of every chain are checked: when every system effect
 has bulk and tail ESS ≥ the target and every parameter R̂ < 1.01 (the report's checks; divergences
 do not go away with more draws), the sampler is stopped and exactly those draws are kept. A
-chain's draws do not depend on how many draws were asked for or on when it was looked at (nutpie
-seeds each chain), so the kept draws are the same in every run with the same seed: stopping by
+chain's draws do not depend on how many draws were asked for, on when it was looked at or where
+it ran (each run is seeded by the fit's seed, the batch and the chain: `chains.chain_seed`), so the kept draws are the same in every run with the same seed: stopping by
 measurement keeps fits reproducible and cacheable. A batch that mixes poorly (ESS per draw below
 `LOW_RANK_BELOW` at the checkpoint where the first guess of the draws needed is reached) is stopped
 and continued by a batch with a low-rank mass matrix, as before.
