@@ -39,7 +39,7 @@ def test_chains_are_spread_over_the_workers_threads():
 
 def test_executor_options_are_checked():
     data = bayes.scores_data(_table())
-    with pytest.raises(ParameterError, match="bayes_executor must be local or dask"):
+    with pytest.raises(ParameterError, match=r"bayes_executor \(executor of a fit\) must be local or dask"):
         bayes.fit("gaussian", data, executor="ray", use_cache=False, **SMALL)
     with pytest.raises(ParameterError, match="needs the scheduler's address"):
         bayes.fit("gaussian", data, executor="dask", use_cache=False, **SMALL)

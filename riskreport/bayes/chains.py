@@ -56,7 +56,7 @@ def chain_specs(settings: dict, batch: int, length: int, low_rank: bool) -> list
 def check_executor(executor: str, scheduler: str | None) -> None:
     """`executor` is local or dask; dask has a scheduler address and Dask distributed installed."""
     if executor not in EXECUTORS:
-        raise ParameterError(f"bayes_executor must be local or dask, got {executor!r}.")
+        raise ParameterError(f"bayes_executor (executor of a fit) must be local or dask, got {executor!r}.")
     if executor == "local":
         return
     if not scheduler or not isinstance(scheduler, str):
