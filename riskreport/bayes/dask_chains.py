@@ -20,6 +20,8 @@ from riskreport.errors import RiskReportError
 _CLIENTS: dict[str, object] = {}  # one client per scheduler address for the process (a report's fits share it)
 _CLIENTS_LOCK = threading.Lock()
 CONNECT_TIMEOUT = "20s"  # how long a fit waits for the scheduler
+STATS = ("tuning", "diverging")  # the sampler statistics the stopping rule reads; nutpie also stores the
+# unconstrained draw and the gradient of every draw, 2/3 of the bytes: they stay on the worker
 
 
 def client_of(scheduler: str):
@@ -64,7 +66,7 @@ class ChainActor:
     def rows(self, start: int) -> tuple[bytes, bytes, bool]:
         """The draws and stats rows of the trace from row `start` on, as Arrow IPC bytes, and whether it ended."""
         draws, stats, ended = self.chain.trace()
-        return _ipc(draws.slice(start)), _ipc(stats.slice(start)), ended
+        return _ipc(draws.slice(start)), _ipc(stats.slice(start), STATS), ended
 
     def stop(self) -> bool:
         self.chain.stop()
@@ -133,11 +135,13 @@ class DaskChains:
         self.actors, self.futures = [], []
 
 
-def _ipc(batch) -> bytes:
-    """nutpie's record batch (arro3) as Arrow IPC stream bytes."""
+def _ipc(batch, columns: tuple[str, ...] | None = None) -> bytes:
+    """nutpie's record batch (arro3) as Arrow IPC stream bytes, only `columns` if given."""
     import pyarrow
 
     batch = pyarrow.record_batch(batch)  # through the Arrow PyCapsule interface, no copy
+    if columns is not None:
+        batch = batch.select(list(columns))
     sink = pyarrow.BufferOutputStream()
     with pyarrow.ipc.new_stream(sink, batch.schema) as writer:
         writer.write_batch(batch)
