@@ -59,7 +59,7 @@ def test_flagged_challengers_come_first_riskiest_first_with_the_rules_that_disag
     row = summary.set_index(["system", "alpha"])
     assert row.loc[("b", 5.0), "agree"] == 2 and row.loc[("b", 5.0), "disagree"] == "overlap: inconclusive"
     assert row.loc[("a", 5.0), "verdict"] == "inconclusive" and row.loc[("a", 5.0), "agree"] == 1
-    assert row.loc[("c", 5.0), "disagree"] == "diagnostics: FAILED" and row.loc[("c", 0.0), "disagree"] == ""
+    assert row.loc[("c", 5.0), "disagree"] == "" and summary.attrs["failed"] == ["PPDRisk⁻'s fit"]
     assert row.loc[("b", 5.0), "urisk"] == -0.04 and set(row["methods"]) == {3}
 
 
@@ -68,19 +68,31 @@ def test_the_verdict_matrix_shows_every_flagged_challenger_at_once():
     summary = presentation.verdict_summary(ppdrisk, brisk)
     flagged = summary.attrs["flagged"]
     markup = bplots.verdict_matrix(ppdrisk, brisk, "standard", "nDCG@10", "bm25").markup
-    assert 12 < flagged < 110 and f"data-page='{flagged}'" in markup
     first = list(dict.fromkeys(summary["system"]))[:flagged]
+    assert 12 < flagged < 110 and set(first) == set(summary.attrs["risk"]) | set(summary.attrs["reward"])
     assert set(first) == set(summary.loc[summary["verdict"] != "inconclusive", "system"]) | set(
         brisk.loc[brisk["verdict_difference"] != "inconclusive", "system"]
     )
-    assert "−PPDRisk⁻ median" in markup and f"{flagged} of 110 challengers are flagged" in markup
+    named = markup[: markup.index("<div id='verdict-matrix'")]  # before the paged matrix: no click needed
+    assert all(system in named for system in first) and not any(
+        system in named for system in set(summary["system"]) - set(first)
+    )
+    assert f"Risk</b> under at least one rule at some α ({len(summary.attrs['risk'])} of 110): " in named
+    assert "−PPDRisk⁻ median" in markup and "data-page='12'" in markup
+    assert "FAILED" not in markup
+    brisk.loc[brisk["alpha"] >= 5, "diagnostics"] = "FAILED: ESS < 10,000"
+    markup = bplots.verdict_matrix(ppdrisk, brisk, "standard", "nDCG@10", "bm25").markup
+    assert (
+        "FAILED their checks, so these verdicts are not to be trusted (see Diagnostics): BRisk⁻&#x27;s at α = 5, 10."
+        in markup
+    )
 
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 
 
 def test_the_verdict_matrix_of_110_systems_stays_under_8000_px_at_1400_px(tmp_path):
-    """The frequentist report's rule (issue 24) for the Bayesian report's matrix, its flagged rows all shown."""
+    """The frequentist report's rule (issue 24) for the Bayesian report's matrix and its list of flagged systems."""
     browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
     if browser is None:
         pytest.skip("no Chromium/Chrome browser is installed")
@@ -88,8 +100,8 @@ def test_the_verdict_matrix_of_110_systems_stays_under_8000_px_at_1400_px(tmp_pa
     ppdrisk.loc[ppdrisk["verdict"] == "inconclusive", "verdict"] = "risk"  # worst case: every challenger flagged
     markup = bplots.verdict_matrix(ppdrisk, brisk, "minus", "nDCG@10", "bm25").markup
     script = (
-        "<script>window.addEventListener('load', () => { const m = document.getElementById('verdict-matrix');"
-        "const r = m.getBoundingClientRect(); document.body.setAttribute('data-size', "
+        "<script>window.addEventListener('load', () => { const r = document.body.getBoundingClientRect();"
+        "document.body.setAttribute('data-size', "
         "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
     )
     page = tmp_path / "matrix.html"
@@ -116,6 +128,8 @@ def test_the_verdict_matrix_of_110_systems_stays_under_8000_px_at_1400_px(tmp_pa
         check=True,
     ).stdout
     width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
-    print(f"Bayesian verdict matrix 110 x 4: {width} x {height} px, page {scroll} px wide")
+    print(
+        f"Bayesian verdicts (flagged list and matrix, every row) 110 x 4: {width} x {height} px, page {scroll} px wide"
+    )
     assert height < 8000 and scroll <= 1400, (width, height, scroll)
     assert dom.count("<tr>") >= 110

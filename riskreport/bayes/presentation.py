@@ -112,12 +112,18 @@ def reading_points(convention: str = "standard") -> list[str]:
     ]
 
 
-def dominance_display(dominance: pd.DataFrame) -> pd.DataFrame:
-    """Dominance pairs grouped for the page: per model and system, the systems whose interval lies wholly below its own."""
+def dominance_display(dominance: pd.DataFrame, names: int = 8) -> pd.DataFrame:
+    """Dominance pairs grouped for the page: per model and system, the systems whose interval lies wholly below its
+    own, at most `names` of them named (a row of a campaign's 100 names is a screen; every pair is in the CSV)."""
     if dominance.empty:
         return pd.DataFrame(columns=["model", "system", "dominates", "systems dominated"])
     grouped = dominance.groupby(["model", "better"], sort=False)["worse"]
-    table = pd.DataFrame({"dominates": grouped.size(), "systems dominated": grouped.agg(", ".join)}).reset_index()
+
+    def listed(worse: pd.Series) -> str:
+        more = len(worse) - names
+        return ", ".join(worse.iloc[:names]) + (f", … and {more} more (tables/bayes_dominance.csv)" if more > 0 else "")
+
+    table = pd.DataFrame({"dominates": grouped.size(), "systems dominated": grouped.agg(listed)}).reset_index()
     table = table.rename(columns={"better": "system"})
     table["model"] = table["model"].map(LABELS)
     return table.sort_values(["model", "dominates"], ascending=[True, False], kind="stable").reset_index(drop=True)
@@ -227,10 +233,12 @@ RULES = ("PPDRisk⁻", "overlap", "draw-wise")  # the verdicts of the Bayesian v
 def verdict_summary(ppdrisk: pd.DataFrame, brisk: pd.DataFrame) -> pd.DataFrame:
     """The report's verdicts per challenger and α in the frequentist verdict matrix's shape (`render.tables`):
     `verdict` and `urisk` are PPDRisk⁻'s (verdict and median of −PPDRisk⁻), `agree` of `methods` the rules
-    (PPDRisk⁻, BRisk⁻ overlap, BRisk⁻ draw-wise) with that verdict, `disagree` the others and a FAILED fit.
+    (PPDRisk⁻, BRisk⁻ overlap, BRisk⁻ draw-wise) with that verdict, `disagree` the others.
 
-    Rows: systems a verdict flags (any rule, any α: risk or reward) first, riskiest first, then the others;
-    `flagged` says how many systems that is (`attrs`), so a page can show each of them without a click.
+    Rows: systems a verdict flags (any rule, any α: risk or reward) first, riskiest first, then the others.
+    `attrs["flagged"]` says how many systems that is, `attrs["risk"]` and `attrs["reward"]` name those a rule
+    flags so (riskiest first: a page names each of them without a click) and `attrs["failed"]` which fits
+    failed their checks (a fit is per model and α, not per system: said once).
     """
     both = ppdrisk.merge(
         brisk[["system", "alpha", "verdict_overlap", "verdict_difference", "diagnostics"]],
@@ -239,14 +247,7 @@ def verdict_summary(ppdrisk: pd.DataFrame, brisk: pd.DataFrame) -> pd.DataFrame:
         suffixes=("", "_brisk"),
     )
     rules = both[["verdict", "verdict_overlap", "verdict_difference"]].fillna("inconclusive").to_numpy()
-    failed = (both["diagnostics"] != "ok") | (both["diagnostics_brisk"].fillna("ok") != "ok")
-    disagree = [
-        "; ".join(
-            [f"{rule}: {v}" for rule, v in zip(RULES[1:], row[1:]) if v != row[0]]
-            + (["diagnostics: FAILED"] if bad else [])  # read as "FAILED: diagnostics" beside the verdicts
-        )
-        for row, bad in zip(rules, failed)
-    ]
+    disagree = ["; ".join(f"{rule}: {v}" for rule, v in zip(RULES[1:], row[1:]) if v != row[0]) for row in rules]
     summary = pd.DataFrame(
         {
             "system": both["system"],
@@ -265,4 +266,11 @@ def verdict_summary(ppdrisk: pd.DataFrame, brisk: pd.DataFrame) -> pd.DataFrame:
     summary = summary.sort_values(["system", "alpha"], key=lambda c: c.map(rank) if c.name == "system" else c)
     summary = summary.reset_index(drop=True)
     summary.attrs["flagged"] = len(flagged)
+    for kind in ("risk", "reward"):  # who any rule flags so at some α, riskiest first
+        marked = set(both.loc[(rules == kind).any(axis=1), "system"])  # `both` is in the order of `rules`
+        summary.attrs[kind] = [s for s in order if s in marked]
+    bad_brisk = sorted(set(both.loc[both["diagnostics_brisk"].fillna("ok") != "ok", "alpha"]))
+    summary.attrs["failed"] = (["PPDRisk⁻'s fit"] if (both["diagnostics"] != "ok").any() else []) + (
+        [f"BRisk⁻'s at α = {', '.join(f'{a:g}' for a in bad_brisk)}"] if bad_brisk else []
+    )
     return summary

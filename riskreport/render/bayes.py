@@ -151,15 +151,27 @@ def methods_html(result, n_topics: int) -> HTML:
 
 
 def verdict_matrix(ppdrisk: pd.DataFrame, brisk: pd.DataFrame, convention: str, measure: str, baseline: str) -> HTML:
-    """Challengers × α, each cell PPDRisk⁻'s verdict and median with how many of the three rules agree: the
-    frequentist report's verdict matrix (`render.tables.verdict_matrix`), its rows every system a verdict flags
-    (riskiest first) before the others, and all of those shown at once (no click for a flagged system)."""
+    """Every challenger a rule flags, named in two lines (risk, reward; riskiest first), then challengers × α, each
+    cell PPDRisk⁻'s verdict and median with how many of the three rules agree: the frequentist report's verdict
+    matrix (`render.tables.verdict_matrix`, 12 rows a page), flagged challengers first."""
     summary = verdict_summary(ppdrisk, brisk)
     value = "PPDRisk⁻" if convention == "minus" else "−PPDRisk⁻"
     caption = (
         f"Verdicts per challenger and α on {measure} against {baseline}: PPDRisk⁻'s verdict, the {value} median "
         f"and (rules agreeing/{len(RULES)}: {', '.join(RULES[:1])}, BRisk⁻'s {' and '.join(RULES[1:])} rules); the "
-        f"last column names the rules that disagree and FAILED fits. {summary.attrs['flagged']} of "
-        f"{summary['system'].nunique()} challengers are flagged by a rule at some α and come first."
+        f"last column names the rules that disagree. Challengers flagged by a rule at some α come first, riskiest "
+        "first."
+        + (
+            f" FAILED their checks, so these verdicts are not to be trusted (see Diagnostics): {'; '.join(failed)}."
+            if (failed := summary.attrs["failed"])
+            else ""
+        )
     )
-    return frequentist_matrix(summary, convention, caption, page_size=max(12, int(summary.attrs["flagged"])))
+    total = summary["system"].nunique()
+    lines = "".join(
+        f"<li><b>{html.escape(kind)}</b> under at least one rule at some α ({len(names)} of {total}): "
+        f"{html.escape(', '.join(names)) if names else 'none'}</li>"
+        for kind, names in (("Risk", summary.attrs["risk"]), ("Reward", summary.attrs["reward"]))
+    )
+    flagged = f"<ul class='rr-flagged'>{lines}</ul>"
+    return HTML(flagged + frequentist_matrix(summary, convention, caption, one_line=True).markup)

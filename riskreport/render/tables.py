@@ -68,12 +68,17 @@ def interval_verdicts(
 
 
 def verdict_matrix(
-    summary: pd.DataFrame, convention: str = "standard", caption: str | None = None, page_size: int = 12
+    summary: pd.DataFrame,
+    convention: str = "standard",
+    caption: str | None = None,
+    page_size: int = 12,
+    one_line: bool = False,
 ) -> HTML:
     """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first;
     with several baselines, one column group per baseline (its α beneath), each cell then shorter (▼/▲ mark).
 
-    `summary` is `significance.report_verdicts(...)[1]` (already in risk order); `page_size` rows show at once.
+    `summary` is `significance.report_verdicts(...)[1]` (already in risk order); `page_size` rows show at once;
+    `one_line` keeps every verdict cell on one line (always so with several baselines).
     """
     order = list(dict.fromkeys(summary["system"]))
     baselines = list(dict.fromkeys(summary["baseline"])) if "baseline" in summary else [None]
@@ -134,8 +139,8 @@ def verdict_matrix(
             axis=None,
         )
     )
-    if several:  # one line per cell: 100 systems stay one screen each
-        style = style.set_properties(subset=list(wide.columns[1:-1]), **{"white-space": "nowrap"})
+    if several or one_line:  # one line per cell: 100 systems stay one screen each
+        style = style.set_properties(subset=list(wide.columns[0 if one_line else 1 : -1]), **{"white-space": "nowrap"})
     if caption:
         style = style.set_caption(html.escape(caption))
     kind = " rr-verdict-groups" if several else ""
