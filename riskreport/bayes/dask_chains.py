@@ -102,6 +102,11 @@ class DaskChains:
         try:
             with self.client.as_current():  # the actors bind to this client (it is not the default one)
                 self.actors = [future.result() for future in self.futures]
+        except Exception as error:  # noqa: BLE001 - e.g. riskreport missing on a worker: one clear line
+            self.stop()
+            raise RiskReportError(
+                f"Starting the chains on the Dask cluster failed: {type(error).__name__}: {error}"
+            ) from None
         except BaseException:
             self.stop()
             raise
@@ -115,7 +120,12 @@ class DaskChains:
 
         asked = {k: actor.rows(self.rows[k]) for k, actor in enumerate(self.actors) if not self.ended[k]}
         for k, future in asked.items():
-            draws, stats, self.ended[k] = future.result()
+            try:
+                draws, stats, self.ended[k] = future.result()
+            except Exception as error:  # noqa: BLE001 - a lost worker, a failed chain: one clear line
+                raise RiskReportError(
+                    f"Chain {k + 1} on the Dask cluster failed: {type(error).__name__}: {error}"
+                ) from None
             draws, stats = _batch(draws), _batch(stats)
             if draws.num_rows or not self.parts[k][0]:
                 self.parts[k][0].append(draws)
