@@ -69,3 +69,21 @@ def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
     data = bayes.scores_data(_table())
     with pytest.raises(RiskReportError, match="Cannot reach the Dask scheduler"):
         bayes.fit("gaussian", data, executor="dask", scheduler="tcp://127.0.0.1:9", use_cache=False, **SMALL)
+
+
+def test_a_chain_that_cannot_start_on_the_cluster_is_one_clear_error(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from riskreport.bayes import compiled
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no compiler on this worker")
+
+    monkeypatch.setattr(compiled, "compiled_model", broken)  # the workers are threads of this process here
+    data = bayes.scores_data(_table())
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        with pytest.raises(
+            RiskReportError, match="Starting the chains on the Dask cluster failed: RuntimeError: no compiler"
+        ):
+            bayes.fit("gaussian", data, executor="dask", scheduler=cluster.scheduler_address, use_cache=False, **SMALL)
