@@ -69,6 +69,9 @@ _LAZY = {
     "read_letor": "io.letor",
     "load_letor_folder": "io.letor",
     "make_objective": "ltr.objectives",
+    "RiskGateError": "run.gate",
+    "changes_table": "stats.changes",
+    "read_summary": "run.summary",
     **{
         name: "stats.risk"
         for name in (
@@ -193,6 +196,8 @@ __all__ = [
     "smooth_value",
     "rank_agreement",
     "to_convention",
+    "changes_table",
+    "read_summary",
     "MixedFit",
     "fit_pair",
     "mixed_table",
@@ -215,4 +220,5 @@ __all__ = [
     "ParameterError",
     "ReportExecutionError",
     "ReportTimeoutError",
+    "RiskGateError",
 ]

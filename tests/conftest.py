@@ -40,6 +40,37 @@ def write_qrels(path: Path, rows) -> Path:
     return path
 
 
+def write_job_reports(root: Path, jobs: int, reports: int) -> None:
+    """A reports folder as batches leave it, without running anything: `jobs` jobs (job-00, ...) of `reports` complete
+    reports each (params.json, an empty report.html, summary.json with 0-3 challengers at risk and `n % 3` verdicts
+    changed in report n), `latest` at the newest, and a last batch in which every job was skipped."""
+    import json
+
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    for j in range(jobs):
+        for n in range(reports):
+            folder = root / "jobs" / f"job-{j:02d}" / f"2026{n:04d}T000000Z"
+            folder.mkdir(parents=True)
+            finished = f"2026-01-01T{n // 60:02d}:{n % 60:02d}:00+00:00"
+            record = {"job": f"job-{j:02d}", "status": "ok", "finished_utc": finished, "template": "risk_report"}
+            record["parameters"] = {"baseline": "bm25", "measure": "ERR@20", "alphas": [0, 1, 5, 10]}
+            (folder / "params.json").write_text(json.dumps(record))
+            (folder / "report.html").write_text("<html></html>")
+            risky = [f"s{i}" for i in range(int(rng.integers(0, 4)))]
+            headline = {"alpha": 10.0, "risk": risky, "reward": ["r"], "inconclusive": ["i", "j"]}
+            changes = None if n == 0 else {"verdicts_changed": n % 3}
+            (folder / "summary.json").write_text(
+                json.dumps({"schema_version": 1, "headline": headline, "changes": changes})
+            )
+        (root / "jobs" / f"job-{j:02d}" / "latest").symlink_to(f"2026{reports - 1:04d}T000000Z")
+    (root / "logs").mkdir()
+    batch = {"log": "batch-x.log", "finished_utc": "2026-01-02T00:00:00+00:00"}
+    batch["jobs"] = [{"name": f"job-{j:02d}", "status": "skipped"} for j in range(jobs)]
+    (root / "logs" / "batch-x.json").write_text(json.dumps(batch))
+
+
 @pytest.fixture
 def tiny_collection(tmp_path) -> Path:
     """3 systems x 4 topics (+ a judged topic without relevant documents), all runs tagged alike.

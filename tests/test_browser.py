@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from riskreport.render.export import external_references
+from riskreport.render.export import TEMPLATE_DIR, external_references
 from riskreport.run.runner import run_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
@@ -127,24 +127,17 @@ window.addEventListener("load", function () {
 </script>"""
 
 
+def chromium(browser: str, work, *arguments: str) -> str:
+    """Headless Chromium's standard output, with its profile in `work`."""
+    command = [browser, *FLAGS, f"--user-data-dir={work / 'profile'}", *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
 def render(browser: str, page, work) -> tuple[str, list[str]]:
     """The DOM after rendering, and the http(s) URLs the page itself requested (from Chromium's net log)."""
     work.mkdir()
     netlog = work / "net.json"
-    dom = subprocess.run(
-        [
-            browser,
-            *FLAGS,
-            f"--user-data-dir={work / 'profile'}",
-            f"--log-net-log={netlog}",
-            "--dump-dom",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    dom = chromium(browser, work, f"--log-net-log={netlog}", "--dump-dom", page.as_uri())
     log = json.loads(netlog.read_text())
     start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
     return dom, sorted(
@@ -207,3 +200,170 @@ def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(brows
     print(f"verdict matrix 100 x 3 x 3: {width} x {height} px, page {scroll} px wide")
     assert height < 8000 and scroll <= 1400, (width, height, scroll)
     assert dom.count("<tr>") >= 100
+
+
+def test_the_index_of_50_jobs_of_100_reports_fits_a_1400_px_window(browser, tmp_path):
+    """One row per job (what it found, its changed verdicts, its history figure) in a 1400 px window (issue 34)."""
+    from conftest import write_job_reports
+
+    from riskreport.run.index import write_index
+
+    write_job_reports(tmp_path, 50, 100)
+    page = write_index(tmp_path)
+    script = (
+        "<script>window.addEventListener('load', () => { const t = document.querySelector('table');"
+        "const r = t.getBoundingClientRect(); document.body.setAttribute('data-size', "
+        "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
+    )
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
+    dom = subprocess.run(
+        [
+            browser,
+            *FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,3000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
+    print(f"index 50 jobs x 100 reports: jobs table {width} x {height} px, page {scroll} px wide")
+    assert scroll <= 1400 and height < 50 * 40, (width, height, scroll)
+    assert dom.count('<svg class="history"') == 50 and "<details>" in dom
+
+
+@pytest.fixture(scope="module")
+def demo_page(tmp_path_factory):
+    """The demo report (flagged systems weak-ql and weak-tfidf, a run with missing topics), with its verdicts."""
+    import pandas as pd
+
+    work = tmp_path_factory.mktemp("demo")
+    with warnings.catch_warnings(), pytest.MonkeyPatch.context() as patch:
+        warnings.simplefilter("ignore")
+        patch.setenv("RISKREPORT_CACHE", str(work / "cache"))
+        folder = run_report("risk_report", reports_dir=work / "reports", parameters={"bootstrap_samples": 500})
+    verdicts = pd.read_csv(folder / "tables" / "verdicts.csv")
+    rule = verdicts[verdicts["method"] == "t"]
+    return folder / "report.html", sorted(set(rule.loc[rule["verdict"].isin(["risk", "reward"]), "system"]))
+
+
+SEEN = """<script>
+window.addEventListener("load", function () {
+  var seen = function (el) { return !el.closest("details:not([open])") && el.getClientRects().length > 0; };
+  var tables = Array.prototype.map.call(document.querySelectorAll("div.rr-table"), function (box) {
+    var rows = Array.prototype.slice.call(box.querySelectorAll("tbody tr"));
+    var first = function (r) { return r.cells.length ? r.cells[0].textContent.trim() : ""; };
+    return {caption: (box.querySelector("caption") || {textContent: ""}).textContent.trim(), open: seen(box),
+            rows: rows.map(first), visible: rows.filter(seen).map(first), scrolls: box.scrollWidth > box.clientWidth + 1};
+  });
+  var images = Array.prototype.map.call(document.querySelectorAll("img"), function (i) { return i.alt + (seen(i) ? "" : " (hidden)"); });
+  var out = document.createElement("pre"); out.id = "rr-seen";
+  out.textContent = JSON.stringify({tables: tables, images: images, width: document.documentElement.scrollWidth});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def seen(browser, page, work) -> dict:
+    """What a reader sees at 1400 px without a click: per table its rows and the rows shown; the figures."""
+    probe = work / "seen.html"
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", SEEN + "</body>"), encoding="utf-8")
+    dom = chromium(browser, work, "--window-size=1400,3000", "--dump-dom", probe.as_uri())
+    return json.loads(html.unescape(re.search(r'<pre id="rr-seen">(.*?)</pre>', dom, re.S).group(1)))
+
+
+TABLE_SCRIPT = re.compile(r"<script>\s*/\* riskreport: tables.*?</script>", re.S)
+COLLAPSED = (
+    "Parametric and jackknife SE",
+    "at the first level",
+    "Significantly different pairs",
+)  # details, not findings
+
+
+def test_demo_report_shows_every_flagged_system_and_figure_without_a_click(browser, demo_page, tmp_path):
+    """Issue 33, point 2: every table that lists a flagged system shows its row; every figure and the tables the
+    sections' text describes are open; only the detail tables of COLLAPSED start closed."""
+    page, flagged = demo_page
+    assert {"weak-ql", "weak-tfidf"} <= set(flagged)
+    shown = seen(browser, page, tmp_path)
+    closed = [t["caption"] for t in shown["tables"] if not t["open"]]
+    assert all(any(c in caption for c in COLLAPSED) for caption in closed) and len(closed) == len(COLLAPSED), closed
+    for table in shown["tables"]:
+        if table["open"]:
+            missing = [s for s in flagged if s in table["rows"] and s not in table["visible"]]
+            assert missing == [], (table["caption"], missing)
+            if len(table["rows"]) <= 25:
+                assert table["visible"] == table["rows"], table["caption"]
+    systems = next(t for t in shown["tables"] if t["caption"].startswith("Systems in this report"))
+    assert "weak-tfidf" in systems["visible"] and len(systems["visible"]) == 11  # the run with missing topics 17, 42
+    assert len(shown["images"]) >= 11 and not [i for i in shown["images"] if i.endswith("(hidden)")]
+    # issue 33, point 12: no table scrolls sideways at 1400 px (section 9's 21 columns of p-values included)
+    assert [t["caption"] for t in shown["tables"] if t["scrolls"]] == [] and shown["width"] <= 1400
+
+
+def test_demo_page_has_one_time_stamp_readable_headers_and_no_negative_zero(demo_page):
+    """Issue 33, point 12: the folder's name, the header and the provenance give one time; input files are named
+    with their folders; no `-0.00`; no raw column names."""
+    page, _ = demo_page
+    text = page.read_text(encoding="utf-8")
+    stamp = page.parent.name  # e.g. 20261126T123106Z
+    iso = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}T{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}+00:00"
+    times = re.findall(r"Generated \(UTC\)</th><td[^>]*>([^<]+)<", text)
+    assert times == [iso, iso], (times, iso)
+    files = re.findall(r"<tr><td><code>([^<]+)</code></td><td><code>[0-9a-f]{64}</code>", text)
+    assert len(files) == len(set(files)) > 10 and any(f.startswith("instances/") and f.count("/") == 2 for f in files)
+    assert re.findall(r"(?<![\d.])[-\u2212]0\.0+(?![0-9])", text) == []
+    for raw in ("tau_mean_urisk", "p_adjusted", "n_topics", "se_jackknife"):
+        assert f">{raw}<" not in text, raw
+    assert "τ mean vs URisk" in text
+
+
+def test_a_long_table_is_paged_with_its_flagged_rows_first(browser, tmp_path):
+    import pandas as pd
+
+    from riskreport.render import report
+
+    table = pd.DataFrame({"system": [f"s{i:02d}" for i in range(40)], "mean": [i / 40 for i in range(40)]})
+    small = report.interactive(table.head(25)).markup
+    long = report.interactive(table, flagged=["s31", "s38"]).markup
+    page = tmp_path / "long.html"
+    export = (TEMPLATE_DIR / "riskreport" / "index.html.j2").read_text(encoding="utf-8")
+    page.write_text(
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{small}{long}"
+        f"{TABLE_SCRIPT.search(export).group(0)}</body></html>",
+        encoding="utf-8",
+    )
+    whole, paged = seen(browser, page, tmp_path)["tables"]
+    assert whole["visible"] == whole["rows"] and len(whole["rows"]) == 25  # 25 rows: shown whole
+    assert len(paged["visible"]) == 25 and paged["visible"][:2] == ["s31", "s38"]
+    assert paged["visible"][2:] == [f"s{i:02d}" for i in range(23)]
+
+
+def test_a_printout_opens_every_collapsed_part_and_shows_every_row(browser, demo_page, tmp_path):
+    """@media print: the report prints as many pages as a copy of it with every <details> open and no paging."""
+    page, _ = demo_page
+    text = page.read_text(encoding="utf-8")
+    expanded = tmp_path / "expanded.html"
+    expanded.write_text(
+        re.sub(
+            r"data-page='\d+'",
+            "data-page='1000000'",
+            text.replace("<details class='rr-detail'>", "<details class='rr-detail' open>"),
+        ),
+        encoding="utf-8",
+    )
+    assert expanded.read_text(encoding="utf-8") != text  # the demo report does have collapsed parts
+    assert pages(browser, page, tmp_path / "a") == pages(browser, expanded, tmp_path / "b")
+
+
+def pages(browser, page, work) -> int:
+    """The number of pages of `page` printed to PDF."""
+    work.mkdir()
+    pdf = work / "page.pdf"
+    chromium(browser, work, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri())
+    return len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf.read_bytes()))

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -109,3 +110,56 @@ def test_a_read_only_cache_folder_is_read_and_never_fatal(tmp_path):
     assert result["hit"] == {"values": [1.0]}
     assert len(result["warnings"]) == 1 and "cannot write the scores cache" in result["warnings"][0]
     assert not Cache("scores", folder).path(cache_key("scores", run="new")).exists()
+
+
+NUMBA_RUN = """
+import numpy as np
+from riskreport.io.letor import write_letor, read_letor
+from riskreport.ltr.objectives import make_objective
+import sys
+path = write_letor(sys.argv[1], np.array([2, 0, 1, 0]), np.array([1, 1, 2, 2]), np.ones((4, 2)))
+data = read_letor(path)
+make_objective("u-cro", data.labels, data.bounds, np.zeros((1, 2)), 1.0)(np.zeros(4), None)
+from riskreport.ltr import _lambdas
+from riskreport.io import _letor_scan
+print(_lambdas.discounts.stats.cache_path)
+print(_letor_scan.scan.stats.cache_path)
+"""
+
+
+def _compiled_files(folder):
+    return {p: p.stat().st_mtime_ns for p in folder.rglob("*.nb[ic]")}
+
+
+def test_numba_keeps_riskreport_kernels_in_the_riskreport_cache_not_beside_the_source(tmp_path):
+    """An installed package must not write into site-packages: the LETOR scanner's and the LTR kernels' machine
+    code (numba cache=True) goes to <cache>/numba, and nothing appears or changes in riskreport's folders."""
+    import riskreport
+
+    package = Path(riskreport.__file__).parent
+    before = _compiled_files(package)
+    env = {**os.environ, "RISKREPORT_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", NUMBA_RUN, str(tmp_path / "tiny.txt")], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    paths = [Path(line) for line in done.stdout.split()]
+    assert all(p.is_relative_to(tmp_path / "cache" / "numba") for p in paths), paths
+    assert {p.parent.name.split("_")[0] for p in (tmp_path / "cache" / "numba").rglob("*.nbi")} == {"io", "ltr"}
+    assert _compiled_files(package) == before
+
+
+def test_a_numba_cache_folder_others_can_write_is_not_used(tmp_path, monkeypatch):
+    """numba's index files are pickles: a cache root writable by others gives a private temporary folder."""
+    from riskreport.io import cache
+
+    root = tmp_path / "shared"
+    root.mkdir()
+    monkeypatch.setenv("RISKREPORT_CACHE", str(root))
+    monkeypatch.setattr(cache, "_NUMBA_ROOT", [])
+    assert cache._numba_root() == root / "numba"
+    root.chmod(0o777)
+    monkeypatch.setattr(cache, "_NUMBA_ROOT", [])
+    chosen = cache._numba_root()
+    assert not chosen.is_relative_to(root) and chosen.name.startswith("riskreport-numba-")
+    assert chosen.stat().st_uid == os.getuid() and not chosen.stat().st_mode & 0o077

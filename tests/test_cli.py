@@ -26,6 +26,10 @@ def test_help_lists_commands(capsys):
         (["run", "-p", "nonsense", "1"], "Unknown parameter 'nonsense'. Available parameters: collection, baseline"),
         (["run", "-p", "sig_level", "high"], "Parameter 'sig_level' of template 'risk_report' expects float"),
         (["run", "-p", "systems", "__import__('os').system('true')"], "expects Optional[list[str]]"),
+        (["run", "--compare-with", "nowhere"], "nowhere/params.json: no report to compare with"),
+        (["run", "--fail-on", "reward"], "--fail-on 'reward': expected risk (any α) or risk@ALPHA"),
+        (["run", "--fail-on-system", "rsiky"], "Unknown system 'rsiky'. Did you mean 'risky'?"),
+        (["run", "--fail-on", "risk@2"], "--fail-on risk@2: α = 2 is not in the report's grid (0, 1, 5)"),
     ],
 )
 def test_run_errors(tiny_collection, monkeypatch, capsys, args, message):

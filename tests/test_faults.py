@@ -306,6 +306,36 @@ def test_a_forked_child_does_not_hold_the_lock(tmp_path):
         os.close(write)
 
 
+def test_a_released_lock_leaves_no_file_and_still_excludes(tmp_path):
+    """The lock file goes with its holder (no empty `.index.lock` left in reports/), and removing it
+    never lets two holders in: threads taking the lock in turns never overlap."""
+    import threading
+
+    from riskreport.run.lock import locked
+
+    lock = tmp_path / ".index.lock"
+    with locked(lock, wait=0, owner={"jobs": "j.toml"}):
+        assert lock.exists()
+    assert not lock.exists()
+    inside, overlaps = [0], []
+
+    def take() -> None:
+        for _ in range(40):
+            with locked(lock):
+                inside[0] += 1
+                if inside[0] != 1:
+                    overlaps.append(inside[0])
+                time.sleep(0.0005)
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=take) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert overlaps == [] and not lock.exists()
+
+
 # ---- 6. a job that fails before its template starts is in the index -----------------------------
 
 
@@ -389,5 +419,6 @@ def test_a_run_leaves_nothing_in_the_temp_folder(tmp_path, mini_template, tiny_c
         "params.json",
         "report.html",
         "report.ipynb",
+        "summary.json",
         "tables",
     ]

@@ -473,10 +473,13 @@ def test_a_signal_during_the_move_into_place_is_raised_after_it():
 # ---- a Ctrl-C whose exception the interpreter dropped -------------------------------------------------------------
 
 
-def test_an_interrupt_python_dropped_is_raised_again_before_anything_is_moved_into_place():
+def test_an_interrupt_python_dropped_is_raised_again_before_anything_is_moved_into_place(monkeypatch):
     """Python prints "Exception ignored" and goes on when a signal handler raises inside a `__del__` (or while an
     import finishes): the run must still stop before its report is put in place, not complete and exit 0."""
     from riskreport.io.processes import Interrupted, deferred_signals, raise_on_signals, restore_signals
+
+    dropped: list[BaseException | None] = []  # what Python dropped, kept here instead of pytest's warning summary
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_value))
 
     class Finaliser:
         def __del__(self):
@@ -485,6 +488,7 @@ def test_an_interrupt_python_dropped_is_raised_again_before_anything_is_moved_in
     previous = raise_on_signals()
     try:
         Finaliser()  # collected at once: the Interrupted is lost
+        assert [type(error) for error in dropped] == [Interrupted]
         moved = []
         with pytest.raises(Interrupted) as caught:
             with deferred_signals():
@@ -495,3 +499,29 @@ def test_an_interrupt_python_dropped_is_raised_again_before_anything_is_moved_in
     with deferred_signals():  # the handlers restored: a later run in this process is not stopped by it
         moved.append("next report")
     assert moved == ["next report"]
+
+
+# ---- an interrupted first run leaves no empty folders -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("phase", ["prewarm", "_execute"])
+def test_an_interrupted_first_run_leaves_no_empty_report_folders(tmp_path, sleeper, tiny_collection, cache_dir, phase):
+    """reports/<collection>/<template>/ is made before the report runs; an interrupt of the first run removed the
+    build folder but left those folders empty."""
+    from riskreport.io.processes import Interrupted
+    from riskreport.run import runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "mine.txt").write_text("kept")
+    plan = runner.plan_report(str(sleeper), collection=str(tiny_collection))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runner, phase, interrupted)
+        with pytest.raises(Interrupted):
+            runner.build_report(plan, reports_dir=tmp_path / "reports")
+        assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["mine.txt"]
+        with pytest.raises(Interrupted):
+            runner.build_report(plan, reports_dir=tmp_path / "new" / "reports")
+        assert not (tmp_path / "new").exists()

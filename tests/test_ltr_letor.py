@@ -56,6 +56,9 @@ def test_gzip_and_width(tmp_path):
         ("1 qid:1 f2:0.5", "feature id is not a whole number ≥ 1", 9),
         ("1 qid:1 2:abc", "feature value is not a number", 9),
         ("1 qid:1 2:1e", "feature value is not a number", 9),
+        ("1 qid:1 2:inf", "feature value is not a number", 9),
+        ("1 qid:1 2:1e999", "too large for a 32-bit float", 9),  # read as inf before: the literal inf is refused
+        ("1 qid:1 2:-4e38", "too large for a 32-bit float", 9),  # finite in float64, inf in float32
         ("1 qid:1 2:0.1 2:0.3", "do not increase", 15),
         ("1 qid:1 3:0.1 2:0.3", "do not increase", 15),
     ],
@@ -67,6 +70,11 @@ def test_bad_line_names_file_line_column_and_expectation(tmp_path, line, problem
     message = str(error.value)
     assert message.startswith(f"{path}, line 2: ") and problem in message and f"column {column} " in message
     assert "(expected " in message and error.value.line == 2
+
+
+def test_the_largest_float32_value_is_read(tmp_path):
+    features = read_letor(write(tmp_path / "big.txt", "1 qid:1 2:3.4e38 3:-1e-50\n")).features
+    assert features[0, 1:].tolist() == [float(np.float32(3.4e38)), 0.0]
 
 
 def test_queries_must_be_contiguous(tmp_path):

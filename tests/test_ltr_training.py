@@ -113,7 +113,7 @@ def test_experiment_and_paper_tables(demo):
     matrix = experiment.matrix
     assert set(matrix.index) == {"feature 110", "Linear", *experiment.learners} and matrix.notna().all().all()
     table7 = tables.paper_table(matrix, "feature 110", ["Linear"], experiment.learners, "2016")
-    assert table7.columns.get_level_values(1).tolist()[:3] == ["NDCG@10", "Reward/Risk", "W/L"]
+    assert table7.columns.get_level_values(1).tolist()[:3] == ["nDCG@10", "Reward/Risk", "W/L"]
     row = table7.loc["LambdaMART", "vs feature 110"]
     delta = matrix.loc["LambdaMART"] - matrix.loc["feature 110"]
     assert row["Wins"] == (delta > 0).sum() and row["Losses"] == (delta < 0).sum()
@@ -145,7 +145,7 @@ def test_macro_average_is_the_mean_over_learned_baselines():
     # L = (0.6, 0.1, 0.4): against b1 Δ = (0.3, −0.2, 0.1), 2 wins, 1 loss; against b2 Δ = (−0.1, −0.1, 0.3),
     # 1 win, 2 losses; macro-averages 1.5 and 1.5
     assert macro["Wins"] == 1.5 and macro["Losses"] == 1.5
-    assert macro["NDCG@10"] == pytest.approx(matrix.loc["L"].mean())
+    assert macro["nDCG@10"] == pytest.approx(matrix.loc["L"].mean())
 
 
 def test_parameters_and_their_errors(demo):
@@ -154,7 +154,7 @@ def test_parameters_and_their_errors(demo):
     assert (
         params.baseline == "feature:110"
         and params.folds == [f"Fold{i}" for i in range(1, 6)]
-        and params.measure == "NDCG@10"
+        and params.measure == "nDCG@10"
     )
     with pytest.raises(UnknownNameError, match="objective 'u-crow'.*Did you mean 'u-cro'"):
         resolve_ltr_parameters(demo, objectives=["u-crow"])
@@ -211,3 +211,22 @@ def test_jobs_file_plans_a_learning_to_rank_job(demo, tmp_path):
         "trees must be a whole number"
         in run_batch(jobs, reports_dir=tmp_path / "reports", dry_run=True).results[0].message
     )
+
+
+def test_time_left_is_estimated_without_the_first_tree(monkeypatch):
+    """The first tree of a process includes compiling the gradient kernels: 100 s then 1 s a tree is 1 s a tree."""
+    from types import SimpleNamespace
+
+    from riskreport.ltr import train
+
+    clock = iter([0.0, 100.0, 101.0, 102.0])
+    monkeypatch.setattr(train.time, "perf_counter", lambda: next(clock))
+    said: list[str] = []
+    progress = train.TreeProgress("F LambdaMART", said.append, total=12, every=0.0)
+    for iteration in range(3):
+        progress(SimpleNamespace(iteration=iteration, begin_iteration=0, end_iteration=10))
+    assert said == [
+        "F LambdaMART: 1 trees (1/12 of the experiment), 100 s",
+        "F LambdaMART: 2 trees (2/12 of the experiment), 101 s, about 10 s left",
+        "F LambdaMART: 3 trees (3/12 of the experiment), 102 s, about 9 s left",
+    ]

@@ -92,5 +92,5 @@ def test_experiment_and_report_show_the_chosen_values(demo, tmp_path):
         parameters={**parameters, "trees": 4, "leaves": 7, "min_data_grid": GRID},
     )
     html = (folder / "report.html").read_text(encoding="utf-8")
-    assert "5 or 80 documents per leaf" in html and "chosen by mean NDCG@k on the fold" in html
+    assert "5 or 80 documents per leaf" in html and "chosen by mean nDCG@k on the fold" in html
     assert (folder / "tables" / "min_data_in_leaf.csv").read_text().count("\n") == 1 + 2 * len(GRID)

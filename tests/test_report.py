@@ -292,3 +292,24 @@ def test_the_html_exporter_is_prepared_ahead_and_serves_every_export_of_a_proces
     assert (
         export._exporter(False) is prepared and (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text()
     )
+
+
+def test_page_numbers_never_read_minus_zero_and_headers_are_readable():
+    """Issue 33, point 12: `-0.00` is 0.00 wherever the page rounds; raw column names become words."""
+    from riskreport.render import html
+    from riskreport.render.nondeterministic import mixed_summary
+
+    assert [html.fixed(v, 2) for v in (-0.001, -0.0051, 0.0, float("nan"))] == ["0.00", "-0.01", "0.00", "–"]
+    assert [html.fixed(v, 4, signed=True) for v in (-0.00004, 0.25)] == ["0.0000", "+0.2500"]
+    table = pd.DataFrame({"alpha": [0.0], "tau_mean_urisk": [-0.0004], "rbo_min": [0.5]})
+    markup = report.styled(table, precision=3).to_html()
+    assert ">τ mean vs URisk<" in markup and ">rbo min<" in markup and "tau_mean_urisk" not in markup
+    assert ">0.000<" in markup and "-0.000" not in markup
+    mixed = pd.DataFrame(
+        {"system": ["a"], "n_instances": [10], "effect": [-0.00001], "se": [0.01], "ci_low": [-0.00002],
+         "ci_high": [0.02], "p_value": [0.5], "tost_low": [-0.01], "tost_high": [0.01], "delta0": [0.05],
+         "verdict": ["not_worse"], "method": ["fast"]}
+    )  # fmt: skip
+    shown = mixed_summary(mixed, 0.05).to_html()
+    assert ">not worse<" in shown and "not_worse" not in shown and "[0.0000, +0.0200]" in shown
+    assert "background-color: #eef6e8" in shown  # still coloured as a not-worse verdict

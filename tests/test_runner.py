@@ -43,6 +43,7 @@ def test_report_folder(report, tmp_path):
         "params.json",
         "report.html",
         "report.ipynb",
+        "summary.json",
         "tables",
     ]
     assert sorted(p.name for p in (report / "tables").iterdir()) == [
@@ -318,3 +319,44 @@ def test_two_baselines_report(tiny_collection, tmp_path, cache_dir):
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert "rr-verdict-groups" in html and "family of 4 comparisons" in html and "Baselines" in html
     assert "URisk and TRisk against good" in html
+
+
+WARNING_CELLS = (
+    'collection: str = "demo"  # collection name or path',
+    "import logging, sys, warnings\nimport arviz  # its once-a-day FutureWarning: 'ArviZ is undergoing a major refactor'",
+    'warnings.warn_explicit("Mean of empty slice", RuntimeWarning, "/lib/somelib/core.py", 7)\n'
+    'print("somelib: progress 100%", file=sys.stderr)\nlogging.getLogger("somelib").warning("somelib logs a warning")',
+    'warnings.warn("the template\'s own caution: 3 topics have no relevant document")',
+    'import riskreport\nwarnings.warn_explicit("riskreport\'s own plotting warning", UserWarning, riskreport.__file__, 1)',
+)
+
+
+def test_library_warnings_go_to_the_log_and_the_templates_own_stay_marked(
+    tmp_path, tiny_collection, cache_dir, monkeypatch
+):
+    """Issue 33, point 3: no stderr box on the page; the libraries' output in log.txt; the template's own warnings
+    (its cells, riskreport's code) on the page, marked as such."""
+    from riskreport.run.scaffold import new_notebook
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # ArviZ warns again: its daily stamp is not there
+    cells = [nbformat.v4.new_code_cell(WARNING_CELLS[0], metadata={"tags": ["parameters"]})]
+    cells += [nbformat.v4.new_code_cell(source) for source in WARNING_CELLS[1:]]
+    template = tmp_path / "warns.ipynb"
+    nbformat.write(new_notebook(cells), template)
+    folder = run_report(str(template), collection=str(tiny_collection), out=tmp_path / "out")
+    page, log = (folder / "report.html").read_text(), (folder / "log.txt").read_text()
+    for library in (
+        "ArviZ is undergoing a major refactor",
+        "FutureWarning",
+        "RuntimeWarning: Mean of empty slice",
+        "somelib: progress 100%",
+        "somelib logs a warning",
+    ):
+        assert library in log and library not in page, library
+    assert "output_stderr" not in page and "[cell 3]" in log and "[cell 4]" in log  # as "Cell 4 failed" counts
+    assert page.count("Warning from the template") == 2 and "own caution: 3 topics" in page
+    assert "(a cell of the template, line 1): UserWarning: the template&#x27;s own caution" in page
+    assert "(__init__.py, line 1): UserWarning: riskreport&#x27;s own plotting warning" in page
+    assert "log.txt" in json.loads((folder / "params.json").read_text())["files"]
+    notebook = nbformat.read(folder / "report.ipynb", as_version=4)
+    assert any(o.get("name") == "stderr" for c in notebook.cells for o in c.get("outputs", []))  # the record keeps it

@@ -30,7 +30,40 @@ def test_rule_is_the_adjusted_t_test(demo):
     assert row["p_adjusted"] > 0.05 and row["verdict"] == "inconclusive"
     assert "sign: reward" in row["disagree"]
     copy = summary[(summary["system"] == "bm25-copy-b")]
-    assert set(copy["verdict"]) == {"undefined"} and (copy["agree"] == copy["methods"]).all()
+    assert set(copy["verdict"]) == {"undefined"}
+
+
+def test_an_undefined_rule_is_not_counted_as_agreement(demo):
+    """bm25-copy-b (SE = 0): the t-test has no verdict, so the count is of the 8 other methods, all inconclusive,
+    as in verdicts.csv; the matrix says so, and the methods paragraph counts agreement where the rule is defined
+    (issue 33, point 7)."""
+    p, risk, tests, boot, table, summary, _ = demo
+    copy = summary[summary["system"] == "bm25-copy-b"]
+    rows = table[table["system"] == "bm25-copy-b"]
+    others = rows[rows["method"] != significance.RULE]
+    assert set(rows.loc[rows["method"] == significance.RULE, "verdict"]) == {"undefined"}
+    per_alpha = others.groupby("alpha")["verdict"].agg(lambda v: int((v == "inconclusive").sum()))
+    assert copy.set_index("alpha")["agree"].to_dict() == per_alpha.to_dict()
+    assert (copy["methods"] == others.groupby("alpha").size().to_numpy()).all() and (copy["agree"] == 8).all()
+    cells = report.verdict_matrix(summary).markup
+    row = next(r for r in cells.split("<tr>") if ">bm25-copy-b<" in r)
+    assert row.count("n/a (SE = 0) 0.0000 (8/8 inconclusive)") == 2 and "/9)" not in row
+    text = report.methods_paragraph(
+        "holm",
+        [0.95],
+        1000,
+        1,
+        0.05,
+        10,
+        50,
+        rr.inference.diagnostics_table(rr.evaluate(p.collection, p.measure, p.systems).matrix(), p.baseline, p.alphas),
+        summary,
+    ).markup
+    defined = summary[summary["verdict"] != "undefined"]
+    assert (
+        f"in {int((defined['disagree'] == '').sum())} of {len(defined)} challenger–α cells where the rule is "
+        "defined (2 are n/a, SE = 0)" in text
+    )
 
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "bh", "none"])

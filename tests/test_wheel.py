@@ -120,3 +120,30 @@ def test_the_installed_package_runs_its_main_job_on_the_demo(installed):
     assert "making the synthetic demo collection" in done.stderr
     again = _riskreport(installed, "inspect", "demo")
     assert again.returncode == 0 and str(demo) in again.stdout
+
+
+def test_the_installed_package_writes_no_compiled_code_into_site_packages(installed):
+    """numba's cache of riskreport's kernels (cache=True) goes to the riskreport cache, never beside the installed
+    package: reading a LETOR file and computing the learning-to-rank gradients leaves site-packages as it was."""
+    package = installed["site"] / "riskreport"
+    before = sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in package.rglob("*"))
+    code = (
+        "import numpy as np\n"
+        "from riskreport.io.letor import read_letor, write_letor\n"
+        "from riskreport.ltr.objectives import make_objective\n"
+        "path = write_letor('tiny.txt', np.array([2, 0, 1, 0]), np.array([1, 1, 2, 2]), np.ones((4, 2)))\n"
+        "data = read_letor(path)\n"
+        "make_objective('u-cro', data.labels, data.bounds, np.zeros((1, 2)), 1.0)(np.zeros(4), None)\n"
+    )
+    done = subprocess.run(
+        [str(installed["bin"] / "python"), "-c", code],
+        cwd=installed["cwd"],
+        env=installed["env"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in package.rglob("*")) == before
+    kept = {p.parent.name.split("_")[0] for p in (installed["home"] / "cache" / "riskreport" / "numba").rglob("*.nbi")}
+    assert kept == {"io", "ltr"}

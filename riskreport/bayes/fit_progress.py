@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 from riskreport.progress import Progress, stderr_printer
 
-stderr_progress = stderr_printer("[bayes] ")  # the default progress of `fit`: the terminal, never the notebook
+stderr_progress = stderr_printer(
+    "riskreport: bayes: "
+)  # the default progress of `fit`: the terminal, never the notebook
 
 if TYPE_CHECKING:
     from riskreport.bayes.fits import BayesFit

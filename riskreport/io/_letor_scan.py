@@ -3,6 +3,12 @@
 import numpy as np
 from numba import njit
 
+from .cache import use_numba_cache
+
+use_numba_cache()  # the machine code goes to the riskreport cache, not beside this file
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)  # features are stored as 32-bit floats, as LightGBM bins them
+
 
 @njit(cache=True, nogil=True)
 def number(buf, p, end):
@@ -113,6 +119,8 @@ def scan(buf, fill, labels, qids, lines, features, max_feature):
                 value, ok = number(buf, colon + 1, t)
                 if not ok:
                     return 6, line, column, row, widest
+                if not abs(value) <= FLOAT32_MAX:  # 1e999 or 1e39 would be read as inf, as the literal inf is refused
+                    return 8, line, column, row, widest
                 if feature <= last:
                     return 7, line, column, row, widest
                 if fill:

@@ -13,7 +13,8 @@ and a checksum of its content. Reading never fails a report:
   said once per folder with a `CacheWarning`, and the report goes on.
 
 Location: `$RISKREPORT_CACHE`, else `$XDG_CACHE_HOME/riskreport`, else `~/.cache/riskreport`, one
-sub-folder per use (`scores`, `bayes`, `scipy`).
+sub-folder per use (`scores`, `bayes`, `scipy`, and `numba` for the machine code of riskreport's compiled
+kernels: `use_numba_cache`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,78 @@ def default_cache_dir() -> Path:
     if os.environ.get("RISKREPORT_CACHE"):
         return Path(os.environ["RISKREPORT_CACHE"])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "riskreport"
+
+
+def numba_cache_dir() -> Path:
+    """Where numba keeps the machine code of riskreport's own `cache=True` functions: `<cache root>/numba`."""
+    return default_cache_dir() / "numba"
+
+
+def use_numba_cache() -> None:
+    """Make numba keep riskreport's compiled functions in `numba_cache_dir()`, not in `__pycache__` beside the
+    source (an installed package would write into site-packages). Call it before the `@njit(cache=True)`
+    decorators of a module run. Only functions defined in riskreport's own files are affected; other packages'
+    numba caches (and `NUMBA_CACHE_DIR` for them) are left as they are. When that folder cannot be made, or is
+    not private (another user owns it or can write it: numba's index files are pickles, run as code), a private
+    temporary folder of this process is used instead, removed at exit; never the package's folder.
+    """
+    from numba.core import caching
+
+    locators = caching.CacheImpl._locator_classes
+    if not any(getattr(c, "riskreport", False) for c in locators):
+        locators.insert(0, _numba_locator(caching))
+
+
+def _numba_locator(caching):
+    """numba's cache locator for functions in riskreport's files: `numba_cache_dir()/<folder>_<sha1 of its path>`."""
+    package = Path(__file__).resolve().parent.parent
+    bases: tuple[type, ...] = (caching._SourceFileBackedLocatorMixin, caching._CacheLocator)
+
+    class RiskreportLocator(*bases):  # type: ignore[misc]
+        riskreport = True
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(_numba_root() / self.get_suitable_cache_subpath(py_file))
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not Path(py_file).resolve().is_relative_to(package):
+                return None  # not riskreport's: numba's own locators decide
+            return super().from_function(py_func, py_file)
+
+    return RiskreportLocator
+
+
+_NUMBA_ROOT: list[Path] = []  # the folder chosen in this process (the cache's, or a private temporary one)
+
+
+def _numba_root() -> Path:
+    if not _NUMBA_ROOT:
+        folder = numba_cache_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            usable = _private_up_to(folder, default_cache_dir()) and os.access(folder, os.W_OK)
+        except OSError:
+            usable = False
+        if not usable:
+            import atexit
+            import shutil
+
+            folder = Path(tempfile.mkdtemp(prefix="riskreport-numba-"))
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _NUMBA_ROOT.append(folder)
+    return _NUMBA_ROOT[0]
+
+
+def _private_up_to(folder: Path, root: Path) -> bool:
+    """`folder` and its parents up to `root` are this user's and writable by no one else."""
+    chain = [folder, *[p for p in folder.parents if p.is_relative_to(root)]]
+    return all(p.stat().st_uid == os.getuid() and not p.stat().st_mode & 0o022 for p in chain)
 
 
 def cache_key(kind: str, **parts: Any) -> str:

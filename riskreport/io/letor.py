@@ -41,6 +41,10 @@ PROBLEMS = {  # scanner status -> (problem, what was expected)
     5: ("a feature id is not a whole number ≥ 1", f"an id between 1 and {MAX_FEATURE:,} before ':'"),
     6: ("a feature value is not a number", "a number after ':' such as 0.25, -3 or 1e-4"),
     7: ("feature ids do not increase along the line", "ids in increasing order, each at most once (as SVMlight)"),
+    8: (
+        "a feature value is too large for a 32-bit float (it would be read as infinity)",
+        "a finite number of magnitude at most 3.4e38 (features are stored as 32-bit floats)",
+    ),
 }
 
 

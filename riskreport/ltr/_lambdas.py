@@ -12,6 +12,10 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..io.cache import use_numba_cache
+
+use_numba_cache()  # the machine code goes to the riskreport cache, not beside this file
+
 PLAIN, CONDITIONAL, SCALED, GEORISK = 0, 1, 2, 3  # how ΔM becomes ΔM′ (objectives.KINDS)
 
 

@@ -11,6 +11,7 @@ score per query (`per_query`, from runs); `ndcg` turns either into NDCG@k per qu
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +20,7 @@ import pandas as pd
 from ..errors import ParameterError, RiskReportError, UnknownNameError
 from ..io.letor import LetorData, read_run_scores
 from .objectives import ndcg_per_query
+from .params import LEARNED_MIN_DATA
 
 LEARNED = ("gbrt", "lambdamart", "linear")  # learned baselines this module can pre-learn
 LEARNED_NAMES = {"gbrt": "GBRT", "lambdamart": "LambdaMART-b", "linear": "Linear"}
@@ -76,15 +78,18 @@ def parse_baseline(spec: str | int, train: LetorData, k: int = 10) -> Baseline:
     return feature_baseline(int(digits))
 
 
-def hold_out(data: LetorData, share: float, seed: int) -> tuple[LetorData, LetorData]:
-    """(held-out queries, the rest): a seeded random `share` of the queries, for learning baselines (2016 §6)."""
-    if not 0 < share < 1:
+def hold_out(data: LetorData, share: float | None, seed: int) -> tuple[LetorData, LetorData]:
+    """(held-out queries, the rest): a seeded random choice of `params.held_out_queries(n, share)` queries (`share`
+    None: the 2016 paper's 20 %, at most its 2,000 queries), for learning baselines (2016 §6)."""
+    from .params import held_out_queries
+
+    if share is not None and not 0 < share < 1:
         raise ParameterError(f"held_out must be a share of the training queries between 0 and 1, got {share!r}.")
     n = data.n_queries
-    chosen = np.sort(np.random.default_rng(seed).permutation(n)[: max(1, round(share * n))])
+    if n < 2:
+        raise RiskReportError(f"{data.path}: {n} training query leaves none to learn on after holding queries out.")
+    chosen = np.sort(np.random.default_rng(seed).permutation(n)[: held_out_queries(n, share)])
     rest = np.setdiff1d(np.arange(n), chosen)
-    if len(rest) == 0:
-        raise RiskReportError(f"{data.path}: {n} training queries leave none to learn on after holding {share:g} out.")
     return data.select(chosen), data.select(rest)
 
 
@@ -95,22 +100,24 @@ def learned_baseline(
     trees: int = 100,
     leaves: int = 31,
     learning_rate: float = 0.1,
-    min_data_in_leaf: int = 20,
+    min_data_in_leaf: int | None = None,
     threads: int = 0,
 ) -> Baseline:
     """A baseline learned on `held_out`: `gbrt` (LightGBM regression on the labels), `lambdamart` (LightGBM's
-    `lambdarank`), or `linear` (ridge regression on standardised features)."""
+    `lambdarank`), or `linear` (ridge regression on standardised features). `min_data_in_leaf` None: LightGBM's
+    default 20, at most a tenth of the held-out documents (a few dozen held-out documents can still be split)."""
     if kind not in LEARNED:
         raise UnknownNameError("learned baseline", kind, list(LEARNED))
     if kind == "linear":
         return Baseline(LEARNED_NAMES[kind], "learned", _ridge(held_out.features, held_out.labels))
     import lightgbm as lgb
 
+    min_data = min_data_in_leaf or max(1, min(LEARNED_MIN_DATA, held_out.n_documents // 10))
     params = {
         "objective": "regression" if kind == "gbrt" else "lambdarank",
         "num_leaves": leaves,
         "learning_rate": learning_rate,
-        "min_data_in_leaf": min_data_in_leaf,
+        "min_data_in_leaf": min_data,
         "seed": seed,
         "deterministic": True,
         "verbose": -1,
@@ -118,8 +125,44 @@ def learned_baseline(
     }
     group = None if kind == "gbrt" else held_out.group_sizes
     dataset = lgb.Dataset(held_out.features, held_out.labels, group=group, params={"verbose": -1})
-    booster = lgb.train(params, dataset, num_boost_round=trees)
+    with lightgbm_errors(f"the learned baseline {LEARNED_NAMES[kind]}", held_out, min_data):
+        booster = lgb.train(params, dataset, num_boost_round=trees)
     return Baseline(LEARNED_NAMES[kind], "learned", lambda features: np.asarray(booster.predict(features), float))
+
+
+@contextmanager
+def lightgbm_errors(what: str, data: LetorData, min_data_in_leaf: int):
+    """LightGBM's refusal of training data as one line naming the parameter: it refuses data on which no feature can
+    be split with `min_data_in_leaf` documents on each side (`Check failed: (train_data->num_features()) > (0)`)."""
+    import lightgbm as lgb
+
+    # no split can leave that many documents on each side: said here, before LightGBM prints its own fatal line
+    if 2 * min_data_in_leaf > data.n_documents:
+        raise ParameterError(_too_large(what, data, min_data_in_leaf))
+    try:
+        yield
+    except lgb.basic.LightGBMError as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if "num_features" in reason:
+            raise ParameterError(
+                f"LightGBM finds no feature it can split in the training data of {what} ({data.n_documents:,} "
+                f"documents of {data.n_queries:,} queries, {data.path.name}): every feature is constant, or has too "
+                f"few documents on one side of each split for min_data_in_leaf={min_data_in_leaf}; give a smaller "
+                "min_data_in_leaf, or check the file's features."
+            ) from None
+        raise ParameterError(
+            f"LightGBM refused the training data of {what} ({data.n_documents:,} documents of {data.n_queries:,} "
+            f"queries, min_data_in_leaf={min_data_in_leaf}): {reason}"
+        ) from None
+
+
+def _too_large(what: str, data: LetorData, min_data_in_leaf: int) -> str:
+    return (
+        f"min_data_in_leaf={min_data_in_leaf} is too large for {what}: on {data.n_documents:,} training documents of "
+        f"{data.n_queries:,} queries ({data.path.name}) LightGBM finds no feature it can split with {min_data_in_leaf} "
+        f"documents on each side; give a smaller min_data_in_leaf (e.g. -p min_data_in_leaf "
+        f"{max(1, data.n_documents // 100)}), or leave it unset to scale it to the data."
+    )
 
 
 def _ridge(features: np.ndarray, labels: np.ndarray, penalty: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:

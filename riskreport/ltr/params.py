@@ -6,6 +6,12 @@ leaves, learning_rate, min_data_in_leaf), else from Dinçer, Macdonald & Ounis S
 document (MSLR-WEB10K feature 110) as the single baseline. `min_data_in_leaf` may be a list: a grid from
 which each learner's value is chosen per fold by NDCG@k on the fold's validation queries (`vali.txt`), as the
 2014 paper chose 500 or 1000 (§6.3). Imports no numba, scipy or LightGBM.
+
+Two defaults follow the data's size when neither the call nor `letor.toml` sets them (`scaled_min_data`,
+`held_out_queries`): the paper's 1500 documents per leaf fit MSLR-WEB10K's folds (about 480,000 training
+documents) but leave no feature that LightGBM can split on a few thousand, so the default is at most
+documents / (2 × leaves) of each fold's learners' training documents; and the learned baselines are learned on the
+paper's share of the training queries, at most its 2,000 queries.
 """
 
 from __future__ import annotations
@@ -17,15 +23,36 @@ from ..io.letor import LetorFolder, choose_folds, load_letor_folder
 
 OBJECTIVES = ("lambdamart", "u-cro", "t-saro", "t-faro", "t*-faro", "georisk")
 LEARNED = ("gbrt", "lambdamart", "linear")
+MIN_DATA = 1500  # the 2016 paper's documents per leaf
 PAPER = {
     "alphas": [1.0, 5.0],
     "trees": 500,
     "leaves": 50,
     "learning_rate": 0.1,
-    "min_data_in_leaf": 1500,
+    "min_data_in_leaf": MIN_DATA,
     "baseline": "feature:110",
 }
 NDCG_MODES = ("lightgbm", "exact")
+HELD_OUT = 0.2  # the 2016 paper's share of the training queries held out for the learned baselines (2,000 of 10,000)
+HELD_OUT_MOST = 2000  # ... and its number of queries: a larger training set holds out no more
+LEARNED_MIN_DATA = 20  # documents per leaf of the learned GBRT and LambdaMART baselines (LightGBM's default)
+
+
+def scaled_min_data(documents: int, leaves: int, most: int = MIN_DATA) -> int:
+    """The default documents per leaf on `documents` training documents: the 2016 paper's 1500, at most
+    documents / (2 × leaves), so that a tree of `leaves` leaves can grow and every feature with two values can be
+    split (LightGBM drops a feature that no split with `min_data_in_leaf` documents on each side can use, and
+    refuses data with no feature left). MSLR-WEB10K's folds keep 1500; 2,400 documents and 50 leaves give 24."""
+    return max(1, min(most, documents // (2 * leaves)))
+
+
+def held_out_queries(queries: int, share: float | None = None) -> int:
+    """Training queries held out for the learned baselines: `share` of them, else the 2016 paper's 20 %, at most
+    its 2,000 queries; at least one, and one fewer than all."""
+    wanted = round((HELD_OUT if share is None else share) * queries)
+    if share is None:
+        wanted = min(wanted, HELD_OUT_MOST)
+    return min(max(1, wanted), queries - 1)
 
 
 @dataclass(frozen=True)
@@ -41,16 +68,16 @@ class LetorParameters:
     trees: int
     leaves: int
     learning_rate: float
-    min_data_in_leaf: int | list[int]  # a list: the grid chosen from on each fold's validation queries
+    min_data_in_leaf: int | list[int] | None  # a list: the grid chosen on validation; None: `scaled_min_data`
     k: int = 10
-    held_out: float = 0.2
+    held_out: float | None = None  # None: `held_out_queries` (the paper's share, at most its 2,000 queries)
     ndcg: str = "lightgbm"
     sig_level: float = 0.05
     extra: dict = field(default_factory=dict)
 
     @property
     def measure(self) -> str:
-        return f"NDCG@{self.k}"
+        return f"nDCG@{self.k}"  # spelt as ir_measures and the other templates spell it
 
     @property
     def systems(self) -> list[str]:
@@ -64,9 +91,24 @@ class LetorParameters:
 
     @property
     def min_data_grid(self) -> list[int]:
-        """The min-data-in-leaf values to choose from (one value: no choice)."""
+        """The min-data-in-leaf values to choose from (one value: no choice; none: scaled to each fold's data)."""
         value = self.min_data_in_leaf
-        return list(value) if isinstance(value, list) else [value]
+        return list(value) if isinstance(value, list) else [] if value is None else [value]
+
+    @property
+    def min_data_text(self) -> str:
+        """The setting's documents per leaf in words, for the report's header."""
+        grid = self.min_data_grid
+        if not grid:
+            return (
+                "documents per leaf scaled to each fold's data (min_data_in_leaf not given: section 1 says the values)"
+            )
+        if len(grid) == 1:
+            return f"at least {grid[0]} documents per leaf"
+        return (
+            f"at least {' or '.join(map(str, grid))} documents per leaf (chosen per fold and learner on the validation "
+            "queries)"
+        )
 
 
 def resolve_ltr_parameters(
@@ -83,13 +125,14 @@ def resolve_ltr_parameters(
     min_data_in_leaf: int | list[int] | None = None,
     min_data_grid: list[int] | None = None,
     k: int = 10,
-    held_out: float = 0.2,
+    held_out: float | None = None,
     ndcg: str = "lightgbm",
     sig_level: float = 0.05,
     **_ignored,
 ) -> LetorParameters:
-    """Fill defaults (`letor.toml`, else the 2016 paper's) and check every value; a clear error otherwise.
-    `min_data_grid` (the template's parameter for a grid) wins over `min_data_in_leaf` when given."""
+    """Fill defaults (`letor.toml`, else the 2016 paper's, scaled to the data for `min_data_in_leaf` and the
+    held-out queries: see the module) and check every value; a clear error otherwise. `min_data_grid` (the
+    template's parameter for a grid) wins over `min_data_in_leaf` when given."""
     from ..options import check_alphas, check_options
 
     folder = collection if isinstance(collection, LetorFolder) else load_letor_folder(collection)
@@ -104,9 +147,12 @@ def resolve_ltr_parameters(
     def pick(name, given):
         return given if given is not None else config.get(name, PAPER[name])
 
+    min_data = min_data_grid or (min_data_in_leaf if min_data_in_leaf is not None else config.get("min_data_in_leaf"))
     if ndcg not in NDCG_MODES:
         raise ParameterError(f"ndcg must be one of {', '.join(NDCG_MODES)}, got {ndcg!r}.")
-    if not 0 < held_out < 1:
+    if held_out is not None and (
+        isinstance(held_out, bool) or not isinstance(held_out, (int, float)) or not 0 < held_out < 1
+    ):
         raise ParameterError(f"held_out must be a share of the training queries between 0 and 1, got {held_out!r}.")
     params = LetorParameters(
         folder,
@@ -118,7 +164,7 @@ def resolve_ltr_parameters(
         pick("trees", trees),
         pick("leaves", leaves),
         pick("learning_rate", learning_rate),
-        _min_data(min_data_grid if min_data_grid else pick("min_data_in_leaf", min_data_in_leaf)),
+        None if min_data is None else _min_data(min_data),
         k,
         held_out,
         ndcg,

@@ -18,7 +18,7 @@ from ..stats.risk import risk_table
 PAPER_2016 = ["ndcg", "reward_risk", "wl", "wins", "losses", "loss20"]
 PAPER_2014 = ["ndcg", "risk", "reward", "risk_reward", "wins", "losses", "lw", "loss20"]
 LABELS = {
-    "ndcg": "NDCG@{k}",
+    "ndcg": "nDCG@{k}",
     "reward": "Reward",
     "risk": "Risk",
     "reward_risk": "Reward/Risk",
@@ -43,7 +43,7 @@ def score_matrix(per_fold: list[dict[str, np.ndarray]], query_ids: list[np.ndarr
 
 def against(matrix: pd.DataFrame, baseline: str, learners: list[str], k: int = 10) -> pd.DataFrame:
     """Every paper column of each learner against one baseline (tidy: learner, baseline, columns…)."""
-    risk = risk_table(matrix.loc[[baseline, *learners]], baseline, [0.0], f"NDCG@{k}")
+    risk = risk_table(matrix.loc[[baseline, *learners]], baseline, [0.0], f"nDCG@{k}")
     base = matrix.loc[baseline]
     table = pd.DataFrame(
         {
@@ -136,7 +136,7 @@ def risk_against_baselines(experiment, alphas: list[float], sig_level: float = 0
     """URisk, TRisk (with verdicts), wins, losses and L>20% of every learner against every baseline, at every α."""
     baselines = [experiment.single, *experiment.learned, *experiment.runs]
     parts = [
-        risk_table(experiment.matrix.loc[[b, *experiment.learners]], b, alphas, f"NDCG@{k}", sig_level)
+        risk_table(experiment.matrix.loc[[b, *experiment.learners]], b, alphas, f"nDCG@{k}", sig_level)
         for b in baselines
     ]
     return pd.concat(parts, ignore_index=True)
@@ -151,3 +151,69 @@ def learner_tests(experiment, reference: str = "LambdaMART", seed: int = 2026, s
     rows = [reference, *[x for x in experiment.learners if x != reference]]
     table = tests_table(experiment.matrix.loc[rows], reference, [0.0], samples=samples, seed=seed)
     return table[["system", "baseline", "test", "statistic", "p_value", "p_adjusted"]]
+
+
+def setting_note(params, experiment) -> str | None:
+    """Which defaults were scaled to the data, to what, and why (`params.scaled_min_data`, `params.held_out_queries`);
+    None when every value was given (on the command line or in `letor.toml`)."""
+    folds = experiment.folds
+    parts = []
+    if params.min_data_in_leaf is None and "min_data_in_leaf" in folds:
+        parts.append(
+            "min_data_in_leaf was not given (nor in letor.toml), so it was scaled to the data: "
+            f"{_per_fold(folds, 'min_data_in_leaf')} documents per leaf, the 2016 paper's 1500 at most, and at most the "
+            f"learners' training documents / (2 × {params.leaves} leaves), so that a tree of {params.leaves} leaves "
+            "can grow and LightGBM has features it can split."
+        )
+    if params.learned and params.held_out is None and "held_out_queries" in folds:
+        parts.append(
+            f"The learned baselines were learned on {_per_fold(folds, 'held_out_queries')} held-out training queries "
+            "(the 2016 paper's 20 % of them, at most its 2,000 queries; the parameter held_out sets another share), "
+            "the learners on the rest."
+        )
+    return " ".join(parts) or None
+
+
+def _per_fold(folds: pd.DataFrame, column: str) -> str:
+    values = folds[column].astype(int)
+    if values.nunique() == 1:
+        return f"{values.iloc[0]:,}" + (" on every fold" if len(values) > 1 else "")
+    return ", ".join(f"{v:,} ({fold})" for fold, v in zip(folds["fold"], values))
+
+
+def too_few_queries(
+    matrix: pd.DataFrame,
+    learners: list[str],
+    reference: str = "LambdaMART",
+    sig_level: float = 0.05,
+    power: float = 0.8,
+    relative: float = 0.01,
+    measure: str = "nDCG@10",
+) -> str | None:
+    """A note when the test queries are too few to tell the learners apart, else None.
+
+    The smallest difference of mean effectiveness that a paired test at `sig_level` detects with probability
+    `power` is (z_{1−a/2} + z_power) · sd / √n (Cohen 1988, normal approximation), sd that of the per-query
+    differences from `reference` (the median over learners). The papers' risk-sensitive learners stay within about
+    1 % of LambdaMART's NDCG (Dinçer, Macdonald & Ounis 2014, 2016); when that detectable difference exceeds
+    `relative` of the reference's mean, the differences between learners in the tables are within noise."""
+    from scipy.stats import norm
+
+    others = [x for x in learners if x != reference]
+    if reference not in learners or reference not in matrix.index or not others or matrix.shape[1] < 2:
+        return None
+    n = matrix.shape[1]
+    sd = float(np.median([(matrix.loc[x] - matrix.loc[reference]).std(ddof=1) for x in others]))
+    mean = float(matrix.loc[reference].mean())
+    z = norm.ppf(1 - sig_level / 2) + norm.ppf(power)
+    detectable = z * sd / np.sqrt(n)
+    if not np.isfinite(detectable) or mean <= 0 or detectable <= relative * mean:
+        return None
+    needed = int(np.ceil((z * sd / (relative * mean)) ** 2))
+    return (
+        f"{n} test queries are too few to tell these learners apart: a paired test at level {sig_level:g} detects "
+        f"(with {100 * power:.0f} % power) only differences in mean {measure} from {reference} of at least {detectable:.3f} "
+        f"({100 * detectable / mean:.1f} % of its {mean:.3f}), while the papers' risk-sensitive learners differ from "
+        f"LambdaMART by about {100 * relative:g} %; about {needed:,} test queries would detect that. Read the differences "
+        "between learners below as indications, not findings."
+    )

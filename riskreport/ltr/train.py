@@ -18,15 +18,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..errors import InputFormatError, ParameterError
 from ..io.letor import LetorData
 from ..progress import Progress, stderr_printer
-from .baselines import Baseline, baseline_matrix, hold_out, learned_baseline
+from .baselines import Baseline, baseline_matrix, hold_out, learned_baseline, lightgbm_errors
 from .objectives import NAMES, PARALLEL_ROWS, SEVERAL_BASELINES, make_objective, ndcg_per_query, objective_key
+from .params import scaled_min_data
 
 PAPER_2014: dict[str, float] = {"trees": 800, "leaves": 50, "learning_rate": 0.075, "min_data_in_leaf": 1000}
 PAPER_2016: dict[str, float] = {"trees": 500, "leaves": 50, "learning_rate": 0.1, "min_data_in_leaf": 1500}
-say_stderr: Progress = stderr_printer("[ltr] ")  # the terminal of `riskreport run`, never the report's page
+say_stderr: Progress = stderr_printer("riskreport: ltr: ")  # the terminal of `riskreport run`, never the report's page
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Setting:
     trees: int = 500  # PAPER_2016
     leaves: int = 50
     learning_rate: float = 0.1
-    min_data_in_leaf: int = 1500
+    min_data_in_leaf: int | None = 1500  # None: `params.scaled_min_data` of each fold's training documents
     k: int = 10
     ndcg: str = "lightgbm"
     seed: int = 2026
@@ -45,6 +46,8 @@ class Setting:
     def __post_init__(self):
         for name in ("trees", "leaves", "min_data_in_leaf", "k"):
             value = getattr(self, name)
+            if value is None and name == "min_data_in_leaf":
+                continue
             if (
                 isinstance(value, bool)
                 or not isinstance(value, (int, np.integer))
@@ -72,25 +75,27 @@ class Setting:
 
 
 class TreeProgress:
-    """A LightGBM callback saying trees done and the time left, at most every `every` seconds."""
+    """A LightGBM callback saying trees done and the time left, at most every `every` seconds. The time left is
+    estimated from the trees after the first, whose time includes compiling the gradient kernels (numba) in a new
+    process: a first tree of 16 s once made 500 trees look like a day."""
 
     def __init__(self, label: str, say: Progress, done_before: int = 0, total: int | None = None, every: float = 5.0):
         self.label, self.say, self.done_before, self.total, self.every = label, say, done_before, total, every
         self.started = self.last = time.perf_counter()
+        self.first: float | None = None  # when the first tree was done
 
     def __call__(self, env) -> None:
         trees = env.iteration - env.begin_iteration + 1
         total = self.total or (env.end_iteration - env.begin_iteration)
         now = time.perf_counter()
+        if self.first is None:
+            self.first = now
         if now - self.last < self.every and trees < env.end_iteration - env.begin_iteration:
             return
         self.last = now
         done = self.done_before + trees
-        left = (now - self.started) / trees * (total - done)
-        self.say(
-            f"{self.label}: {trees} trees ({done}/{total} of the experiment), {now - self.started:.0f} s, "
-            f"about {left:.0f} s left"
-        )
+        left = f", about {(now - self.first) / (trees - 1) * (total - done):.0f} s left" if trees > 1 else ""
+        self.say(f"{self.label}: {trees} trees ({done}/{total} of the experiment), {now - self.started:.0f} s{left}")
 
 
 def train_ranker(
@@ -121,7 +126,8 @@ def train_ranker(
     )
     dataset = lgb.Dataset(train.features, train.labels, group=train.group_sizes, params={"verbose": -1})
     params = {**setting.lightgbm_params(train.n_documents), "objective": fobj}
-    return lgb.train(params, dataset, num_boost_round=setting.trees, callbacks=callbacks or [])
+    with lightgbm_errors(f"the learner {NAMES[key]}", train, params["min_data_in_leaf"]):
+        return lgb.train(params, dataset, num_boost_round=setting.trees, callbacks=callbacks or [])
 
 
 @dataclass
@@ -134,6 +140,8 @@ class FoldResult:
     baseline_ndcg: dict[str, np.ndarray] = field(default_factory=dict)  # run baselines: NDCG per test query
     seconds: dict[str, float] = field(default_factory=dict)
     chosen: list[dict] = field(default_factory=list)  # per learner and grid value: validation NDCG, chosen or not
+    held_out: int = 0  # training queries held out for the learned baselines
+    min_data_in_leaf: int | None = None  # the one value every learner used (None: a grid, see `chosen`)
 
 
 def learner_name(objective: str, alpha: float) -> str:
@@ -158,7 +166,7 @@ def run_fold(
     single: Baseline,
     learned: list[str],
     setting: Setting,
-    held_out: float = 0.2,
+    held_out: float | None = None,
     extra: list[Baseline] | None = None,
     say: Progress = say_stderr,
     vali: LetorData | None = None,
@@ -167,15 +175,20 @@ def run_fold(
     """One fold: learn the `learned` baselines on held-out training queries, then every learner on the rest
     against [single, learned…, extra…] (the single baseline first: U-CRO, T-SARO and T-FARO use it alone).
     With several `min_data_grid` values each learner is trained with each, and the model with the best mean
-    NDCG@k on `vali` is kept (ties: the first value)."""
+    NDCG@k on `vali` is kept (ties: the first value). `held_out` None and `setting.min_data_in_leaf` None: scaled to
+    the fold's data (`params.held_out_queries`, `params.scaled_min_data` of the learners' training documents)."""
     result = FoldResult(name, test)
     learn_on = train
     baselines = [single]
     if learned:
         held, learn_on = hold_out(train, held_out, setting.seed)
+        result.held_out = held.n_queries
         say(f"{name}: learning {len(learned)} baseline(s) on {held.n_queries} held-out queries")
         threads = setting.threads_for(held.n_documents)
         baselines += [learned_baseline(kind, held, seed=setting.seed, threads=threads) for kind in learned]
+    if setting.min_data_in_leaf is None:
+        setting = replace(setting, min_data_in_leaf=scaled_min_data(learn_on.n_documents, setting.leaves))
+        say(f"{name}: min_data_in_leaf {setting.min_data_in_leaf} for {learn_on.n_documents:,} training documents")
     baselines += list(extra or [])
     matrix = baseline_matrix(baselines, learn_on, setting.k)
     for b in baselines:
@@ -184,7 +197,8 @@ def run_fold(
         else:
             result.baseline_ndcg[b.name] = b.ndcg(test, setting.k)
     grid = learner_grid(objectives, alphas)
-    values = list(min_data_grid or [setting.min_data_in_leaf])
+    values = [int(v) for v in (min_data_grid or [setting.min_data_in_leaf or 1]) if v is not None]
+    result.min_data_in_leaf = values[0] if len(values) == 1 else None
     if len(values) > 1 and vali is None:
         raise ParameterError(f"{name}: min_data_in_leaf {values} is chosen on validation queries; the fold has none.")
     total = len(grid) * len(values) * setting.trees
@@ -211,12 +225,35 @@ def choose_on_validation(models: list, values: list[int], vali: LetorData | None
     if len(models) == 1:
         return 0, [{"min_data_in_leaf": values[0], "vali_ndcg": np.nan, "chosen": True}]
     assert vali is not None
+    check_relevant({"vali": vali}, need_vali=True)
     scores = [float(np.nanmean(ndcg_per_query(m.predict(vali.features), vali.labels, vali.bounds, k))) for m in models]
     best = int(np.argmax(scores))
     return best, [
         {"min_data_in_leaf": v, "vali_ndcg": score, "chosen": i == best}
         for i, (v, score) in enumerate(zip(values, scores))
     ]
+
+
+USES = {
+    "train": "the learners get no gradient from it",
+    "test": "there is nothing to compare the learners on",
+    "vali": "min_data_grid cannot choose a value on it",
+}
+
+
+def check_relevant(data: dict[str, LetorData], need_vali: bool = False) -> None:
+    """Every split a fold's experiment uses has a document with a label above 0: NDCG@k is undefined on a query
+    without one, and a file without any makes the experiment meaningless. An error naming the file, before training."""
+    for split, part in data.items():
+        if split == "vali" and not need_vali:
+            continue
+        if not np.any(part.labels > 0):
+            raise InputFormatError(
+                part.path,
+                f"no query has a relevant document (every label of its {part.n_queries:,} queries is 0): nDCG is "
+                f"undefined on all of them, so {USES[split]}",
+                expected="some documents with a label of 1 or more",
+            )
 
 
 def fold_ndcg(result: FoldResult, k: int = 10) -> dict[str, np.ndarray]:
@@ -252,7 +289,8 @@ def run_experiment(
     from .tables import score_matrix
 
     grid = params.min_data_grid
-    setting = Setting(params.trees, params.leaves, params.learning_rate, grid[0], params.k, params.ndcg, seed, threads)
+    first = grid[0] if grid else None  # None: scaled to each fold's training documents
+    setting = Setting(params.trees, params.leaves, params.learning_rate, first, params.k, params.ndcg, seed, threads)
     extra = run_baselines(run_scores) if run_scores else []
     per_fold, ids, rows, chosen = [], [], [], []
     seconds: dict[str, float] = {}
@@ -261,6 +299,7 @@ def run_experiment(
         if fold.name not in params.folds:
             continue
         data = fold.read()
+        check_relevant(data, need_vali=len(grid) > 1)
         single = parse_baseline(params.baseline, data["train"], params.k)
         say(
             f"{fold.name}: {data['train'].n_queries} training and {data['test'].n_queries} test queries, "
@@ -290,6 +329,8 @@ def run_experiment(
                 **{f"{s}_queries": d.n_queries for s, d in data.items()},
                 **{f"{s}_documents": d.n_documents for s, d in data.items()},
                 "features": data["train"].n_features,
+                **({"held_out_queries": result.held_out} if params.learned else {}),
+                **({"min_data_in_leaf": result.min_data_in_leaf} if result.min_data_in_leaf is not None else {}),
                 "training_s": sum(result.seconds.values()),
             }
         )

@@ -11,13 +11,14 @@ import pandas as pd
 from riskreport.bayes.models import LABELS
 from riskreport.bayes.presentation import RULES, methods_text, verdict_summary
 from riskreport.render.palette import VERDICT_COLOURS
-from riskreport.render.plot_layout import tight_layout
+from riskreport.render.plot_layout import panels, tight_layout
 from riskreport.render.report import HTML
 from riskreport.render.tables import verdict_matrix as frequentist_matrix
 
 RISK, REWARD, NEUTRAL = VERDICT_COLOURS["risk"], VERDICT_COLOURS["reward"], VERDICT_COLOURS["inconclusive"]
 BASE = "#1f3b73"  # the baseline's posterior interval
 FOREST_OPEN_UP_TO = 40  # systems up to which a forest plot is open on the page; above, it is one click away
+COL_WRAP = 3  # panels per row of a figure with one panel per α: five in a row were too small on a 1400 px page
 
 
 def forest(effects: pd.DataFrame, baseline: str, level: float = 0.95, ax=None):
@@ -81,7 +82,8 @@ def ppdrisk_densities(
     sample: int = 4000,
     seed: int = 0,
 ):
-    """Densities of PPDRisk⁻ draws per α (thesis Fig. 5.9 style): one line per shown challenger, risk verdicts in orange.
+    """Densities of PPDRisk⁻ draws per α (thesis Fig. 5.9 style): one line per shown challenger, risk verdicts in orange;
+    `COL_WRAP` panels to a row.
 
     `values` (alphas, draws, systems) are −PPDRisk⁻ draws (standard convention); `convention="minus"`
     flips them to PPDRisk⁻ (positive = risk).
@@ -89,9 +91,9 @@ def ppdrisk_densities(
     sign = -1.0 if convention == "minus" else 1.0
     rng = np.random.default_rng(seed)
     picks = rng.choice(values.shape[1], size=min(sample, values.shape[1]), replace=False)
-    fig, axes = plt.subplots(1, len(alphas), figsize=(5.5 * len(alphas), 3.8), squeeze=False)
+    fig, axes = panels(len(alphas), COL_WRAP, height=3.8, aspect=5.5 / 3.8, sharey=False)
     verdicts = ppdrisk.set_index(["alpha", "system"])["verdict"]
-    for k, (ax, alpha) in enumerate(zip(axes[0], alphas)):
+    for k, (ax, alpha) in enumerate(zip(axes, alphas)):
         for system in shown:
             draws = sign * values[k, picks, systems.index(system)]
             grid = np.linspace(draws.min(), draws.max(), 200)
@@ -116,13 +118,13 @@ def ppdrisk_densities(
 
 
 def brisk_intervals(brisk: pd.DataFrame, shown: list, convention: str = "standard"):
-    """Draw-wise intervals of r_sys[c] − r_sys[h] on the risk-adjusted scores per α; colour = the thesis's overlap verdict."""
+    """Draw-wise intervals of r_sys[c] − r_sys[h] on the risk-adjusted scores per α; colour = the thesis's overlap verdict;
+    `COL_WRAP` panels to a row."""
     sign = -1.0 if convention == "minus" else 1.0
     alphas = sorted(brisk["alpha"].unique())
-    fig, axes = plt.subplots(
-        1, len(alphas), figsize=(5.5 * len(alphas), max(3, 0.25 * len(shown) + 1)), squeeze=False, sharey=True
-    )
-    for ax, alpha in zip(axes[0], alphas):
+    height = max(3, 0.25 * len(shown) + 1)
+    fig, axes = panels(len(alphas), COL_WRAP, height=height, aspect=5.5 / height, sharey=True)
+    for ax, alpha in zip(axes, alphas):
         part = brisk[(brisk["alpha"] == alpha) & brisk["system"].isin(shown)].set_index("system").reindex(shown)
         for y, (_system, row) in enumerate(part.iterrows()):
             color = {"risk": RISK, "reward": REWARD}.get(row["verdict_overlap"], NEUTRAL)
@@ -174,4 +176,6 @@ def verdict_matrix(ppdrisk: pd.DataFrame, brisk: pd.DataFrame, convention: str, 
         for kind, names in (("Risk", summary.attrs["risk"]), ("Reward", summary.attrs["reward"]))
     )
     flagged = f"<ul class='rr-flagged'>{lines}</ul>"
-    return HTML(flagged + frequentist_matrix(summary, convention, caption, one_line=True).markup)
+    first = summary.attrs["risk"] + [s for s in summary.attrs["reward"] if s not in summary.attrs["risk"]]
+    matrix = frequentist_matrix(summary, convention, caption, page_size=12, one_line=True, first=first)
+    return HTML(flagged + matrix.markup)

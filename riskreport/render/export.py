@@ -26,11 +26,29 @@ EXTERNAL = re.compile(
 )
 
 
-def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, provenance: dict | None = None) -> Path:
-    """Write `report.html`: images embedded, input cells hidden unless `show_code`, contents and footer added."""
+def export_html(
+    notebook_path: Path,
+    html_path: Path,
+    show_code: bool = False,
+    provenance: dict | None = None,
+    log: Path | None = None,
+) -> Path:
+    """Write `report.html`: images embedded, input cells hidden unless `show_code`, contents and footer added.
+
+    What the kernel wrote to stderr (libraries' warnings, logging, progress) is not put on the page: with `log`,
+    it is written there (`log.txt`, per cell; no file when there is none). The template's own warnings are on
+    the page already, marked (`riskreport.run.kernel`); `report.ipynb` keeps every output as it ran.
+    """
     import nbformat
 
     notebook = omit_sections(nbformat.read(notebook_path, as_version=4))
+    stderr = take_stderr(notebook)
+    if log is not None and stderr:
+        log.write_text(
+            "What the libraries wrote to stderr while the template ran (warnings, logging), kept off the page.\n"
+            + "".join(f"\n[cell {cell}]\n{text}{'' if text.endswith(chr(10)) else chr(10)}" for cell, text in stderr),
+            encoding="utf-8",
+        )
     try:
         body, _ = _exporter(show_code).from_notebook_node(notebook)
     except (AttributeError, TypeError, ImportError):  # nbconvert's internals moved: its own exporter, slower, as it is
@@ -42,6 +60,20 @@ def export_html(notebook_path: Path, html_path: Path, show_code: bool = False, p
     body = add_contents(body)
     html_path.write_text(body, encoding="utf-8")
     return html_path
+
+
+def take_stderr(notebook) -> list[tuple[int, str]]:
+    """Remove every stderr stream output from `notebook`; return (the cell's execution count, as "Cell N failed"
+    counts, its text) for each cell that had any, in order."""
+    taken = []
+    for number, cell in enumerate(notebook.cells, 1):
+        outputs = cell.get("outputs", [])
+        stderr = [o.get("output_type") == "stream" and o.get("name") == "stderr" for o in outputs]
+        if any(stderr):
+            cell["outputs"] = [o for o, err in zip(outputs, stderr) if not err]
+            text = "".join(str(o.get("text", "")) for o, err in zip(outputs, stderr) if err)
+            taken.append((cell.get("execution_count") or number, text))
+    return taken
 
 
 def prepare(show_code: bool = False) -> None:
@@ -201,7 +233,7 @@ def footer(record: dict) -> str:
     collection = record.get("collection") or {}
     files = collection.get("files_sha256") or {}
     file_rows = "".join(
-        f"<tr><td><code>{esc(Path(p).name)}</code></td><td><code>{esc(h)}</code></td></tr>"
+        f"<tr><td><code>{esc(_shown_path(p, collection.get('path')))}</code></td><td><code>{esc(h)}</code></td></tr>"
         for p, h in sorted(files.items())
     )
     parameters = "".join(
@@ -215,7 +247,7 @@ def footer(record: dict) -> str:
             "Template",
             f"{esc(record.get('template', ''))} (SHA-256 <code>{esc(record.get('template_sha256', ''))}</code>)",
         ),
-        ("Generated (UTC)", esc(record.get("finished_utc", ""))),
+        ("Generated (UTC)", esc(record.get("generated_utc") or record.get("finished_utc", ""))),
         ("Run time", f"{float(record.get('duration_s', 0)):.1f} s"),
         ("Status", esc(record.get("status", ""))),
         ("Versions", versions),
@@ -227,6 +259,15 @@ def footer(record: dict) -> str:
         f"<details><summary>Input files ({len(files)}, SHA-256)</summary><table>{file_rows}</table></details>"
         "</footer>"
     )
+
+
+def _shown_path(path: str, root: str | None) -> str:
+    """An input file as the footer names it: relative to the collection's folder (`runs/nondet-a/1.run.gz`, so
+    that files of one name in different folders stay apart), else the full path."""
+    try:
+        return Path(path).relative_to(root).as_posix() if root else path
+    except ValueError:
+        return path
 
 
 def external_references(page: str) -> list[str]:

@@ -4,6 +4,7 @@ HTML (fast for large tables), interactive (paged, searchable) tables and tables 
 from __future__ import annotations
 
 import html
+import json
 
 import pandas as pd
 
@@ -23,23 +24,66 @@ def omitted(text: str) -> HTML:
     return HTML(f"<p class='rr-omit-section'>{html.escape(text)}</p>")
 
 
+def template_warning(text: str, where: str) -> HTML:
+    """A warning of the template itself (or of riskreport's code it calls), marked as such on the page; other
+    libraries' warnings go to the report's log.txt instead."""
+    return HTML(
+        f"<div class='rr-warning'><strong>Warning from the template</strong> ({html.escape(where)}): "
+        f"{html.escape(text)}</div>"
+    )
+
+
 def note(text: str) -> HTML:
     """A short paragraph (escaped)."""
     return HTML(f"<p>{html.escape(text)}</p>")
 
 
+def fixed(value: float, precision: int, signed: bool = False) -> str:
+    """A number to `precision` decimals (with its sign when `signed`), never `-0.00`: a value that rounds to zero
+    is shown as 0 (`0.00`), whatever the sign of what was rounded."""
+    if value != value:
+        return "–"
+    text = f"{value:+.{precision}f}" if signed else f"{value:.{precision}f}"
+    return text.lstrip("+-") if float(text) == 0 else text
+
+
+HEADERS = {  # raw column names of the tidy tables -> what the page's header says (the CSVs keep the raw names)
+    "tau_mean_urisk": "τ mean vs URisk",
+    "tau_mean_georisk": "τ mean vs GeoRisk",
+    "tau_urisk_georisk": "τ URisk vs GeoRisk",
+    "not_worse": "not worse",
+    "n_topics": "topics",
+    "p_value": "p",
+    "p_adjusted": "p (adjusted)",
+    "se_jackknife": "SE (jackknife)",
+    "se": "SE",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+    "delta": "Δ",
+}
+
+
+def header_text(name) -> str:
+    """A column's header on the page: `HEADERS`, else its name with `_` as a space (`rbo_min` -> `rbo min`)."""
+    return HEADERS.get(name, name.replace("_", " ")) if isinstance(name, str) else str(name)
+
+
 def styled(
     table: pd.DataFrame, precision: int = 5, highlight: dict[str, str] | None = None, caption: str | None = None
 ):
-    """A pandas Styler: escaped text, fixed precision, optional best-value highlight per column.
+    """A pandas Styler: escaped text, fixed precision (never `-0.00`: `fixed`), readable headers (`header_text`),
+    optional best-value highlight per column.
 
     `highlight` maps a column to "max" or "min".
     """
     style = (
         table.style.format(precision=precision, escape="html", na_rep="–")
-        .format_index(escape="html", axis=1)
+        .format_index(lambda name: html.escape(header_text(name)), axis=1)
         .hide(axis="index")
     )
+    floats = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
+    if floats:
+        style = style.format(lambda v: fixed(v, precision), subset=floats, na_rep="–")
     grid_columns = [c for c in table.columns if c in ("alpha", "r")]
     if grid_columns:
         style = style.format("{:g}", subset=grid_columns)
@@ -90,11 +134,26 @@ def _short_p(p: float) -> str:
     return "–" if p != p else "<.001" if p < 1e-3 else f"{p:.3f}"
 
 
-def interactive(table, page_size: int = 8, summary: str | None = None, open_: bool = False) -> HTML:
-    """A table (DataFrame or Styler) the page makes sortable, searchable and paged (script in the nbconvert
-    template, no network); inside a collapsed `<details>` titled `summary` when one is given."""
+WHOLE_ROWS = 25  # a table of up to this many rows is shown whole; a longer one is paged, its flagged rows first
+
+
+def interactive(
+    table,
+    page_size: int = WHOLE_ROWS,
+    summary: str | None = None,
+    open_: bool = False,
+    flagged: list[str] | None = None,
+) -> HTML:
+    """A table (DataFrame or Styler) the page makes sortable, searchable and, beyond `page_size` rows, paged (script
+    in the nbconvert template, no network); inside a `<details>` titled `summary` when one is given (collapsed
+    unless `open_`; a printout opens it).
+
+    `flagged`: names (e.g. the systems a verdict flags, `tables.flagged`) whose rows, by their first cell, a paged
+    table puts first, so that they are seen without a click; the rest keep their order.
+    """
     markup = styler_html(table if hasattr(table, "to_html") and not isinstance(table, pd.DataFrame) else styled(table))
-    body = f"<div class='rr-table' data-page='{int(page_size)}'>{markup}</div>"
+    first = f" data-flagged='{html.escape(json.dumps(list(flagged)), quote=True)}'" if flagged else ""
+    body = f"<div class='rr-table' data-page='{int(page_size)}'{first}>{markup}</div>"
     if summary is not None:
         body = (
             f"<details class='rr-detail'{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"

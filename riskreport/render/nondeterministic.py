@@ -6,7 +6,7 @@ import html
 
 import pandas as pd
 
-from riskreport.render.html import HTML, styled
+from riskreport.render.html import HTML, fixed, styled
 
 VERDICT_STYLES = {
     "equivalent": "background-color: #d9f0e3",
@@ -23,7 +23,9 @@ def mixed_summary(mixed: pd.DataFrame, sig_level: float, caption: str | None = N
 
     `mixed` is `riskreport.stats.mixed.mixed_table(...)` (standard convention: > 0 is better).
     """
-    interval = lambda low, high: [f"[{a:+.4f}, {b:+.4f}]" for a, b in zip(low, high)]  # noqa: E731
+    interval = lambda low, high: [  # noqa: E731
+        f"[{fixed(a, 4, signed=True)}, {fixed(b, 4, signed=True)}]" for a, b in zip(low, high)
+    ]
     table = pd.DataFrame(
         {
             "system": mixed["system"],
@@ -41,6 +43,7 @@ def mixed_summary(mixed: pd.DataFrame, sig_level: float, caption: str | None = N
     return (
         styled(table, caption=caption)
         .format("{:g}", subset=["δ0"])
+        .format(lambda v: html.escape(str(v).replace("_", " ")), subset=["verdict"])  # `not worse`, not `not_worse`
         .map(lambda v: VERDICT_STYLES.get(v, ""), subset=["verdict"])
     )
 

@@ -24,6 +24,8 @@ from riskreport.render.plot_layout import (
     tight_layout,
     topic_ticks,
 )
+from riskreport.stats.rankings import riskiest_first
+from riskreport.stats.risk import MIN_TOPIC_DELTA, standing_out
 
 # Every figure of the templates (`from riskreport import plots`), those of other modules included.
 __all__ = [
@@ -164,20 +166,29 @@ def trisk_by_alpha(
 
 
 def topic_tj(
-    topics: pd.DataFrame, critical: float, baseline: str, measure: str, convention: str = "standard", col_wrap: int = 3
+    topics: pd.DataFrame,
+    critical: float,
+    baseline: str,
+    measure: str,
+    convention: str = "standard",
+    col_wrap: int = 3,
+    min_delta: float = MIN_TOPIC_DELTA,
 ):
     """Per-topic TJ_i bars at one α per row, one panel per challenger, ±t critical lines (Dinçer et al. 2014, Fig. 2).
 
-    `topics` is tidy `system, topic, alpha, tj`; topics keep the collection's order. A bar is
-    coloured when TJ_i itself lies beyond ±t (the drawn quantity; TR_i is in the table). Returns the Figure.
+    `topics` is tidy `system, topic, alpha, delta, x, tj` (already in `convention`); topics keep the collection's
+    order, panels go from the riskiest challenger (lowest URisk, the mean of x, at the largest α) to the safest, as
+    in every figure. A bar is coloured by the rule of the page's table of topics that stand out
+    (`risk.standing_out`: TJ_i beyond ±t, Δ of the same sign, |Δ| ≥ `min_delta`). Returns the Figure.
     """
     data = topics.copy()
+    sign = -1.0 if convention == "minus" else 1.0  # the rule and the order read the standard convention
     order = list(dict.fromkeys(data["topic"]))
     data["position"] = data["topic"].map({t: i for i, t in enumerate(order)})
-    data["colour"] = np.select(
-        [data["tj"] < -critical, data["tj"] > critical], [RISK_COLOURS["loss"], RISK_COLOURS["win"]], "#9ecae1"
-    )
-    systems = list(dict.fromkeys(data["system"]))
+    kind = standing_out(data["delta"], sign * data["tj"], critical, min_delta)
+    data["colour"] = np.select([kind == "loss", kind == "gain"], [RISK_COLOURS["loss"], RISK_COLOURS["win"]], "#9ecae1")
+    urisk = (sign * data["x"]).groupby([data["system"], data["alpha"]]).mean().rename("urisk").reset_index()
+    systems = riskiest_first(urisk)
     alphas = list(dict.fromkeys(data["alpha"]))
     by_row = len(alphas) > 1
     cells = [(alpha, system) for alpha in alphas for system in systems]
@@ -193,7 +204,8 @@ def topic_tj(
     label_panels(axes, len(systems) if by_row else min(col_wrap, len(systems)), "topic", "TJ_i")
     fig.suptitle(
         f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
-        f"critical ({critical:.3f}); orange: TJ_i below −t, green: above +t",
+        f"critical ({critical:.3f}); coloured where the topic stands out: orange a loss, green a gain of |Δ| ≥ "
+        f"{min_delta:g}",
         y=1.02,
     )
     tight_layout(fig)

@@ -15,11 +15,13 @@ import pandas as pd
 from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
+from riskreport.render.changes import since_section
 from riskreport.render.csv_writer import CSV_FLOAT, write_csv
 from riskreport.render.figures import FigureWriter
 from riskreport.render.html import (
     FAST_HTML_CELLS,
     HTML,
+    WHOLE_ROWS,
     _alpha_label,
     _plain_table_html,
     _short_p,
@@ -62,6 +64,7 @@ from riskreport.render.tables import (
     back_link,
     baselines_note,
     ci_wide,
+    flagged,
     for_baseline,
     interval_verdicts,
     risk_counts,
@@ -69,9 +72,20 @@ from riskreport.render.tables import (
     tests_wide,
     verdict_matrix,
 )
+from riskreport.stats.changes import Changes
 from riskreport.stats.rankings import riskiest_first
+from riskreport.stats.risk import MIN_TOPIC_DELTA, standing_out
 
-CONTEXT_KEYS = ("tables_dir", "inputs_sha256", "workers", "chosen", "file_digests", "figure_formats")
+CONTEXT_KEYS = (
+    "tables_dir",
+    "inputs_sha256",
+    "workers",
+    "chosen",
+    "file_digests",
+    "figure_formats",
+    "previous",
+    "generated_utc",
+)
 
 
 # The report's parts, importable from here as before (templates use report.<name>)
@@ -84,6 +98,7 @@ __all__ = [
     "VERDICT_ANCHOR",
     "VERDICT_COLOURS",
     "VERDICT_STYLES",
+    "WHOLE_ROWS",
     "_alpha_label",
     "_by_verdict",
     "_key",
@@ -99,6 +114,7 @@ __all__ = [
     "choice_notes",
     "ci_wide",
     "effectiveness_latex",
+    "flagged",
     "for_baseline",
     "format_p",
     "georisk_latex",
@@ -135,7 +151,8 @@ class Page:
     `tables_dir`, the `inputs_sha256` of the files it hashed while planning (and `file_digests`, each
     file's digest with its signature, so the kernel does not hash them again), the `workers`
     (threads) a bootstrap may use, which of `baseline` and `measure` it `chosen` by default, and the
-    `figure_formats` to write (`figures.check_formats`: PNG alone unless SVG or PDF are asked for);
+    `figure_formats` to write (`figures.check_formats`: PNG alone unless SVG or PDF are asked for), and the
+    report's one time stamp `generated_utc` (its folder's name and provenance give the same; by hand: now);
     run by hand (None), tables go to ./tables, the inputs are
     hashed here, one thread is used and figures are PNG files. Figures are numbered from 1 on each page.
     """
@@ -149,7 +166,9 @@ class Page:
         self.inputs_sha256 = context.get("inputs_sha256")
         self.workers = int(context.get("workers") or 1)
         self.chosen = set(context.get("chosen") or [])
+        self.generated_utc = context.get("generated_utc")  # the report's time stamp (its folder's); by hand: now
         remember_digests(context.get("file_digests") or [])  # input files the runner hashed: not again
+        self.previous = context.get("previous")  # the report folder to compare with (`since`), or None
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter(formats=context.get("figure_formats"))
@@ -174,7 +193,9 @@ class Page:
         box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
-        return header(params, digest, title, convention, guide, significance, notes, points, credible_level)
+        return header(
+            params, digest, title, convention, guide, significance, notes, points, credible_level, self.generated_utc
+        )
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
         """`choice_notes` for the template's `baseline` and `measure` parameters: a value counts as given
@@ -233,6 +254,13 @@ class Page:
         path = self.tables_dir / f"{name}.tex"
         path.write_text(latex, encoding="utf-8")
         return path
+
+    def since(self, changes: Changes | None, convention: str = "standard") -> HTML:
+        """The "Since <previous report>" section (`render.changes.since_section`), its table written to
+        tables/changes.csv; nothing without a previous report (`changes` None: `context["previous"]` unset)."""
+        if changes is not None:
+            self.save_table(changes.table, "changes")
+        return since_section(changes, convention)
 
     def save_table(self, table: pd.DataFrame, name: str) -> Path:
         """Write a tidy table as `<tables_dir>/<name>.csv` (numbers at full precision)."""
@@ -297,16 +325,23 @@ def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) 
     return overview, per_system
 
 
-def significant_topics(topics: pd.DataFrame) -> pd.DataFrame:
-    """Per system and α, the topics flagged as significant losses and gains (from `risk.topic_risk`)."""
-    flagged = topics[topics["flag"] != ""]
-    if flagged.empty:
-        return pd.DataFrame(columns=["system", "alpha", "significant losses (topics)", "significant gains (topics)"])
-    grouped = flagged.groupby(["system", "alpha", "flag"], sort=False)["topic"].agg(", ".join).unstack("flag")
-    grouped = grouped.reindex(columns=["loss", "gain"]).fillna("")
-    return grouped.rename(
-        columns={"loss": "significant losses (topics)", "gain": "significant gains (topics)"}
-    ).reset_index()
+def significant_topics(topics: pd.DataFrame, critical: float, min_delta: float = MIN_TOPIC_DELTA) -> pd.DataFrame:
+    """Per challenger and α, the topics that stand out as losses and gains by the rule of the topic figure
+    (`risk.standing_out`: TJ_i beyond ±`critical`, Δ of the same sign and |Δ| ≥ `min_delta`), each with its Δ;
+    riskiest challenger first (lowest URisk, the mean of x, at the largest α), those with none left out.
+    `topics` is `risk.topic_risk`'s table (standard convention)."""
+    columns = ["system", "alpha", "losses (topic: Δ)", "gains (topic: Δ)"]
+    kind = standing_out(topics["delta"], topics["tj"], critical, min_delta)
+    out = topics.assign(kind=kind)[kind != ""]
+    if out.empty:
+        return pd.DataFrame(columns=columns)
+    out = out.assign(item=[f"{t}: {d:+.2f}" for t, d in zip(out["topic"], out["delta"])])
+    grouped = out.groupby(["system", "alpha", "kind"], sort=False)["item"].agg(", ".join).unstack("kind")
+    grouped = grouped.reindex(columns=["loss", "gain"]).fillna("").reset_index()
+    grouped.columns = columns
+    urisk = topics.groupby(["system", "alpha"])["x"].mean().rename("urisk").reset_index()
+    order = {s: i for i, s in enumerate(riskiest_first(urisk))}
+    return grouped.sort_values(["system", "alpha"], key=lambda c: c.map(order) if c.name == "system" else c)
 
 
 def riskiest(risk: pd.DataFrame) -> str:

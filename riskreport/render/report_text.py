@@ -32,8 +32,10 @@ def header(
     notes: list[str] | None = None,
     points: list[str] | None = None,
     credible_level: float | None = None,
+    generated_utc: str | None = None,
 ) -> HTML:
-    """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`)."""
+    """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`);
+    `generated_utc`: the report's time stamp (as its folder's name and provenance say; None: now)."""
     col = params.collection
     versions = package_versions()
     title = title or f"Risk report: {col.title}"
@@ -54,7 +56,7 @@ def header(
             "Versions",
             ", ".join(f"{k} {v}" for k, v in versions.items() if k in ("riskreport", "ir_measures", "python")),
         ),
-        ("Generated (UTC)", datetime.now(timezone.utc).isoformat(timespec="seconds")),
+        ("Generated (UTC)", generated_utc or datetime.now(timezone.utc).isoformat(timespec="seconds")),
     ]
     body = "".join(
         f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
@@ -73,8 +75,9 @@ def header(
         *(notes or []),
         "Each section opens with a “How to read this” line; figures are numbered, with a caption "
         "beneath, and their axes say which direction is a loss.",
-        "Long tables are paged: click a column header to sort, type in the search box to filter; detail "
-        "tables are collapsed (click their title to open them). "
+        "Tables of up to 25 rows are shown whole, longer ones paged with the systems a verdict flags on the first "
+        "page: click a column header to sort, type in the search box to filter; a few detail tables are "
+        "collapsed (click their title to open them; a printout opens them). "
         "Tables on this page are rounded and may be summarised; every number is in the report's "
         "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
         "is at the end of the page.",
@@ -137,13 +140,17 @@ def methods_paragraph(
     )
     agreement = ""
     if summary is not None and len(summary):
-        cells = len(summary)
-        split = summary["disagree"] != ""
-        bca = summary["disagree"].str.contains(r"\bbca: ", regex=True)
+        defined = summary[summary["verdict"] != "undefined"]  # where the rule is n/a no method agrees with it
+        cells = len(defined)
+        split = defined["disagree"] != ""
+        bca = defined["disagree"].str.contains(r"\bbca: ", regex=True)
+        undefined = len(summary) - cells
         agreement = (
             f" In this report every method agrees with the rule in {cells - int(split.sum())} of {cells} "
-            f"challenger–α cells; BCa disagrees in {int(bca.sum())}"
-            + (f" ({', '.join(sorted(set(summary.loc[bca, 'system'])))[:300]})" if bca.any() else "")
+            "challenger–α cells"
+            + (f" where the rule is defined ({undefined} are n/a, SE = 0)" if undefined else "")
+            + f"; BCa disagrees in {int(bca.sum())}"
+            + (f" ({', '.join(sorted(set(defined.loc[bca, 'system'])))[:300]})" if bca.any() else "")
             + ". Each disagreement is named next to its verdict in the verdict matrix; neither side is "
             "declared right: read them as a verdict that depends on the method."
         )

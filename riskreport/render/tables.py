@@ -10,9 +10,11 @@ import pandas as pd
 from riskreport.render.html import (  # noqa: F401 - importable from here as before
     FAST_HTML_CELLS,
     HTML,
+    WHOLE_ROWS,
     _alpha_label,
     _short_p,
     _signed,
+    fixed,
     interactive,
     note,
     side_by_side,
@@ -67,18 +69,28 @@ def interval_verdicts(
     )
 
 
+def flagged(summary: pd.DataFrame) -> list[str]:
+    """The challengers the rule flags (▼ risk or ▲ reward against some baseline at some α), in the summary's order
+    (riskiest first): the rows a paged table shows first (`interactive(..., flagged=...)`)."""
+    hit = summary[summary["verdict"].isin(["risk", "reward"])]
+    return [str(s) for s in dict.fromkeys(hit["system"])]
+
+
 def verdict_matrix(
     summary: pd.DataFrame,
     convention: str = "standard",
     caption: str | None = None,
-    page_size: int = 12,
+    page_size: int = WHOLE_ROWS,
     one_line: bool = False,
+    first: list[str] | None = None,
 ) -> HTML:
-    """Systems × α, each cell the rule's verdict with URisk and how many methods agree, coloured, riskiest first;
+    """Systems × α, each cell the rule's verdict with URisk and how many methods agree (where the rule is n/a,
+    SE = 0: how many of the other methods are inconclusive, `verdict_summary`), coloured, riskiest first;
     with several baselines, one column group per baseline (its α beneath), each cell then shorter (▼/▲ mark).
 
-    `summary` is `significance.report_verdicts(...)[1]` (already in risk order); `page_size` rows show at once;
-    `one_line` keeps every verdict cell on one line (always so with several baselines).
+    `summary` is `significance.report_verdicts(...)[1]` (already in risk order); `page_size` rows show at once,
+    the systems `first` (default: those the rule flags, `flagged`) first; `one_line` keeps every verdict cell on
+    one line (always so with several baselines).
     """
     order = list(dict.fromkeys(summary["system"]))
     baselines = list(dict.fromkeys(summary["baseline"])) if "baseline" in summary else [None]
@@ -90,7 +102,7 @@ def verdict_matrix(
     )
     cells = summary.assign(
         cell=[
-            f"{text[v]} {u:+.4f} ({a}/{m})"
+            f"{text[v]} {fixed(u, 4, signed=True)} ({a}/{m}{' inconclusive' if v == 'undefined' else ''})"
             for v, u, a, m in zip(
                 summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"]
             )
@@ -146,7 +158,7 @@ def verdict_matrix(
     kind = " rr-verdict-groups" if several else ""
     return HTML(
         f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>"
-        + interactive(style, page_size=page_size).markup
+        + interactive(style, page_size, flagged=flagged(summary) if first is None else first).markup
         + "</div>"
     )
 
@@ -219,7 +231,7 @@ def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "stan
         parts.append(
             pd.DataFrame(
                 {
-                    f"URisk {label}": [f"{u:+.4f}{m}" for u, m in zip(at["urisk"], at["mark"])],
+                    f"URisk {label}": [f"{fixed(u, 4, signed=True)}{m}" for u, m in zip(at["urisk"], at["mark"])],
                     f"TRisk {label}": at["trisk"],
                     f"p_adj {label}": at["p_adjusted"],
                 },
@@ -229,7 +241,7 @@ def risk_wide(risk: pd.DataFrame, summary: pd.DataFrame, convention: str = "stan
     wide = pd.concat(parts, axis=1).rename_axis("system").reset_index()
     verdict = merged.pivot(index="system", columns="alpha", values="verdict").reindex(order)
     style = styled(wide, precision=4, caption=caption).format(
-        "{:+.2f}", subset=[c for c in wide.columns if c.startswith("TRisk")], na_rep="–"
+        lambda v: fixed(v, 2, signed=True), subset=[c for c in wide.columns if c.startswith("TRisk")], na_rep="–"
     )
     for alpha in verdict.columns:
         column = f"URisk {_alpha_label(alpha, convention)}"
@@ -270,7 +282,7 @@ def ci_wide(
     shown = shown.assign(rule=rule.reindex(pd.MultiIndex.from_frame(shown[["system", "alpha"]])).to_numpy())
     same = (shown["verdict"] == shown["rule"]) | ((shown["verdict"] == "inconclusive") & (shown["rule"] == "undefined"))
     shown["cell"] = [
-        f"[{lo:+.4f}, {hi:+.4f}] {v}{'' if s else ' ≠'}"
+        f"[{fixed(lo, 4, signed=True)}, {fixed(hi, 4, signed=True)}] {v}{'' if s else ' ≠'}"
         for lo, hi, v, s in zip(shown["ci_low"], shown["ci_high"], shown["verdict"], same)
     ]
     shown["label"] = [f"{_alpha_label(a, convention)}, {lv:g}" for a, lv in zip(shown["alpha"], shown["level"])]
@@ -286,27 +298,28 @@ def tests_wide(
     convention: str = "standard",
     caption: str | None = None,
 ):
-    """Adjusted p-values per system (rows, riskiest first), α and test (columns; `rand.`: the randomisation test);
-    the t-test column is the rule (coloured by its verdict), the other tests' p-values below the level are bold."""
+    """Adjusted p-values per system (rows, riskiest first), α (column groups) and test (columns beneath: t, sign,
+    Wilcoxon, `rand.` the randomisation test); the t-test column is the rule (coloured by its verdict), the other
+    tests' p-values below the level are bold. Two header rows keep 5 α × 4 tests within a 1400 px page."""
     order = list(dict.fromkeys(summary["system"]))
-    short = {"randomisation": "rand."}  # column headers narrow enough for 5 α on a 1400 px page
-    tests = tests.assign(
-        label=[f"{short.get(t, t)} {_alpha_label(a, convention)}" for t, a in zip(tests["test"], tests["alpha"])]
-    )
+    short = {"randomisation": "rand.", "wilcoxon": "Wilcoxon"}
     ranked = {t: i for i, t in enumerate(("t", "sign", "wilcoxon", "randomisation"))}
-    labels = list(
-        dict.fromkeys(
-            tests.sort_values(["alpha", "test"], key=lambda c: c.map(ranked) if c.name == "test" else c)["label"]
-        )
+    alphas = sorted(tests["alpha"].unique())
+    names = sorted(tests["test"].unique(), key=lambda t: ranked.get(t, len(ranked)))
+    grid = pd.MultiIndex.from_product([alphas, names])
+    wide = tests.pivot(index="system", columns=["alpha", "test"], values="p_adjusted").reindex(
+        index=order, columns=grid
     )
-    wide = tests.pivot(index="system", columns="label", values="p_adjusted").reindex(index=order, columns=labels)
-    wide.columns = [f"p_{c}" for c in wide.columns]
+    wide.columns = pd.MultiIndex.from_tuples(
+        [(_alpha_label(a, convention), short.get(t, t)) for a, t in wide.columns], names=[None, None]
+    )
     table = wide.rename_axis("system").reset_index()
-    style = styled(table, caption=caption).format(_short_p, subset=list(table.columns[1:]), na_rep="–")  # 1400 px
+    table.columns = pd.MultiIndex.from_tuples([("", "system"), *table.columns[1:]])
+    numbers = list(table.columns[1:])
+    style = styled(table, caption=caption).format(_short_p, subset=numbers, na_rep="–")
     verdict = summary.set_index(["system", "alpha"])["verdict"]
-    for alpha in sorted(tests["alpha"].unique()):
-        column = f"p_t {_alpha_label(alpha, convention)}"
-        colours = [VERDICT_COLOURS.get(verdict.get((s, alpha), ""), "") for s in table["system"]]
-        style = style.apply(lambda _, c=colours: c, subset=[column])
-    others = [c for c in table.columns if c.startswith("p_") and not c.startswith("p_t ")]
+    for alpha in alphas:
+        colours = [VERDICT_COLOURS.get(verdict.get((s, alpha), ""), "") for s in table[("", "system")]]
+        style = style.apply(lambda _, c=colours: c, subset=[(_alpha_label(alpha, convention), "t")])
+    others = [c for c in numbers if c[1] != "t"]
     return style.map(lambda v: "font-weight: bold" if isinstance(v, float) and v < sig_level else "", subset=others)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import warnings
 from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,9 @@ from riskreport.errors import ParameterError
 from riskreport.run.analysis_display import AnalysisDisplay
 from riskreport.run.analysis_files import TEMPLATE, TEXT_COLUMNS, AnalysisFiles, read_saved, read_table
 from riskreport.run.analysis_tables import LATEX, TABLES, AnalysisTables
+
+if TYPE_CHECKING:
+    from riskreport.stats.changes import Changes
 
 __all__ = ["LATEX", "OPTION_DEFAULTS", "TABLES", "TEMPLATE", "TEXT_COLUMNS", "Analysis", "analyse", "read_table"]
 
@@ -120,6 +125,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         self.systems_given = list(systems) if isinstance(systems, (list, tuple)) else systems  # None: all
         self._loaded = dict(tables or {})
         self.record = record
+        self.folder: Path | None = None  # the report folder it was loaded from (`load`)
 
     # ---- parameters ---------------------------------------------------------------------------
     @property
@@ -348,9 +354,21 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
 
         return self.focus_system or riskiest(self.main_risk)
 
+    def compare(self, other: Analysis | str | os.PathLike) -> Changes:
+        """What changed since `other` (an earlier `Analysis`, or a report folder): input files, parameters,
+        systems added and removed, every (challenger, baseline, α) whose verdict changed (with URisk and TRisk
+        before and after) and effectiveness means that moved by more than their standard error
+        (`stats.changes.changes_table`; `.table` is what a report writes to tables/changes.csv)."""
+        from riskreport.run.changes import analysis_side, compare, saved_side
+
+        before = analysis_side(other) if isinstance(other, Analysis) else saved_side(other)
+        return compare(before, analysis_side(self))
+
     @classmethod
     def load(cls, folder: str | os.PathLike) -> Analysis:
         """A saved report (by `save` or `riskreport run`) with its parameters and tables as written."""
         record, params, given, tables, systems = read_saved(folder)
         options = {**OPTION_DEFAULTS, **{k: v for k, v in given.items() if k in OPTION_DEFAULTS}}
-        return cls(params, options, tables=tables, record=record, systems=systems)
+        analysis = cls(params, options, tables=tables, record=record, systems=systems)
+        analysis.folder = Path(folder)
+        return analysis

@@ -146,6 +146,8 @@ class AnalysisDisplay:
         return fig
 
     def _captions(self) -> dict[str, str]:
+        from riskreport.stats.risk import MIN_TOPIC_DELTA
+
         p, top = self.params, max(self.params.alphas)
         return {
             "topic-deltas": f"Per-topic differences Δ = challenger − {p.baseline} of {p.measure}, each panel sorted "
@@ -159,8 +161,9 @@ class AnalysisDisplay:
             "verdicts use the adjusted p-values.",
             "urisk-alpha": "URisk against α: the steeper a line falls, the larger the challenger's losses.",
             "value-functions": "The linear value functions l_α of the grid and the smooth s(Δ) of thesis Eq. 3.6.",
-            "topic-tj": "TJ_i per topic at the selected α; bars beyond the dashed ±t lines are topics whose TJ_i marks "
-            "a loss (orange) or gain (green) that stands out (exploratory, unadjusted).",
+            "topic-tj": "TJ_i per topic at the selected α, riskiest challenger first; a bar is coloured where the topic "
+            "stands out: beyond the dashed ±t lines and a loss (orange) or gain (green) of |Δ| ≥ "
+            f"{MIN_TOPIC_DELTA:g} (exploratory, unadjusted).",
             "georisk-alpha": "GeoRisk against α over the baseline pool (Dinçer et al. 2016, Fig. 3); the baseline is "
             "the thick black line: a line that falls faster than the others belongs to a system whose "
             "losses are larger than the pool leads one to expect.",

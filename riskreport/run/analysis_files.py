@@ -46,9 +46,11 @@ class AnalysisFiles:
         """Write the report's folder as `riskreport run --out folder` does (tables/*.csv and *.tex, figures/,
         params.json), atomically: built in a temporary folder and moved into place when complete. The same
         refusal rules: a new or empty folder, or a previous report; with `force` any folder, where only
-        riskreport's own files are replaced. `figure_formats` as `run_report`'s (None: PNG alone)."""
+        riskreport's own files are replaced. `figure_formats` as `run_report`'s (None: PNG alone). summary.json
+        (`run.summary`) is written too."""
         from riskreport.io.files import collisions, list_files, plan_destination, umask
         from riskreport.run import runner
+        from riskreport.run.summary import SUMMARY, write_summary
 
         started = time.time()
         plan = runner.plan_report(TEMPLATE, parameters=_plain(self.parameters), figure_formats=figure_formats)
@@ -57,7 +59,8 @@ class AnalysisFiles:
         try:
             os.chmod(work, 0o777 & ~umask())
             self._write(work, plan.record["figure_formats"])
-            runner._write_params(work, plan, started, status="ok", job=None, files=list_files(work) + ["params.json"])
+            files = list_files(work) + ["params.json", SUMMARY]
+            write_summary(work, runner._write_params(work, plan, started, status="ok", job=None, files=files))
             clash = collisions(work, destination)
             if clash:
                 raise ParameterError(
@@ -103,6 +106,13 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
             f"not a saved report ({type(error).__name__}: {error})",
             expected="the params.json that riskreport run or Analysis.save writes",
         ) from None
+    if "measure" not in given or "collection" not in given:  # e.g. risk_ltr: learners trained, not runs evaluated
+        raise InputFormatError(
+            folder / "params.json",
+            f"a report of the template {record.get('template', '?')!r}, which Analysis.load cannot read: it loads "
+            "evaluations of runs or score tables (parameters collection, measure, baseline, alphas); read this "
+            f"report's tables in {folder / 'tables'} with pandas",
+        )
     from riskreport.measures.params import resolve_parameters
 
     baseline = given.pop("baselines", None) or given.pop("baseline", None)

@@ -45,7 +45,9 @@ from riskreport.run.executors import (
     _processes,
     execute_job,
 )
+from riskreport.run.gate import parse_gate
 from riskreport.run.index import LOGS, write_index
+from riskreport.run.job_hooks import after_job, gate_job
 from riskreport.run.job_reports import clear_leftovers, last_success, prune, prune_job, why_run
 from riskreport.run.jobs import Job, JobFileError, JobResult, _with_timeout, load_jobs
 from riskreport.run.lock import locked
@@ -63,6 +65,11 @@ class BatchResult:
     log: Path | None = None
     index: Path | None = None
     dry_run: bool = False
+
+    @property
+    def gate(self) -> list[str]:
+        """The risk gate's lines, every job's (`--fail-on`, a job's `fail_on`): one per offending verdict."""
+        return [line for r in self.results for line in r.gate]
 
     @property
     def ok(self) -> bool:
@@ -111,6 +118,8 @@ def run_batch(
     wait: float = 0.0,
     progress: Progress | None = None,
     timeout: float | None = None,
+    fail_on: str | None = None,
+    fail_on_systems: list[str] | None = None,
 ) -> BatchResult:
     """Run the jobs of `jobs_file` into `reports_dir`; return one result per job, in file order.
 
@@ -124,9 +133,14 @@ def run_batch(
     An interrupt (KeyboardInterrupt, or SIGTERM with `processes.raise_on_signals`) stops the
     running jobs (kernels ended, build folders removed, previous reports untouched), records them
     as interrupted in the log and the index, and is raised again as `processes.Interrupted`.
+
+    `fail_on`, `fail_on_systems`: the risk gate (`gate.parse_gate`) applied to every job's report (a skipped
+    job's latest), besides each job's own `fail_on`; its lines are `BatchResult.gate`. A job whose verdicts
+    changed since its previous report runs its `on_change` command (`job_hooks`).
     """
     say = progress or (lambda message: None)
     timeout = check_timeout(timeout, "run_batch(timeout=...)")
+    gate = parse_gate(fail_on, fail_on_systems)
     job_list = [
         job if job.timeout is not None or timeout is None else _with_timeout(job, timeout)
         for job in load_jobs(jobs_file)
@@ -157,13 +171,14 @@ def run_batch(
         try:
             with _connect(scheduler) if executor == "dask" else nullcontext() as client:
                 results, todo = _prepare(job_list, reports, force, log, tell, evaluate=executor == "local")
-                _run_jobs(todo, results, job_list, reports, jobs, client, tell)
+                _run_jobs(todo, results, job_list, reports, jobs, client, tell, Path(jobs_file))
         except KeyboardInterrupt as error:
             raise _interrupted(error, Path(jobs_file), job_list, results, reports, log, tell) from None
         for job in job_list:
             clear_leftovers(job_folder(reports, job.name))  # e.g. of an attempt lost with its Dask worker
             if results[job.name].status == "skipped":
                 prune_job(reports, job_list, job.name, tell)
+            gate_job(job, results[job.name], gate, tell)
         _write_summary(log, [results[job.name] for job in job_list])
         batch = BatchResult([results[job.name] for job in job_list], log=log, index=write_index(reports))
         _Log(log, None)("summary\n" + batch.table())
@@ -213,8 +228,10 @@ def _run_jobs(
     jobs: int | None,
     client,
     tell: Progress,
+    jobs_file: Path,
 ) -> None:
-    """Run the jobs to run (locally, or on the Dask `client`); prune and re-index as each finishes."""
+    """Run the jobs to run (locally, or on the Dask `client`); count its changed verdicts (and run its
+    `on_change`), prune and re-index as each finishes."""
     if todo:
         tell(
             f"running {len(todo)} job(s) "
@@ -224,6 +241,8 @@ def _run_jobs(
         try:
             for done, result in enumerate(outcomes, start=1):
                 results[result.name] = result
+                job = next(j for j in job_list if j.name == result.name)
+                after_job(job, result, jobs_file, tell)
                 detail = (
                     _shown(Path(result.report) / "report.html")
                     if result.status == "ok" and result.report

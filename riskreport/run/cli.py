@@ -60,6 +60,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _run(args) -> int:
+    from riskreport.run.gate import RiskGateError
     from riskreport.run.runner import run_report
 
     parameters = dict(args.parameter)
@@ -71,7 +72,21 @@ def _run(args) -> int:
         from riskreport.io.inputs import with_qrels
 
         collection = with_qrels(collection or "demo", args.qrels)
-    folder = run_report(
+    try:
+        folder = _run_report(run_report, args, collection, baseline, parameters)
+    except RiskGateError as gate:
+        _junit(args.junit, [gate.report])
+        for line in gate.lines:
+            print(f"riskreport: {line}", file=sys.stderr)
+        print(gate.report / "report.html")
+        return gate.exit_code
+    _junit(args.junit, [folder])
+    print(folder / "report.html")
+    return 0
+
+
+def _run_report(run_report, args, collection, baseline, parameters) -> Path:
+    return run_report(
         args.template,
         collection=collection,
         baseline=baseline,
@@ -85,13 +100,31 @@ def _run(args) -> int:
         force=args.force,
         timeout=args.timeout,
         figure_formats=args.figure_formats,
+        compare_with=args.compare_with,
+        fail_on=args.fail_on,
+        fail_on_systems=args.fail_on_system,
     )
-    print(folder / "report.html")
-    return 0
+
+
+def _junit(path: str | None, folders: list[Path], names: list[str] | None = None) -> None:
+    """--junit FILE: the verdicts of the report folders as JUnit XML (`run.junit`)."""
+    if path is None:
+        return
+    from riskreport.run.junit import write_junit
+    from riskreport.run.summary import read_summary
+
+    suites = []
+    for n, folder in enumerate(folders):
+        summary = read_summary(folder)
+        report = (summary or {}).get("report") or {}
+        name = names[n] if names else report.get("job") or f"{report.get('collection')}.{report.get('template')}"
+        suites.append((str(name), summary, str(folder)))
+    _say(f"JUnit XML: {write_junit(path, suites)}")
 
 
 def _batch(args) -> int:
     from riskreport.run.batch import run_batch
+    from riskreport.run.gate import GATE_EXIT
     from riskreport.run.lock import LockedError
 
     try:
@@ -106,12 +139,21 @@ def _batch(args) -> int:
             wait=args.wait,
             progress=None if args.quiet else _say,
             timeout=args.timeout,
+            fail_on=args.fail_on,
+            fail_on_systems=args.fail_on_system,
         )
     except LockedError as error:
         print(f"riskreport: error: {error}", file=sys.stderr)
         return 3
     print(result.table())
-    return 0 if result.ok else 1
+    reported = [(r.name, Path(r.report)) for r in result.results if r.report and r.status in ("ok", "skipped")]
+    if not result.dry_run:
+        _junit(args.junit, [folder for _, folder in reported], [name for name, _ in reported])
+    for line in result.gate:
+        print(f"riskreport: {line}", file=sys.stderr)
+    if not result.ok:
+        return 1
+    return GATE_EXIT if result.gate else 0
 
 
 def _templates(args) -> int:

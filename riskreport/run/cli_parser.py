@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="execute a template on a collection and write an HTML report",
         description="Execute a template with papermill and export it to standalone HTML. "
         "Unset options take the collection's defaults (collection.toml).",
+        epilog="exit codes: 0 report written, 1 a clear error (bad input, a failing or timed-out template), 2 usage, "
+        "4 the risk gate (--fail-on) found a challenger significantly riskier than its baseline (the report "
+        "is written), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)",
     )
     run.add_argument(
         "template",
@@ -107,6 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="time limit of the whole report: when reached, the kernel is stopped, the failed notebook "
         "is kept (failed-*), the previous report is untouched and the exit code is 1 (default: none)",
     )
+    run.add_argument(
+        "--compare-with",
+        metavar="FOLDER",
+        help="a previous report folder: the report's 'Since …' section and tables/changes.csv say what changed "
+        "since it (inputs, parameters, systems, verdicts, effectiveness means)",
+    )
+    _gate_arguments(run, "the report")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress output")
 
     batch = commands.add_parser(
@@ -120,8 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
         "who runs the batch, so a jobs file, and the templates it names, must be writable only by people you "
         "would let run programs as that user (cron often runs as a service user).",
         epilog="exit codes: 0 every job ok or skipped, 1 a job failed or a clear error (e.g. in the jobs file), "
-        "2 usage, 3 the reports folder is locked by another batch, 130 interrupted (Ctrl-C), 143 terminated "
-        "(SIGTERM)",
+        "2 usage, 3 the reports folder is locked by another batch, 4 the risk gate (--fail-on, a job's fail_on) "
+        "found a challenger significantly riskier than its baseline (every job ok or skipped), 130 interrupted "
+        "(Ctrl-C), 143 terminated (SIGTERM)",
     )
     batch.add_argument("jobs_file", metavar="JOBS.toml", help="the jobs file")
     batch.add_argument("--reports", default="reports", metavar="DIR", help="reports folder (default: reports)")
@@ -159,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="local: a pool of processes (default); dask: an existing Dask cluster",
     )
     batch.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    _gate_arguments(batch, "every job's latest report")
     batch.add_argument("--quiet", "-q", action="store_true", help="no progress output (the summary is still printed)")
 
     templates = commands.add_parser(
@@ -258,6 +270,28 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
     return value
+
+
+def _gate_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """--fail-on, --fail-on-system and --junit of `run` and `batch`."""
+    parser.add_argument(
+        "--fail-on",
+        metavar="risk[@ALPHA]",
+        help=f"risk gate: exit with status 4 when a challenger of {what} is significantly riskier than its "
+        "baseline (the report's verdict rule) at any α (risk) or at one α (risk@5), one line per offending "
+        "(challenger, baseline, α) on stderr; the report is still written",
+    )
+    parser.add_argument(
+        "--fail-on-system",
+        action="append",
+        metavar="NAME",
+        help="gate only these challengers (repeat for several; implies --fail-on risk)",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML: one test case per (challenger, baseline, α), failed when the verdict is risk",
+    )
 
 
 def _new_template_arguments(parser: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from riskreport.io.files import write_atomic
+from riskreport.run.index_jobs import JOBS_STYLE, findings, found_cell, history, render_changed, sparkline
 from riskreport.run.lock import locked
 
 INDEX_LOCK = ".index.lock"
@@ -60,6 +61,7 @@ def _entry(record: dict, folder: Path, relative: Path) -> dict:
         "path": relative.as_posix(),
         "report": (relative / report.name).as_posix() if report.is_file() else None,
         "fingerprint": record.get("fingerprint"),
+        **findings(folder),
     }
 
 
@@ -92,11 +94,13 @@ def last_batch(root: Path) -> dict | None:
                     "path": latest.resolve().relative_to(root.resolve()).as_posix(),
                     "finished_utc": record.get("finished_utc"),
                 }
+                good.update(findings(latest.resolve()))
             except (OSError, ValueError, AttributeError):
                 good = None
         entries.append(
             {
                 "job": job["name"],
+                "changes": job.get("changes"),
                 "status": job.get("status"),
                 "message": job.get("message") or "",
                 "duration_s": job.get("duration_s"),
@@ -119,12 +123,14 @@ def write_index(reports_dir: str | os.PathLike) -> Path:
         logs = sorted((root / LOGS).glob("batch-*.log"))
         index["last_batch_log"] = logs[-1].relative_to(root).as_posix() if logs else None
         index["last_batch"] = last_batch(root)
+        index["history"] = history(index["reports"])
         write_atomic(root / "index.json", json.dumps(index, indent=2) + "\n")
         write_atomic(root / "index.html", render_html(index))
     return root / "index.html"
 
 
-STYLE = """
+STYLE = (
+    """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; font-size: 14px; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
@@ -136,6 +142,8 @@ td.num { text-align: right; }
 .muted { color: #777; }
 .error { color: #c62828; font-weight: normal; font-size: 12px; white-space: normal; max-width: 28em; }
 """
+    + JOBS_STYLE
+)
 
 
 def render_html(index: dict) -> str:
@@ -154,13 +162,14 @@ def render_html(index: dict) -> str:
             f"<td>{e(r['collection'])}</td><td>{e(r['template'])}</td><td>{e(r['baseline'])}</td>"
             f"<td>{e(r['measure'])}</td><td>{e(_alphas(r['alphas']))}</td>"
             f"<td class='num'>{e(_duration(r['duration_s']))}</td>"
-            f"<td class='{e(r['status'])}'>{e(r['status'])}{badge}</td><td>{link}</td></tr>"
+            f"<td class='{e(r['status'])}'>{e(r['status'])}{badge}</td><td>{found_cell(r.get('found'), compact=True)}</td>"
+            f"<td>{render_changed(r.get('changed'), r['path'] if r['report'] else None)}</td><td>{link}</td></tr>"
         )
     counts: dict[str, int] = {}
     for r in index["reports"]:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     summary = ", ".join(f"{n} {e(status)}" for status, n in sorted(counts.items())) or "no reports yet"
-    batch = _render_batch(index.get("last_batch"), e)
+    batch = _render_batch(index.get("last_batch"), e, index.get("history") or {})
     log = (
         f" Last batch log: <a href='{e(quote(index['last_batch_log']))}'>{e(index['last_batch_log'])}</a>."
         if index.get("last_batch_log")
@@ -168,19 +177,30 @@ def render_html(index: dict) -> str:
     )
     head = (
         "<tr><th>finished (UTC)</th><th>job</th><th>collection</th><th>template</th><th>baseline</th>"
-        "<th>measure</th><th>α grid</th><th>duration</th><th>status</th><th>link</th></tr>"
+        "<th>measure</th><th>α grid</th><th>duration</th><th>status</th><th title='challengers at risk, rewarded, inconclusive at the largest α'>found</th>"
+        "<th>changed</th><th>link</th></tr>"
     )
+    n = len(index["reports"])
+    listing = f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+    if n > ALL_OPEN:  # many jobs' histories: the per-job table above is the page, every report one click away
+        listing = f"<details><summary>All reports ({n}), newest first</summary>{listing}</details>"
+    else:
+        listing = f"<h2>All reports</h2>{listing}"
     return (
         f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>riskreport: reports</title>"
         f"<style>{STYLE}</style></head><body><h1>Reports</h1>"
         f"<p>{len(index['reports'])} report(s): {summary}. "
         f"Generated {e(_when(index['generated_utc']))} UTC.{log}</p>{batch}"
-        f"<h2>All reports</h2><table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></body></html>\n"
+        f"{listing}</body></html>\n"
     )
 
 
-def _render_batch(batch: dict | None, e) -> str:
-    """The 'Last batch' table: one row per job of the newest batch, its status and its latest good report."""
+ALL_OPEN = 100  # more reports than this: the table of all reports is folded
+
+
+def _render_batch(batch: dict | None, e, histories: dict) -> str:
+    """The 'Last batch' table: one row per job of the newest batch, its status, its latest good report, what that
+    report found, the verdicts changed since the job's previous report, and the job's history figure."""
     if not batch or not batch.get("jobs"):
         return ""
     rows = []
@@ -196,7 +216,10 @@ def _render_batch(batch: dict | None, e) -> str:
         message = f"<div class='error'>{e(_shorten(job['message']))}</div>" if job["older"] and job["message"] else ""
         rows.append(
             f"<tr><td>{e(job['job'])}</td><td class='{e(status)}'>{e(status)}{message}</td>"
-            f"<td class='num'>{e(_duration(job.get('duration_s')))}</td><td>{link}</td></tr>"
+            f"<td class='num'>{e(_duration(job.get('duration_s')))}</td><td>{link}</td>"
+            f"<td>{found_cell((good or {}).get('found'))}</td>"
+            f"<td>{render_changed((good or {}).get('changed'), (good or {}).get('path'))}</td>"
+            f"<td>{sparkline(histories.get(job['job']) or [])}</td></tr>"
         )
     counts: dict[str, int] = {}
     for job in batch["jobs"]:
@@ -205,8 +228,11 @@ def _render_batch(batch: dict | None, e) -> str:
     return (
         f"<h2>Last batch</h2><p>{len(batch['jobs'])} job(s): {tally}. "
         f"Finished {e(_when(batch.get('finished_utc')))} UTC "
-        f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><table><thead><tr><th>job</th><th>status</th>"
-        f"<th>duration</th><th>latest complete report</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><p class='muted'>found: challengers ▼ at risk, ▲ "
+        "rewarded and ○ inconclusive at the largest α of the job's latest complete report; verdicts changed: since "
+        "the job's previous report (a link to that report's section); history: challengers at risk in each report "
+        "of the job, oldest left (hover for the date), then how many now and the number of reports.</p><table><thead><tr><th>job</th><th>status</th>"
+        f"<th>duration</th><th>latest complete report</th><th>found</th><th>verdicts changed</th><th>history</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 

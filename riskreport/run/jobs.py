@@ -7,7 +7,7 @@ import difflib
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
@@ -15,7 +15,20 @@ from riskreport.measures.params import is_system_file
 from riskreport.render.figures import check_formats
 from riskreport.run.runner import FILE_PARAMETERS, check_timeout, coerce_parameter, find_template
 
-JOB_KEYS = ("name", "template", "keep", "show_code", "timeout", "qrels", "figure_formats")
+JOB_KEYS = (
+    "name",
+    "template",
+    "keep",
+    "show_code",
+    "timeout",
+    "qrels",
+    "figure_formats",
+    "fail_on",
+    "fail_on_systems",
+    "on_change",
+    "on_change_timeout",
+)
+ON_CHANGE_TIMEOUT = 60.0  # seconds an on_change command may take by default
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,6 +54,10 @@ class Job:
     show_code: bool = False
     timeout: float | None = None  # seconds its report may take (None: the batch's `timeout`, if any)
     figure_formats: tuple[str, ...] | None = None  # formats of its figures/ files (None: PNG alone)
+    fail_on: str | None = None  # the job's risk gate: "risk" or "risk@ALPHA" (`gate.parse_gate`)
+    fail_on_systems: tuple[str, ...] = ()  # the challengers it gates (empty: all)
+    on_change: tuple[str, ...] = ()  # command run after a report whose verdicts changed, + the summary's path
+    on_change_timeout: float = ON_CHANGE_TIMEOUT
 
 
 @dataclass
@@ -53,6 +70,8 @@ class JobResult:
     duration_s: float | None = None
     report: str | None = None  # report folder: the new one, the failed one, or the latest (skipped)
     message: str = ""
+    changes: int | None = None  # verdicts changed since the job's previous report (None: no comparison)
+    gate: list[str] = field(default_factory=list)  # the risk gate's lines (`gate.offenders`)
 
 
 def load_jobs(path: str | os.PathLike) -> list[Job]:
@@ -131,6 +150,7 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
         except ParameterError as error:
             raise bad("figure_formats", str(error).removeprefix("expected: ")) from None
     qrels = merged.pop("qrels", None)
+    hooks = _hooks(merged, bad)
     timeout = merged.pop("timeout", None)
     try:
         timeout = check_timeout(timeout, "expected")
@@ -164,7 +184,40 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
             raise bad(key, str(error)) from None
     if qrels is not None:
         parameters["collection"] = _with_qrels(path, parameters.get("collection", "demo"), qrels, bad)
-    return Job(name, template, parameters, keep, show_code, timeout, figure_formats)
+    return Job(name, template, parameters, keep, show_code, timeout, figure_formats, **hooks)
+
+
+def _hooks(merged: dict, bad) -> dict:
+    """A job's `fail_on`, `fail_on_systems`, `on_change` and `on_change_timeout`, checked (removed from `merged`)."""
+    from riskreport.run.gate import parse_gate
+
+    fail_on = merged.pop("fail_on", None)
+    systems = merged.pop("fail_on_systems", [])
+    if not isinstance(systems, list) or not all(isinstance(s, str) and s for s in systems):
+        raise bad("fail_on_systems", f'expected a list of system ids, e.g. ["weak-ql"], got {systems!r}.')
+    try:
+        parse_gate(fail_on, systems, "expected")
+    except ParameterError:
+        raise bad(
+            "fail_on", f'expected "risk" (any α) or "risk@ALPHA" (one α, e.g. "risk@5"), got {fail_on!r}.'
+        ) from None
+    command = merged.pop("on_change", [])
+    if not isinstance(command, list) or not all(isinstance(c, str) and c for c in command):
+        raise bad(
+            "on_change",
+            f'expected a command as a list of strings, e.g. ["notify-send", "riskreport"], got {command!r}.',
+        )
+    limit = merged.pop("on_change_timeout", ON_CHANGE_TIMEOUT)
+    try:
+        limit = check_timeout(limit, "expected")
+    except ParameterError:
+        raise bad("on_change_timeout", f"expected a time limit in seconds, a number > 0, got {limit!r}.") from None
+    return {
+        "fail_on": fail_on,
+        "fail_on_systems": tuple(systems),
+        "on_change": tuple(command),
+        "on_change_timeout": float(limit or ON_CHANGE_TIMEOUT),
+    }
 
 
 def _with_qrels(path: Path, collection: str, qrels, bad) -> str:

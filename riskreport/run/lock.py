@@ -1,8 +1,10 @@
 """Advisory locks on the reports folder (POSIX `flock`).
 
 The kernel releases an `flock` when its holder exits, however it exits (even SIGKILL), so a
-lock is never stale. The lock file stays in place and holds a note on its current owner,
-which a waiting or refused process shows.
+lock is never stale. The lock file holds a note on its current owner, which a waiting or refused
+process shows, and is removed when its holder lets go (a file left by a killed holder is taken
+over by the next one). Removing a lock file is safe because a taker checks, once it holds the
+lock, that the path still names the file it locked, and tries again if not.
 
 A lock belongs to the process that took it alone: a forked child (a worker of a process pool)
 would otherwise share the lock's open file and keep it held after its parent died, so every
@@ -75,7 +77,11 @@ def locked(
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                if _same_file(handle, path):
+                    break
+                handle.close()  # its holder removed the file after we opened it: lock the one there now
+                handle = open(path, "a+", encoding="utf-8")
+                continue
             except BlockingIOError:
                 holder = describe_holder(path)
                 if time.monotonic() >= deadline:
@@ -102,10 +108,29 @@ def locked(
             )
             handle.flush()
         _HELD.add(handle.fileno())
+    except BaseException:
+        handle.close()
+        raise
+    try:
         yield path
     finally:
         _HELD.discard(handle.fileno())
+        try:
+            if _same_file(handle, path):
+                path.unlink()  # while still held: a waiter that opened it finds it gone and opens the new one
+        except OSError:
+            pass
         handle.close()  # closing the descriptor releases the lock
+
+
+def _same_file(handle, path: Path) -> bool:
+    """Whether `path` still names the file open as `handle`."""
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(handle.fileno())
+    return (named.st_ino, named.st_dev) == (held.st_ino, held.st_dev)
 
 
 def describe_holder(path: Path) -> str:

@@ -159,8 +159,12 @@ def prewarm(params: ReportParameters | LetorParameters, say: Progress, instances
         )
 
 
-def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
-    """The `context` parameter of a template that declares it (`report.Page`): what the kernel need not redo."""
+def _context(
+    plan: ReportPlan, work: Path, workers: int | None, previous: dict | None = None, generated_utc: str | None = None
+) -> dict:
+    """The `context` parameter of a template that declares it (`report.Page`): what the kernel need not redo,
+    the `previous` report folder to compare with (`changes.previous_of`), if any, and the report's one time
+    stamp (`generated_utc`: its folder's name, header and provenance)."""
     if CONTEXT not in plan.template.parameters:
         return {}
     return {
@@ -171,6 +175,8 @@ def _context(plan: ReportPlan, work: Path, workers: int | None) -> dict:
             "chosen": plan.record["chosen"],
             "file_digests": known_digests(plan.record["collection"]["files_sha256"]),
             "figure_formats": plan.record.get("figure_formats", list(DEFAULT_FORMATS)),
+            **({"previous": previous["folder"]} if previous else {}),
+            **({"generated_utc": generated_utc} if generated_utc else {}),
         }
     }
 

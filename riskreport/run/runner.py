@@ -9,7 +9,6 @@ complete one.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -36,9 +35,13 @@ from riskreport.io.files import (
 from riskreport.io.processes import Interrupted, deferred_signals
 from riskreport.measures.evaluation import Progress
 from riskreport.render.export import export_html, prepare
+from riskreport.run.changes import previous_of, previous_report
 from riskreport.run.execute import KERNEL_NAME, _execute, _Limit
+from riskreport.run.gate import check_gate, enforce_gate, parse_gate
 from riskreport.run.index import write_index
+from riskreport.run.params_file import write_params as _write_params
 from riskreport.run.plan import ReportPlan, _context, check_timeout, fingerprint, list_files_given, plan_report, prewarm
+from riskreport.run.summary import SUMMARY, write_summary
 from riskreport.run.templates import (
     CONTEXT,
     FILE_PARAMETERS,
@@ -96,6 +99,9 @@ def run_report(
     workers: int | None = None,
     timeout: float | None = None,
     figure_formats: str | list[str] | None = None,
+    compare_with: str | os.PathLike | None = None,
+    fail_on: str | None = None,
+    fail_on_systems: list[str] | None = None,
 ) -> Path:
     """Execute `template` on a collection and write a complete report folder; return its path.
 
@@ -109,9 +115,13 @@ def run_report(
     when it is reached the kernel is stopped and `ReportTimeoutError` names the cell that was running
     (`build_report`). `figure_formats`: the formats of the report's `figures/` files, some of png, svg and pdf
     (a list or "png,pdf"); None: PNG alone (the page embeds every figure whatever the formats).
+    `compare_with`: a report folder whose changes since the report lists ("Since …", tables/changes.csv).
+    `fail_on` ("risk", "risk@5") and `fail_on_systems`: the risk gate (`gate.parse_gate`); the report is
+    written, then `gate.RiskGateError` names each risky (challenger, baseline, α) and the folder.
     """
     started = time.time()
     timeout = check_timeout(timeout)
+    gate = parse_gate(fail_on, fail_on_systems)
     plan = plan_report(
         template,
         collection=collection,
@@ -122,7 +132,8 @@ def run_report(
         show_code=show_code,
         figure_formats=figure_formats,
     )
-    return build_report(
+    check_gate(gate, plan.params.systems, plan.params.alphas)
+    folder = build_report(
         plan,
         out=out,
         reports_dir=reports_dir,
@@ -133,7 +144,10 @@ def run_report(
         force=force,
         workers=workers,
         timeout=timeout,
+        compare_with=compare_with,
     )
+    enforce_gate(gate, folder)
+    return folder
 
 
 def job_folder(reports_dir: str | os.PathLike, job: str) -> Path:
@@ -160,6 +174,7 @@ def build_report(
     force: bool = False,
     workers: int | None = None,
     timeout: float | None = None,
+    compare_with: str | os.PathLike | None = None,
 ) -> Path:
     """Execute a planned report in a temporary folder and move it into place when complete.
 
@@ -174,17 +189,25 @@ def build_report(
     running), as a failing cell would be: `ReportTimeoutError`. An interrupt (KeyboardInterrupt,
     `processes.Interrupted`) stops the kernel, removes the build folder and is raised again with
     a line saying what was left as it was.
+
+    `compare_with`: as `run_report`'s; a batch job compares with the report its `latest` points at (params.json
+    `previous`). summary.json is written beside params.json.
     """
+    previous = previous_of(compare_with)  # a folder that is no report is refused before anything is made
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
+    generated = datetime.fromtimestamp(int(started), timezone.utc)  # the one time stamp: folder, header, footer
     tpl, params = plan.template, plan.params
+    made: list[Path] = []  # folders made for this report: removed again if an interrupt or a failure leaves them empty
     if out is not None:
         destination = plan_destination(out, force=force)
     else:
+        made = _missing(report_parent(plan, reports_dir, job))
         ensure_folder(Path(reports_dir), "--reports")
         parent = ensure_folder(report_parent(plan, reports_dir, job), "--reports")
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        destination = Destination(_unique(parent / stamp), "new", parent)
+        destination = Destination(_unique(parent / generated.strftime("%Y%m%dT%H%M%SZ")), "new", parent)
+        if previous is None and job is not None:
+            previous = previous_of(previous_report(parent), required=False)
     final = destination.final
     say(
         f"template {tpl.name}: {tpl.path} ({tpl.origin}); collection {params.collection.name}, "
@@ -196,8 +219,13 @@ def build_report(
     clock = time.perf_counter()
     try:
         prewarm(params, say, tpl.instances)
-    except KeyboardInterrupt as error:
-        raise Interrupted.of(error, _untouched(final, out is None, "stopped while the runs were evaluated")) from None
+    except BaseException as error:
+        _remove_empty(made)
+        if isinstance(error, KeyboardInterrupt):
+            raise Interrupted.of(
+                error, _untouched(final, out is None, "stopped while the runs were evaluated")
+            ) from None
+        raise
     phases["evaluate"] = time.perf_counter() - clock
     limit = None if timeout is None else _Limit(timeout, started)
 
@@ -213,7 +241,8 @@ def build_report(
         preparing.start()
         try:
             clock = time.perf_counter()
-            _execute(tpl, {**plan.effective, **_context(plan, work, workers)}, work, say, limit)
+            context = _context(plan, work, workers, previous, generated.isoformat())
+            _execute(tpl, {**plan.effective, **context}, work, say, limit)
             phases["execute"] = time.perf_counter() - clock
         except ReportExecutionError as error:
             if disk_problem(error) is None:
@@ -223,16 +252,17 @@ def build_report(
                 raise type(error)(error.reason, kept=failed) from None
             raise
         writing = work / "params.json"
-        record = _write_params(work, plan, started, status="ok", job=job)
+        record = _write_params(work, plan, started, status="ok", job=job, previous=previous)
         writing = work / "report.html"
         clock = time.perf_counter()
         preparing.join()
         _export(work, plan.record["show_code"], record)
         phases["export"] = time.perf_counter() - clock
         writing = work / "params.json"
-        _write_params(
-            work, plan, started, status="ok", job=job, files=list_files(work) + ["params.json"], phases=phases
-        )
+        files = [*list_files(work), "params.json", SUMMARY]
+        record = _write_params(work, plan, started, "ok", job, files=files, phases=phases, previous=previous)
+        writing = work / SUMMARY
+        write_summary(work, record)
         writing = final
         clash = collisions(work, destination)
         if clash:
@@ -248,6 +278,7 @@ def build_report(
                 _point_latest(final.parent / "latest", final)
     except BaseException as error:
         shutil.rmtree(work, ignore_errors=True)
+        _remove_empty(made)
         if isinstance(error, KeyboardInterrupt) and moved:
             raise Interrupted.of(
                 error, f"report {final} was complete and is in place; the index was not updated"
@@ -267,8 +298,25 @@ def build_report(
         raise
     if index:
         _index(reports_dir, say)
+    if (final / "log.txt").is_file():
+        say(f"the libraries' warnings and messages (kept off the page): {final / 'log.txt'}")
     say(f"report written in {time.time() - started:.1f} s: {final / 'report.html'}")
     return final
+
+
+def _missing(folder: Path) -> list[Path]:
+    """`folder` and those of its parents that do not exist yet, deepest first."""
+    folder = Path(folder).absolute()
+    return [f for f in [folder, *folder.parents] if not f.exists()]
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders a report made that it left empty (a first run interrupted), deepest first."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (a kept failed-* report, another run's files) or already gone
+            return
 
 
 def _untouched(final: Path, stamped: bool, detail: str) -> str:
@@ -312,37 +360,10 @@ def _index(reports_dir: str | os.PathLike, say: Progress) -> None:
         say(f"warning: the reports index in {reports_dir} was not updated: {error}")
 
 
-def _write_params(
-    work: Path,
-    plan: ReportPlan,
-    started: float,
-    status: str,
-    job: str | None,
-    error: str | None = None,
-    files: list[str] | None = None,
-    phases: dict | None = None,
-) -> dict:
-    """Write params.json; `files` lists what the report folder holds (what riskreport may replace later),
-    `phases` the seconds spent evaluating runs, executing the notebook and exporting the HTML."""
-    record = {
-        **plan.record,
-        "job": job,
-        "status": status,
-        **({"error": error} if error else {}),
-        "fingerprint": plan.fingerprint,
-        "duration_s": round(time.time() - started, 3),
-        "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        **({"files": sorted(set(files))} if files is not None else {}),
-        **({"phases_s": {k: round(v, 3) for k, v in phases.items()}} if phases else {}),
-    }
-    (work / "params.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    return record
-
-
 def _export(work: Path, show_code: bool, record: dict) -> None:
     notebook = work / "report.ipynb"
     if notebook.exists():
-        export_html(notebook, work / "report.html", show_code=show_code, provenance=record)
+        export_html(notebook, work / "report.html", show_code=show_code, provenance=record, log=work / "log.txt")
 
 
 def _unique(path: Path) -> Path:

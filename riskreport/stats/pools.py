@@ -80,7 +80,7 @@ def georisk_wide(analysis: PoolAnalysis, baseline: str, convention: str = "stand
 
 
 def _two_decimals(values: pd.Series) -> list[str]:
-    return [f"{v:+.2f}" if v == v else "–" for v in values]
+    return ["–" if v != v else "0.00" if round(v, 2) == 0 else f"{v:+.2f}" for v in values]  # never -0.00
 
 
 def tstar_wide(analysis: PoolAnalysis, convention: str = "standard") -> pd.DataFrame:

@@ -177,6 +177,29 @@ def topic_risk(
     return table
 
 
+MIN_TOPIC_DELTA = 0.05  # the practical size a topic's |Δ| needs to stand out on the page (measure units)
+
+
+def standing_out(
+    delta: np.ndarray | pd.Series, tj: np.ndarray | pd.Series, critical: float, min_delta: float = MIN_TOPIC_DELTA
+) -> np.ndarray:
+    """The page's rule for a topic that stands out (exploratory, Dinçer et al. 2014, §4), in the table and the
+    figure alike: `loss` where the challenger loses on the topic (Δ_i < 0) by at least `min_delta` and TJ_i < −t,
+    `gain` where it wins by at least `min_delta` and TJ_i > t, '' elsewhere. Standard convention.
+
+    TJ_i = (x_i − x̄)/s_x (the jackknife pseudo-value of a mean is x_i) says how far a topic lies from the
+    challenger's mean, in units of its spread, not whether it matters: a system that ties the baseline on all
+    but one topic has s_x ≈ 0, so a loss of 0.008 reaches TJ = −6.9; and a smaller gain than average of a strong
+    system has TJ < 0. Hence a practical size and the sign of Δ as well. The statistical `flag` of `topic_risk`
+    (TR_i or TJ_i beyond ±t) stays in tables/topics.csv.
+    """
+    delta, tj = np.asarray(delta, dtype=float), np.asarray(tj, dtype=float)
+    large = np.abs(delta) >= min_delta
+    return np.select(
+        [large & (delta < 0) & (tj < -critical), large & (delta > 0) & (tj > critical)], ["loss", "gain"], ""
+    )
+
+
 def _spread(x: np.ndarray) -> np.ndarray:
     """sd of x along topics (keepdims); NaN for one topic, or where x is constant up to float noise
     (the tolerance of `trisk`: SE ≤ FLOAT_NOISE · max(1, |mean|))."""

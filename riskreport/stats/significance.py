@@ -99,15 +99,15 @@ def verdicts(
 def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
     """One row per challenger and α: URisk, TRisk, the rule's adjusted p and verdict, and the agreement.
 
-    `agree`/`methods`: how many methods reach the rule's verdict; `disagree`: the others, as
-    `method: verdict` (e.g. `bca: risk`). Columns `SUMMARY_COLUMNS`.
+    `agree`/`methods`: how many methods (the rule among them) reach the rule's verdict; `disagree`: the
+    others, as `method: verdict` (e.g. `bca: risk`). Where the rule is undefined (SE = 0) no method can
+    agree with it: `agree`/`methods` then count the other methods that are inconclusive (they find no
+    difference either), and `disagree` names those that are not. Columns `SUMMARY_COLUMNS`.
     """
     rule = table[table["method"] == RULE].set_index(KEY)
     others = table[table["method"] != RULE].merge(rule["verdict"].rename("rule").reset_index(), on=KEY)
-    # an undefined t-test (SE = 0) agrees with an inconclusive method: neither finds a difference
-    others["same"] = others["verdict"].replace("undefined", "inconclusive") == others["rule"].replace(
-        "undefined", "inconclusive"
-    )
+    undefined = others["rule"] == "undefined"
+    others["same"] = others["verdict"] == others["rule"].where(~undefined, "inconclusive")
     grouped = others.groupby(KEY, sort=False)
     differing = others[~others["same"]]
     disagree = (
@@ -115,10 +115,13 @@ def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
         .groupby([differing[k] for k in KEY], sort=False)
         .agg("; ".join)
     )
-    agreement = pd.DataFrame({"agree": grouped["same"].sum().astype(int) + 1, "methods": grouped.size() + 1})
+    itself = (~grouped["rule"].first().eq("undefined")).astype(int)  # the rule counts itself when it has a verdict
+    agreement = pd.DataFrame({"agree": grouped["same"].sum().astype(int) + itself, "methods": grouped.size() + itself})
     agreement["disagree"] = disagree.reindex(agreement.index).fillna("")
     summary = rule[["statistic", "p_adjusted", "verdict"]].rename(columns={"statistic": "trisk"}).join(agreement)
-    summary[["agree", "methods"]] = summary[["agree", "methods"]].fillna(1).astype(int)
+    defined = summary["verdict"] != "undefined"
+    summary["agree"] = summary["agree"].fillna(defined.astype(int)).astype(int)
+    summary["methods"] = summary["methods"].fillna(defined.astype(int)).astype(int)
     summary["disagree"] = summary["disagree"].fillna("")
     return summary.reset_index()
 

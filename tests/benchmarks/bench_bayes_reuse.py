@@ -140,7 +140,7 @@ def report_row(out: Path, env: dict) -> dict:
     return {
         "total_s": time.time() - started,
         "waic": dict(zip(models["model"], models["waic"].round(2), strict=True)),
-        "lines": [line for line in done.stderr.splitlines() if "[bayes]" in line],
+        "lines": [line for line in done.stderr.splitlines() if "riskreport: bayes: " in line],
     }
 
 

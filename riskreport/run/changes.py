@@ -1,0 +1,136 @@
+"""Changes since a previous report, on disk: the tables a comparison needs, read from a report folder
+(`saved_side`) or taken from an `Analysis` (`analysis_side`), and `compare` (`stats.changes.changes_table`).
+
+The previous report of a batch job is what its `latest` link pointed at when the job started
+(`previous_report`); `riskreport run --compare-with FOLDER` names one; `Analysis.compare(other)` takes a
+folder or another `Analysis`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from riskreport.errors import InputFormatError
+from riskreport.stats.changes import Changes, changes_table, count_changes, rule_summary
+
+
+@dataclass(frozen=True)
+class Side:
+    """One report of a comparison: its rule verdicts (`stats.changes.rule_summary`), effectiveness table,
+    input file hashes, effective parameters, name and finish time."""
+
+    verdicts: pd.DataFrame
+    effectiveness: pd.DataFrame | None
+    files: dict[str, str]
+    parameters: dict
+    name: str
+    finished: str | None = None
+
+
+def compare(before: Side, after: Side) -> Changes:
+    """What changed from `before` to `after`."""
+    table = changes_table(
+        before.verdicts,
+        after.verdicts,
+        before.effectiveness,
+        after.effectiveness,
+        before.files,
+        after.files,
+        _common(before.parameters, after.parameters),
+        _common(after.parameters, before.parameters),
+    )
+    return Changes(table, before.name, before.finished, count_changes(table))
+
+
+def _common(parameters: dict, other: dict) -> dict:
+    """The parameters both reports record (a template's new parameter is not a change of this report)."""
+    return {k: v for k, v in parameters.items() if k in other}
+
+
+def saved_side(folder: str | os.PathLike) -> Side:
+    """A report folder (by `riskreport run`, a batch or `Analysis.save`) as one side of a comparison; a folder
+    that is not a complete risk report raises `InputFormatError` naming the file and what was expected."""
+    from riskreport.run.analysis_files import read_table
+
+    folder = Path(folder)
+    params = folder / "params.json"
+    try:
+        record = json.loads(params.read_text(encoding="utf-8"))
+        if not isinstance(record, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as error:
+        raise InputFormatError(
+            params, f"no report to compare with ({type(error).__name__}: {error})", expected="a report folder"
+        ) from None
+    tables = folder / "tables"
+    verdicts = tables / "verdicts.csv"
+    if not verdicts.is_file():
+        raise InputFormatError(
+            verdicts,
+            "missing: only a risk_report report can be compared with",
+            expected="the tables/verdicts.csv of a risk_report report",
+        )
+    risk = read_table(tables / "risk.csv") if (tables / "risk.csv").is_file() else pd.DataFrame(columns=["alpha"])
+    effectiveness = tables / "effectiveness.csv"
+    return Side(
+        rule_summary(read_table(verdicts), risk),
+        read_table(effectiveness) if effectiveness.is_file() else None,
+        dict((record.get("collection") or {}).get("files_sha256") or {}),
+        dict(record.get("parameters") or {}),
+        _name(folder, record),
+        record.get("finished_utc"),
+    )
+
+
+def analysis_side(analysis) -> Side:
+    """An `Analysis` (computed or loaded) as one side of a comparison."""
+    from riskreport.io.provenance import file_hashes
+
+    record = analysis.record or {}
+    files = (record.get("collection") or {}).get("files_sha256")
+    if files is None:
+        files = file_hashes(analysis.params.collection.files())
+    name = _name(analysis.folder, record) if analysis.folder is not None else "the other analysis"
+    return Side(
+        rule_summary(analysis.table("verdicts"), analysis.table("risk")),
+        analysis.table("effectiveness"),
+        dict(files),
+        dict(record.get("parameters") or analysis.parameters),
+        name,
+        record.get("finished_utc"),
+    )
+
+
+def _name(folder: Path, record: dict) -> str:
+    """How the section names a report: `job <name>, report <stamp>` or its folder."""
+    return f"job {record['job']}, report {folder.name}" if record.get("job") else str(folder)
+
+
+def previous_report(parent: Path) -> Path | None:
+    """The complete report `latest` in `parent` points at (a batch job's previous report), if any."""
+    latest = parent / "latest"
+    try:
+        record = json.loads((latest / "params.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return latest.resolve() if isinstance(record, dict) and record.get("status") == "ok" else None
+
+
+def previous_of(folder: str | os.PathLike | None, required: bool = True) -> dict | None:
+    """What params.json records of the report compared with (`folder`, `name`, `finished_utc`), checked: a folder
+    that is not a complete risk report raises `InputFormatError` before anything runs (None: no comparison);
+    not `required` (a batch job's previous report, which may be of a template without verdicts): None then."""
+    if folder is None:
+        return None
+    try:
+        side = saved_side(folder)
+    except InputFormatError:
+        if required:
+            raise
+        return None
+    return {"folder": str(Path(folder).resolve()), "name": side.name, "finished_utc": side.finished}

@@ -1,0 +1,240 @@
+"""Changes between two reports (`stats.changes`), the risk gate (`run.gate`), JUnit XML (`run.junit`) and the
+index's findings (`run.index_jobs`): pure functions on hand-made tables and summaries, no report is run."""
+
+import doctest
+import json
+
+import pandas as pd
+import pytest
+from conftest import write_job_reports
+
+from riskreport.errors import ParameterError, UnknownNameError
+from riskreport.run.gate import Gate, check_gate, offenders, parse_gate
+from riskreport.run.index import write_index
+from riskreport.run.index_jobs import HISTORY
+from riskreport.run.junit import write_junit
+from riskreport.stats import changes
+from riskreport.stats.changes import CHANGE_COLUMNS, changes_table, count_changes, rule_summary
+
+
+def rule(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["system", "baseline", "alpha", "urisk", "trisk", "verdict"])
+
+
+BEFORE = rule(
+    [
+        ("a", "b", 0, 0.01, 0.5, "inconclusive"),
+        ("a", "b", 5, -0.02, -1.0, "inconclusive"),
+        ("c", "b", 0, 0.10, 4.0, "reward"),
+        ("c", "b", 5, 0.05, 2.5, "reward"),
+        ("gone", "b", 0, 0.0, 0.1, "inconclusive"),
+    ]
+)
+AFTER = rule(
+    [
+        ("a", "b", 0.0, -0.05, -2.9, "risk"),
+        ("a", "b", 5.0, -0.30, -3.5, "risk"),
+        ("c", "b", 0.0, 0.10, 4.1, "reward"),
+        ("c", "b", 5.0, 0.01, 0.9, "inconclusive"),
+        ("new", "b", 0.0, 0.0, 0.2, "inconclusive"),
+    ]
+)
+
+
+def effectiveness(means: dict) -> pd.DataFrame:
+    return pd.DataFrame({"system": list(means), "mean": list(means.values()), "sd": 0.2, "n_topics": 25})
+
+
+def test_module_example_runs():
+    assert doctest.testmod(changes, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def test_changed_verdicts_systems_files_parameters_and_means_one_row_each_in_order():
+    table = changes_table(
+        BEFORE,
+        AFTER,
+        effectiveness({"a": 0.50, "b": 0.45, "c": 0.60, "gone": 0.4}),
+        effectiveness({"a": 0.45, "b": 0.45, "c": 0.59, "new": 0.4}),  # a moved by 0.05 > SE 0.04; c by 0.01
+        {"/x/runs/a.run": "1" * 64, "/x/qrels": "2" * 64},
+        {"/x/runs/a.run": "3" * 64, "/x/qrels": "2" * 64},
+        {"measure": "P@10", "sig_level": 0.05, "context": {"x": 1}},
+        {"measure": "P@10", "sig_level": 0.01, "context": {"x": 2}},
+    )
+    assert list(table.columns) == CHANGE_COLUMNS
+    assert table["change"].tolist() == [
+        "input",
+        "parameter",
+        "system added",
+        "system removed",
+        "verdict",
+        "verdict",
+        "verdict",
+        "effectiveness",
+    ]
+    assert table.loc[0, ["name", "before", "after"]].tolist() == ["a.run", "1" * 12, "3" * 12]
+    assert table.loc[1, ["name", "before", "after"]].tolist() == ["sig_level", "0.05", "0.01"]
+    assert table.loc[2, "system"] == "new" and table.loc[3, "system"] == "gone"
+    verdicts = table[table["change"] == "verdict"]
+    assert list(verdicts[["system", "alpha", "before", "after"]].itertuples(index=False, name=None)) == [
+        ("a", 0.0, "inconclusive", "risk"),
+        ("a", 5.0, "inconclusive", "risk"),
+        ("c", 5.0, "reward", "inconclusive"),
+    ]
+    first = verdicts.iloc[0]
+    assert (first.urisk_before, first.urisk_after, first.trisk_before, first.trisk_after) == (0.01, -0.05, 0.5, -2.9)
+    moved = table.iloc[-1]
+    assert moved.system == "a" and (moved.mean_before, moved.mean_after) == (0.5, 0.45)
+    assert moved.se == pytest.approx(0.2 / 5)
+    assert count_changes(table) == {
+        "input": 1,
+        "parameter": 1,
+        "system added": 1,
+        "system removed": 1,
+        "verdict": 3,
+        "effectiveness": 1,
+    }
+
+
+def test_nothing_changed_is_an_empty_table_and_moved_files_compare_by_name():
+    same = changes_table(
+        BEFORE,
+        BEFORE.assign(alpha=BEFORE["alpha"].astype(float)),
+        files_before={"/old/a.run": "1"},
+        files_after={"/new/a.run": "1"},
+    )
+    assert same.empty and list(same.columns) == CHANGE_COLUMNS and count_changes(same) == {}
+
+
+def test_rule_summary_takes_the_rules_rows_and_urisk():
+    verdicts = pd.DataFrame(
+        {
+            "system": ["a", "a"],
+            "baseline": ["b", "b"],
+            "alpha": [1, 1],
+            "method": ["t", "sign"],
+            "statistic": [-3.0, 2.0],
+            "verdict": ["risk", "inconclusive"],
+        }
+    )
+    risk = pd.DataFrame({"system": ["a"], "baseline": ["b"], "alpha": [1.0], "urisk": [-0.2]})
+    assert rule_summary(verdicts, risk).to_dict("records") == [
+        {"system": "a", "baseline": "b", "alpha": 1.0, "urisk": -0.2, "trisk": -3.0, "verdict": "risk"}
+    ]
+
+
+SUMMARY = {
+    "verdicts": [
+        {
+            "system": "weak",
+            "baseline": "b",
+            "alpha": 0.0,
+            "verdict": "risk",
+            "urisk": -0.1,
+            "trisk": -4.0,
+            "p_adjusted": 0.001,
+        },
+        {
+            "system": "weak",
+            "baseline": "b",
+            "alpha": 5.0,
+            "verdict": "risk",
+            "urisk": -0.5,
+            "trisk": -3.0,
+            "p_adjusted": 0.01,
+        },
+        {
+            "system": "ok",
+            "baseline": "b",
+            "alpha": 5.0,
+            "verdict": "inconclusive",
+            "urisk": 0.0,
+            "trisk": None,
+            "p_adjusted": None,
+        },
+        {
+            "system": "odd",
+            "baseline": "b",
+            "alpha": 5.0,
+            "verdict": "risk",
+            "urisk": -0.2,
+            "trisk": -2.5,
+            "p_adjusted": 0.04,
+        },
+    ]
+}
+
+
+def test_gate_lines_name_each_offending_challenger_baseline_and_alpha():
+    assert parse_gate(None) is None and parse_gate("risk") == Gate()
+    assert parse_gate("risk@5", ["weak"]) == Gate(5.0, ("weak",)) and parse_gate(None, ["weak"]) == Gate(
+        None, ("weak",)
+    )
+    lines = offenders(Gate(), SUMMARY)
+    assert len(lines) == 3 and lines[0].startswith("risk: weak is significantly riskier than b at α = 0 (URisk -0.1")
+    assert [line.split(" is ")[0] for line in offenders(Gate(5.0), SUMMARY)] == ["risk: weak", "risk: odd"]
+    assert offenders(Gate(None, ("ok",)), SUMMARY) == [] and offenders(Gate(), None) == []
+
+
+@pytest.mark.parametrize("text", ["reward", "risk@", "risk@x", "risk@-1", "risk@inf"])
+def test_a_bad_gate_is_a_clear_error(text):
+    with pytest.raises(ParameterError, match="expected risk"):
+        parse_gate(text)
+
+
+def test_a_gate_on_an_unknown_system_or_alpha_is_refused_before_the_report_runs():
+    with pytest.raises(UnknownNameError, match="Did you mean 'weak'"):
+        check_gate(Gate(systems=("waek",)), ["weak", "ok"], [0, 5])
+    with pytest.raises(ParameterError, match="not in the report's grid"):
+        check_gate(Gate(alpha=2.0), ["weak"], [0, 5])
+
+
+def test_junit_has_one_case_per_verdict_failed_when_risk(tmp_path):
+    junitparser = pytest.importorskip("junitparser")
+    path = write_junit(tmp_path / "ci" / "risk.xml", [("nightly", SUMMARY, "/r/1"), ("empty", None, "/r/2")])
+    suites = list(junitparser.JUnitXml.fromfile(str(path)))
+    assert [s.name for s in suites] == ["nightly", "empty"] and suites[1].tests == 0
+    cases = list(suites[0])
+    assert [c.name for c in cases] == ["weak at α=0", "weak at α=5", "ok at α=5", "odd at α=5"]
+    assert [bool(c.result) for c in cases] == [True, True, False, True]
+    assert cases[0].classname == "riskreport.nightly.b" and suites[0].failures == 3
+
+
+def test_index_shows_findings_changes_and_history_of_many_jobs(tmp_path):
+    """50 jobs x 100 reports (written by hand): one row per job with its headline, its changed verdicts linked to
+    the report's section and a history figure of at most HISTORY bars; the list of every report is folded."""
+    jobs, reports = 50, 100
+    write_job_reports(tmp_path, jobs, reports)
+    page = write_index(tmp_path).read_text()
+    assert page.count("<svg class='history'") == jobs and page.count("<rect ") == jobs * min(reports, HISTORY)
+    assert "<details><summary>All reports (5000), newest first</summary>" in page
+    assert "jobs/job-07/20260099T000000Z/report.html#since" not in page  # 99 % 3 == 0: 'none', not a link
+    assert "href='jobs/job-07/20260098T000000Z/report.html#since'>2 changed</a>" in page
+    assert "1 ▲ reward</span> · 2 ○" in page
+
+
+def test_the_since_section_lists_changed_verdicts_says_when_nothing_changed_and_escapes_names():
+    from riskreport.render.changes import since_section
+    from riskreport.render.export import add_contents
+    from riskreport.stats.changes import Changes
+
+    assert since_section(None)._repr_html_() == ""
+    nothing = since_section(Changes(changes_table(BEFORE, BEFORE), "job n, report 1", "2026-01-01T02:00:00+00:00"))
+    assert "Nothing changed since the previous report" in nothing._repr_html_()
+    assert "Since job n, report 1, finished 2026-01-01 02:00:00 UTC" in nothing._repr_html_()
+    named = AFTER.assign(system=AFTER["system"].replace("a", "<img src=x onerror=alert(1)>"))
+    table = changes_table(BEFORE.assign(system=named["system"]), named)
+    page = since_section(Changes(table, "<b>old</b>", None, count_changes(table)), "minus")._repr_html_()
+    assert "<img" not in page and "<b>old" not in page and "&lt;img src=x" in page
+    assert "3 verdict(s) changed" in page and "inconclusive → ▼ risk" in page and "▲ reward → inconclusive" in page
+    assert "URisk before (minus)" in page
+    contents = add_contents(f'<h1>T</h1><div class="rr-toc-slot"></div>{page}')
+    assert '<li><a href="#since">Since &lt;b&gt;old&lt;/b&gt;</a></li>' in contents
+
+
+def test_a_gate_on_a_report_without_verdicts_is_an_error_not_a_pass(tmp_path):
+    from riskreport.run.gate import enforce_gate
+
+    (tmp_path / "summary.json").write_text(json.dumps({"schema_version": 1, "verdicts": [], "headline": None}))
+    with pytest.raises(ParameterError, match="has no verdicts to gate"):
+        enforce_gate(Gate(), tmp_path)
+    enforce_gate(None, tmp_path)  # no gate: nothing to say
