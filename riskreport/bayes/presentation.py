@@ -112,7 +112,7 @@ def reading_points(convention: str = "standard") -> list[str]:
     ]
 
 
-def dominance_display(dominance: pd.DataFrame, names: int = 8) -> pd.DataFrame:
+def dominance_display(dominance: pd.DataFrame, names: int = 5) -> pd.DataFrame:
     """Dominance pairs grouped for the page: per model and system, the systems whose interval lies wholly below its
     own, at most `names` of them named (a row of a campaign's 100 names is a screen; every pair is in the CSV)."""
     if dominance.empty:
