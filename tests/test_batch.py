@@ -325,3 +325,14 @@ def test_a_file_parameter_is_read_relative_to_the_jobs_file(tiny_collection, tmp
     (folder / "jobs.toml").write_text(f'[[job]]\nname = "x"\ncollection = "{tiny_collection}"\npool = "gone.txt"\n')
     with pytest.raises(JobFileError, match="key 'pool'.*gone.txt"):
         load_jobs(folder / "jobs.toml")
+
+
+def test_a_bayesian_job_sends_its_chains_to_dask_with_two_keys(tmp_path):
+    path = write_jobs(
+        tmp_path / "jobs.toml",
+        '[[job]]\nname = "b"\ntemplate = "bayesian_risk"\nchains = 8\nbayes_executor = "dask"\n'
+        'scheduler = "tcp://10.0.0.5:8786"\n',
+    )
+    (job,) = load_jobs(path)
+    assert job.parameters["bayes_executor"] == "dask" and job.parameters["scheduler"] == "tcp://10.0.0.5:8786"
+    assert job.parameters["chains"] == 8

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from riskreport.bayes.brisk import adjusted_data, brisk_table
+from riskreport.bayes.chains import check_executor
 from riskreport.bayes.fit_progress import FitProgress, stderr_progress
 from riskreport.bayes.fits import BayesFit
 from riskreport.bayes.measures import compare_table, dominance_pairs, effects_rbo, model_table, system_effects
@@ -85,6 +86,8 @@ def bayesian_risk(
     seed: int = 2026,
     cache_dir=None,
     rank_gains: pd.DataFrame | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
     progress: Progress | None = stderr_progress,
 ) -> BayesianRisk:
     """Fit the models of the thesis 'Inferential Risk Measures' (Ch. 4–5; docs/measures/bayesian.md) on the pool `matrix` (systems × topics) and derive every table of the report.
@@ -93,10 +96,13 @@ def bayesian_risk(
     BHM-`family` on the Eq. 4.5-adjusted scores at each α; PPDRisk⁻ uses `ppd_model` (fitted once,
     reused if compared). With `rank_gains` (tidy `system, topic, rank, score` of the pool's systems)
     BHM-ZOiB-Rank is fitted too: its system effects join the others (`fits["zoib_rank"]`); it models
-    other data, so it is not in the WAIC/LOO comparison.
+    other data, so it is not in the WAIC/LOO comparison. `executor="dask"` samples every fit's chains on the
+    Dask cluster at `scheduler` (the same draws as in this process: `dask_chains`).
     """
     models, family, ppd_model, level = check_options(models, family, ppd_model, level)
+    check_executor(executor, scheduler)
     options = dict(target_ess=target_ess, max_draws=max_draws, chains=chains, seed=seed, cache_dir=cache_dir)
+    options.update(executor=executor, scheduler=scheduler)
     if baseline not in matrix.index:
         raise ParameterError(f"The baseline {baseline!r} is not in the model's pool of systems.")
     challengers = [s for s in (challengers or list(matrix.index)) if s != baseline]

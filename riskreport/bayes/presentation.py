@@ -112,12 +112,18 @@ def reading_points(convention: str = "standard") -> list[str]:
     ]
 
 
-def dominance_display(dominance: pd.DataFrame) -> pd.DataFrame:
-    """Dominance pairs grouped for the page: per model and system, the systems whose interval lies wholly below its own."""
+def dominance_display(dominance: pd.DataFrame, names: int = 5) -> pd.DataFrame:
+    """Dominance pairs grouped for the page: per model and system, the systems whose interval lies wholly below its
+    own, at most `names` of them named (a row of a campaign's 100 names is a screen; every pair is in the CSV)."""
     if dominance.empty:
         return pd.DataFrame(columns=["model", "system", "dominates", "systems dominated"])
     grouped = dominance.groupby(["model", "better"], sort=False)["worse"]
-    table = pd.DataFrame({"dominates": grouped.size(), "systems dominated": grouped.agg(", ".join)}).reset_index()
+
+    def listed(worse: pd.Series) -> str:
+        more = len(worse) - names
+        return ", ".join(worse.iloc[:names]) + (f", … and {more} more (tables/bayes_dominance.csv)" if more > 0 else "")
+
+    table = pd.DataFrame({"dominates": grouped.size(), "systems dominated": grouped.agg(listed)}).reset_index()
     table = table.rename(columns={"better": "system"})
     table["model"] = table["model"].map(LABELS)
     return table.sort_values(["model", "dominates"], ascending=[True, False], kind="stable").reset_index(drop=True)
@@ -219,3 +225,52 @@ def data_overview(
         ("scores outside [0, 1]", int(((values < 0) | (values > 1)).sum())),
     ]
     return pd.DataFrame(rows, columns=["item", "value"]).astype({"value": str})
+
+
+RULES = ("PPDRisk⁻", "overlap", "draw-wise")  # the verdicts of the Bayesian verdict matrix (BRisk⁻: two rules)
+
+
+def verdict_summary(ppdrisk: pd.DataFrame, brisk: pd.DataFrame) -> pd.DataFrame:
+    """The report's verdicts per challenger and α in the frequentist verdict matrix's shape (`render.tables`):
+    `verdict` and `urisk` are PPDRisk⁻'s (verdict and median of −PPDRisk⁻), `agree` of `methods` the rules
+    (PPDRisk⁻, BRisk⁻ overlap, BRisk⁻ draw-wise) with that verdict, `disagree` the others.
+
+    Rows: systems a verdict flags (any rule, any α: risk or reward) first, riskiest first, then the others.
+    `attrs["flagged"]` says how many systems that is, `attrs["risk"]` and `attrs["reward"]` name those a rule
+    flags so (riskiest first: a page names each of them without a click) and `attrs["failed"]` which fits
+    failed their checks (a fit is per model and α, not per system: said once).
+    """
+    both = ppdrisk.merge(
+        brisk[["system", "alpha", "verdict_overlap", "verdict_difference", "diagnostics"]],
+        on=["system", "alpha"],
+        how="left",
+        suffixes=("", "_brisk"),
+    )
+    rules = both[["verdict", "verdict_overlap", "verdict_difference"]].fillna("inconclusive").to_numpy()
+    disagree = ["; ".join(f"{rule}: {v}" for rule, v in zip(RULES[1:], row[1:]) if v != row[0]) for row in rules]
+    summary = pd.DataFrame(
+        {
+            "system": both["system"],
+            "alpha": both["alpha"],
+            "verdict": rules[:, 0],
+            "urisk": both["ppd_urisk_median"],
+            "agree": (rules == rules[:, :1]).sum(axis=1),
+            "methods": len(RULES),
+            "disagree": disagree,
+        }
+    )
+    flagged = set(summary.loc[(rules != "inconclusive").any(axis=1), "system"])
+    order = [s for s in riskiest_first(ppdrisk, "ppd_urisk_median") if s in flagged]
+    order += [s for s in riskiest_first(ppdrisk, "ppd_urisk_median") if s not in flagged]
+    rank = {system: k for k, system in enumerate(order)}
+    summary = summary.sort_values(["system", "alpha"], key=lambda c: c.map(rank) if c.name == "system" else c)
+    summary = summary.reset_index(drop=True)
+    summary.attrs["flagged"] = len(flagged)
+    for kind in ("risk", "reward"):  # who any rule flags so at some α, riskiest first
+        marked = set(both.loc[(rules == kind).any(axis=1), "system"])  # `both` is in the order of `rules`
+        summary.attrs[kind] = [s for s in order if s in marked]
+    bad_brisk = sorted(set(both.loc[both["diagnostics_brisk"].fillna("ok") != "ok", "alpha"]))
+    summary.attrs["failed"] = (["PPDRisk⁻'s fit"] if (both["diagnostics"] != "ok").any() else []) + (
+        [f"BRisk⁻'s at α = {', '.join(f'{a:g}' for a in bad_brisk)}"] if bad_brisk else []
+    )
+    return summary

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from riskreport.bayes.chains import LocalChains, check_executor
 from riskreport.bayes.compiled import compiled_model
 from riskreport.bayes.diagnostics import diagnose, information_criteria
 from riskreport.bayes.fit_progress import stderr_progress
@@ -44,7 +45,9 @@ class FitOptions:
     draws in all (post warm-up, all chains); `chains`, `tune` (warm-up iterations per chain), `seed`;
     `target_accept`: brms's `adapt_delta` (the thesis used 0.9); `criteria=False` skips WAIC/PSIS-LOO
     (BRisk⁻ fits); `cache_dir`: the draws cache (default `$RISKREPORT_CACHE/bayes`), `use_cache=False`
-    neither reads nor writes it.
+    neither reads nor writes it. `executor="dask"` samples the chains on the Dask cluster at `scheduler`
+    (`dask_chains`); the draws are the same as `executor="local"` (this process) gives, so neither is in the
+    draws' cache key.
     """
 
     target_ess: int = 10_000
@@ -56,6 +59,8 @@ class FitOptions:
     criteria: bool = True
     cache_dir: str | Path | None = None
     use_cache: bool = True
+    executor: str = "local"
+    scheduler: str | None = None
 
     @classmethod
     def of(cls, options: FitOptions | None = None, **changes) -> FitOptions:
@@ -89,7 +94,8 @@ def fit(
     """Fit `model` (see `models.MODELS`) to `data` until every system effect has bulk and tail ESS ≥ `target_ess`.
 
     `options` and the keywords `changes` are `FitOptions` (target_ess=10_000, max_draws=72_000,
-    chains=4, tune=1000, seed=2026, target_accept=0.9, criteria=True, cache_dir=None, use_cache=True).
+    chains=4, tune=1000, seed=2026, target_accept=0.9, criteria=True, cache_dir=None, use_cache=True,
+    executor="local", scheduler=None).
     Seeded: the same inputs give the same draws. Progress goes to `progress` (stderr by default;
     None: silent).
 
@@ -100,6 +106,7 @@ def fit(
     options = FitOptions.of(options, **changes)
     check_model(model)
     check_support(model, data.y)
+    check_executor(options.executor, options.scheduler)
     settings = options.settings()
     if model == "zoib_rank" and data.rank is None:
         raise ParameterError("BHM-ZOiB-Rank needs per-rank gains: a scores table with a `rank` column.")
@@ -112,7 +119,7 @@ def fit(
             return _finished(progress, from_cache(hit, model, data, key))
     started = time.time()
     draws, batches, divergences = _sample_to_target(
-        model, data, priors, settings, say, cache.compiled if cache is not None else None
+        model, data, priors, settings, say, cache.compiled if cache is not None else None, options
     )
     sampled = time.time()
     diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", options.target_ess, divergences)
@@ -167,7 +174,7 @@ def prepare(model: str, data: BayesData, options: FitOptions | None = None, **ch
     model compiled (the compile of one fit overlaps the sampling of another)."""
     options = FitOptions.of(options, **changes)
     priors, _, key, cache = _entry(model, data, options.settings(), options)
-    if cache is not None and cache.has(key):
+    if (cache is not None and cache.has(key)) or options.executor != "local":  # on Dask the workers compile
         return False
     centred = layout(model, data)[0]
     compiled_model(model, data, priors, lambda message: None, centred, cache.compiled if cache is not None else None)
@@ -196,7 +203,7 @@ def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) 
         "tune": int(tune),
         "seed": int(seed),
         "target_accept": float(target_accept),
-        "sampler": "nutpie (NUTS), numba backend",
+        "sampler": "nutpie (NUTS), numba backend, one run per chain seeded by (seed, batch, chain)",
         "initial_efficiency": INITIAL_EFFICIENCY,
         "stopping": f"first checkpoint that meets the target, every 1/{CHECKS_PER_TARGET} of it",
         "low_rank_below": LOW_RANK_BELOW,
@@ -226,7 +233,7 @@ def layout(model: str, data: BayesData) -> tuple[tuple[bool, bool], bool, float]
     return (kappa_sys > CENTRE_ABOVE, kappa_top > CENTRE_ABOVE), strong, correlation
 
 
-def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
+def _sample_to_target(model, data, priors, settings, say, compiled_dir, options: FitOptions):
     centred, low_rank, correlation = layout(model, data)
     if low_rank:
         say(
@@ -234,5 +241,18 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
             f"(> {LOW_RANK_ABOVE}): low-rank mass matrix from the first batch"
             + "".join(f", centred {group} effects" for group, c in zip(("system", "topic"), centred) if c)
         )
+    return sample_until(
+        _starter(model, data, priors, say, centred, compiled_dir, options), model, centred, low_rank, settings, say
+    )
+
+
+def _starter(model, data, priors, say, centred, compiled_dir, options: FitOptions):
+    """What starts a batch's chains: nutpie runs in this process, or actors on the Dask cluster."""
+    if options.executor == "dask":
+        from riskreport.bayes.dask_chains import DaskChains
+
+        job = (model, data, priors, centred, str(compiled_dir) if compiled_dir is not None else None)
+        say(f"{LABELS[model]}: sampling the chains on the Dask cluster at {options.scheduler}")
+        return lambda specs: DaskChains(str(options.scheduler), job, specs)
     compiled = compiled_model(model, data, priors, say, centred, compiled_dir)
-    return sample_until(compiled, model, centred, low_rank, settings, say)
+    return lambda specs: LocalChains(compiled, specs)

@@ -1,12 +1,12 @@
 """Sampling until the ESS target holds: NUTS runs in the background and stops at the first checkpoint that meets it.
 
-A batch starts nutpie with room for every draw `max_draws` still allows and all chains running at
-once. At fixed draw counts per chain (the checkpoints: the first at half the target's draws, then
+A batch starts its chains, each a nutpie run of its own (`chains`: in this process, or on a Dask
+cluster, `dask_chains`), with room for every draw `max_draws` still allows and all running at once. At fixed draw counts per chain (the checkpoints: the first at half the target's draws, then
 every `check_every` draws) the first `c` draws of every chain are checked: when every system effect
 has bulk and tail ESS ≥ the target and every parameter R̂ < 1.01 (the report's checks; divergences
 do not go away with more draws), the sampler is stopped and exactly those draws are kept. A
-chain's draws do not depend on how many draws were asked for or on when it was looked at (nutpie
-seeds each chain), so the kept draws are the same in every run with the same seed: stopping by
+chain's draws do not depend on how many draws were asked for, on when it was looked at or where
+it ran (each run is seeded by the fit's seed, the batch and the chain: `chains.chain_seed`), so the kept draws are the same in every run with the same seed: stopping by
 measurement keeps fits reproducible and cacheable. A batch that mixes poorly (ESS per draw below
 `LOW_RANK_BELOW` at the checkpoint where the first guess of the draws needed is reached) is stopped
 and continued by a batch with a low-rank mass matrix, as before.
@@ -19,8 +19,10 @@ import time
 
 import numpy as np
 
+from riskreport.bayes.chains import chain_specs
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
+from riskreport.bayes.fit_progress import RUNNING, running_line, time_left
 from riskreport.bayes.fits import with_effects
 from riskreport.bayes.models import LABELS, free_variables
 
@@ -55,8 +57,8 @@ def checkpoints(first: int, step: int, last: int) -> list[int]:
     return sorted(set(range(first, last, step)) | {last})
 
 
-def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, say):
-    """(draws, batches, divergences): sample `compiled` until every system effect reaches `settings["target_ess"]`
+def sample_until(start, model: str, centred, low_rank: bool, settings: dict, say):
+    """(draws, batches, divergences): sample the chains `start(specs)` starts until every system effect reaches `settings["target_ess"]`
     or `max_draws` is used; each batch is stopped at its first checkpoint that meets the target."""
     chains, target = settings["chains"], settings["target_ess"]
     effects = "b" if model.startswith("paired") else "r_sys"
@@ -77,7 +79,7 @@ def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, 
         first = max(1, math.ceil(target / chains / 2) - done)  # an ESS above twice the draws is never met in practice
         switch_at = None if low_rank else guess - done
         outcome = _batch(
-            compiled,
+            start,
             settings,
             len(batches),
             room - done,
@@ -125,31 +127,13 @@ def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, 
         return draws, batches, divergences
 
 
-def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, say, points, switch_at):
+def _batch(start, settings, batch, length, low_rank, names, parts, effects, say, points, switch_at):
     """Run one batch of at most `length` draws per chain; (kept draws, all draws so far, divergences, bulk ESS,
-    tail ESS, seconds, switch)."""
-    import nutpie
-
-    chains, target = settings["chains"], settings["target_ess"]
+    tail ESS, seconds, switch). `start(specs)` starts the chains (`chains.LocalChains`, `dask_chains.DaskChains`)."""
+    target = settings["target_ess"]
     started = time.time()
-    run = _Run(
-        say,
-        settings["tune"],
-        nutpie.sample(
-            compiled,
-            draws=length,
-            tune=settings["tune"],
-            chains=chains,
-            cores=chains,  # every chain advances at once (with fewer threads, later chains start when earlier ones end)
-            seed=settings["seed"] + 7919 * batch,
-            save_warmup=False,
-            progress_bar=False,
-            target_accept=settings["target_accept"],
-            low_rank_modified_mass_matrix=low_rank,
-            blocking=False,
-            return_raw_trace=True,  # read as Arrow: a copy of the trace as ArviZ data costs seconds per look
-        ),
-    )
+    run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)))
+    looks: list[tuple[float, float]] = []  # (seconds, min ESS) at each checkpoint: the time left
     try:
         for c in points:
             kept, diverging = run.first(c, names)
@@ -159,22 +143,24 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
             bulk, tail = _min_ess(draws[effects])
             reached, total = min(bulk, tail), draws["b"].size
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
-            if (reached >= target and max_rhat(draws) < RHAT_MAX) or c == points[-1] or switch:
+            rhat = max_rhat(draws) if reached >= target else None
+            if (rhat is not None and rhat < RHAT_MAX) or c == points[-1] or switch:
                 return kept, draws, diverging, bulk, tail, time.time() - started, switch
-            run.tell(
-                f"… {total:,} draws so far, min ESS bulk {bulk:,.0f} / tail {tail:,.0f} of {target:,} "
-                f"({time.time() - started:.0f} s)"
-            )
+            if not looks and not parts and run.seen is not None:  # ESS 0 when the slowest chain's draws began
+                looks.append((run.seen[0] - started, 0.0))
+            looks.append((time.time() - started, reached))
+            run.tell(running_line(total, bulk, tail, target, looks[-1][0], time_left(looks, target), rhat))
         raise AssertionError("unreachable: the last checkpoint always returns")
     finally:
         run.stop()
 
 
 class _Run:
-    """A background nutpie run, looked at through its raw Arrow trace (one record batch per chain)."""
+    """The background nutpie runs of a batch's chains, looked at through their raw Arrow traces (a record batch
+    per chain): `chains.LocalChains` or `dask_chains.DaskChains`."""
 
-    def __init__(self, say, tune: int, sampler):
-        self.say, self.tune, self.sampler, self.final = say, tune, sampler, None
+    def __init__(self, say, tune: int, chains):
+        self.say, self.tune, self.chains = say, tune, chains
         self.seen: tuple[float, int] | None = None  # (time, draws of the slowest chain) at the first look with draws
         self.said = time.time()
 
@@ -195,18 +181,16 @@ class _Run:
         """The trace's (draws, stats) batches and warm-up lengths per chain once every chain has at least `c`
         post-warm-up draws (or the run ended)."""
         while True:
-            if self.final is None and _finished(self.sampler):
-                self.final = self.sampler.wait().get_arrow_trace()  # a finished trace can be taken once
-            draws, stats = self.final if self.final is not None else self.sampler.inspect().get_arrow_trace()
+            draws, stats, ended = self.chains.trace()
             tuned = [int(np.asarray(stat.column("tuning").to_numpy()).sum()) for stat in stats]
             least = min(stat.num_rows - t for stat, t in zip(stats, tuned))
-            if least >= c or self.final is not None:
+            if least >= c or ended:
                 return draws, stats, tuned
             warming = min(stat.num_rows for stat in stats)
             self.tell(
-                f"… warm-up: {warming:,} of {self.tune:,} iterations per chain"
+                f"{RUNNING}warm-up: {warming:,} of {self.tune:,} iterations per chain"
                 if least == 0 and warming < self.tune
-                else f"… {least:,} draws per chain, the next check at {c:,}"
+                else f"{RUNNING}{least:,} draws per chain, the next check at {c:,}"
             )
             time.sleep(self._pause(c, least))
 
@@ -220,8 +204,7 @@ class _Run:
         return float(np.clip((c - least) / rate, 0.2, 10.0)) if rate > 0 else POLL_SECONDS
 
     def stop(self) -> None:
-        if self.final is None and not _finished(self.sampler):
-            self.sampler.cancel()
+        self.chains.stop()
 
 
 def _column(batch, name: str) -> np.ndarray:
@@ -235,11 +218,3 @@ def _column(batch, name: str) -> np.ndarray:
         values = values.flatten()
     dims = [int(n) for n in shape.decode().split(",") if n] if shape else []
     return np.asarray(values.to_numpy(zero_copy_only=False)).reshape([batch.num_rows, *dims])
-
-
-def _finished(sampler) -> bool:
-    """Whether nutpie's background sampler has ended (its `is_finished` raises TimeoutError while it runs)."""
-    try:
-        return bool(sampler.is_finished)
-    except TimeoutError:
-        return False

@@ -9,13 +9,15 @@ import numpy as np
 import pandas as pd
 
 from riskreport.bayes.models import LABELS
-from riskreport.bayes.presentation import methods_text
+from riskreport.bayes.presentation import RULES, methods_text, verdict_summary
 from riskreport.render.palette import VERDICT_COLOURS
 from riskreport.render.plot_layout import panels, tight_layout
 from riskreport.render.report import HTML
+from riskreport.render.tables import verdict_matrix as frequentist_matrix
 
 RISK, REWARD, NEUTRAL = VERDICT_COLOURS["risk"], VERDICT_COLOURS["reward"], VERDICT_COLOURS["inconclusive"]
 BASE = "#1f3b73"  # the baseline's posterior interval
+FOREST_OPEN_UP_TO = 40  # systems up to which a forest plot is open on the page; above, it is one click away
 COL_WRAP = 3  # panels per row of a figure with one panel per α: five in a row were too small on a 1400 px page
 
 
@@ -41,6 +43,13 @@ def forest(effects: pd.DataFrame, baseline: str, level: float = 0.95, ax=None):
     ax.set_xlabel(f"system effect r_sys (posterior median, {level:.0%} interval); left = worse")
     ax.set_title(f"{LABELS.get(table['model'].iloc[0], table['model'].iloc[0])}: system effects")
     return ax
+
+
+def forest_collapsed(systems: int) -> bool:
+    """Whether the forest plots of `systems` systems are collapsed on the page: above `FOREST_OPEN_UP_TO` each
+    is taller than a screen (0.22 in a system), and the verdict matrix and the tables already name every
+    system a rule flags."""
+    return systems > FOREST_OPEN_UP_TO
 
 
 def predictive_overlay(overlay: pd.DataFrame, bins: int = 40):
@@ -141,3 +150,32 @@ def _kde(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
 def methods_html(result, n_topics: int) -> HTML:
     """The methods paragraph of the Bayesian report (`bayes.presentation.methods_text`) as HTML."""
     return HTML(f"<p>{html.escape(methods_text(result, n_topics))}</p>")
+
+
+def verdict_matrix(ppdrisk: pd.DataFrame, brisk: pd.DataFrame, convention: str, measure: str, baseline: str) -> HTML:
+    """Every challenger a rule flags, named in two lines (risk, reward; riskiest first), then challengers × α, each
+    cell PPDRisk⁻'s verdict and median with how many of the three rules agree: the frequentist report's verdict
+    matrix (`render.tables.verdict_matrix`, 12 rows a page), flagged challengers first."""
+    summary = verdict_summary(ppdrisk, brisk)
+    value = "PPDRisk⁻" if convention == "minus" else "−PPDRisk⁻"
+    caption = (
+        f"Verdicts per challenger and α on {measure} against {baseline}: PPDRisk⁻'s verdict, the {value} median "
+        f"and (rules agreeing/{len(RULES)}: {', '.join(RULES[:1])}, BRisk⁻'s {' and '.join(RULES[1:])} rules); the "
+        f"last column names the rules that disagree. Challengers flagged by a rule at some α come first, riskiest "
+        "first."
+        + (
+            f" FAILED their checks, so these verdicts are not to be trusted (see Diagnostics): {'; '.join(failed)}."
+            if (failed := summary.attrs["failed"])
+            else ""
+        )
+    )
+    total = summary["system"].nunique()
+    lines = "".join(
+        f"<li><b>{html.escape(kind)}</b> under at least one rule at some α ({len(names)} of {total}): "
+        f"{html.escape(', '.join(names)) if names else 'none'}</li>"
+        for kind, names in (("Risk", summary.attrs["risk"]), ("Reward", summary.attrs["reward"]))
+    )
+    flagged = f"<ul class='rr-flagged'>{lines}</ul>"
+    first = summary.attrs["risk"] + [s for s in summary.attrs["reward"] if s not in summary.attrs["risk"]]
+    matrix = frequentist_matrix(summary, convention, caption, page_size=12, one_line=True, first=first)
+    return HTML(flagged + matrix.markup)

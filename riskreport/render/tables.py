@@ -10,6 +10,7 @@ import pandas as pd
 from riskreport.render.html import (  # noqa: F401 - importable from here as before
     FAST_HTML_CELLS,
     HTML,
+    WHOLE_ROWS,
     _alpha_label,
     _short_p,
     _signed,
@@ -75,12 +76,21 @@ def flagged(summary: pd.DataFrame) -> list[str]:
     return [str(s) for s in dict.fromkeys(hit["system"])]
 
 
-def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption: str | None = None) -> HTML:
+def verdict_matrix(
+    summary: pd.DataFrame,
+    convention: str = "standard",
+    caption: str | None = None,
+    page_size: int = WHOLE_ROWS,
+    one_line: bool = False,
+    first: list[str] | None = None,
+) -> HTML:
     """Systems × α, each cell the rule's verdict with URisk and how many methods agree (where the rule is n/a,
     SE = 0: how many of the other methods are inconclusive, `verdict_summary`), coloured, riskiest first;
     with several baselines, one column group per baseline (its α beneath), each cell then shorter (▼/▲ mark).
 
-    `summary` is `significance.report_verdicts(...)[1]` (already in risk order).
+    `summary` is `significance.report_verdicts(...)[1]` (already in risk order); `page_size` rows show at once,
+    the systems `first` (default: those the rule flags, `flagged`) first; `one_line` keeps every verdict cell on
+    one line (always so with several baselines).
     """
     order = list(dict.fromkeys(summary["system"]))
     baselines = list(dict.fromkeys(summary["baseline"])) if "baseline" in summary else [None]
@@ -142,13 +152,13 @@ def verdict_matrix(summary: pd.DataFrame, convention: str = "standard", caption:
         )
     )
     # one line per cell, with one baseline or several (the same cell style): 100 systems stay one screen each
-    style = style.set_properties(subset=list(wide.columns[1:-1]), **{"white-space": "nowrap"})
+    style = style.set_properties(subset=list(wide.columns[0 if one_line else 1 : -1]), **{"white-space": "nowrap"})
     if caption:
         style = style.set_caption(html.escape(caption))
     kind = " rr-verdict-groups" if several else ""
     return HTML(
         f"<div id='{VERDICT_ANCHOR}' class='rr-verdict-matrix{kind}'>"
-        + interactive(style, flagged=flagged(summary)).markup
+        + interactive(style, page_size, flagged=flagged(summary) if first is None else first).markup
         + "</div>"
     )
 
