@@ -101,6 +101,32 @@ def collection_from(
     return load_collection(_write_folder(files, name, folder))
 
 
+def analysed_collection(collection, runs, qrels, scores, *, measure, baseline, alphas, title):
+    """(collection folder or name, title) of `rr.analyse`'s inputs: `collection` itself when it names one (with
+    `qrels` replacing its qrels), else a collection folder of the runs or scores given (as the first argument or
+    as `runs=`/`scores=`), titled after what they are unless `title` is given."""
+    if not isinstance(collection, (str, os.PathLike)):  # runs or scores themselves, as the keywords take them
+        if runs is not None or scores is not None:
+            raise ParameterError(
+                f"analyse: the first argument is a {type(collection).__name__} and runs= or scores= is given too; "
+                "give the inputs once."
+            )
+        runs, scores = given_inputs(collection, qrels)
+    if runs is None and scores is None:
+        return (collection if qrels is None else with_qrels(collection, qrels)), title
+    title = title or input_title(runs, scores)  # in params.json too
+    folder = collection_from(
+        runs=runs,
+        qrels=qrels,
+        scores=scores,
+        measure=measure,
+        baseline=baseline if isinstance(baseline, str) else None,
+        alphas=alphas,
+        title=title,
+    )
+    return folder, title
+
+
 def given_inputs(inputs, qrels=None) -> tuple[object, object]:
     """`(runs, scores)` for inputs given without saying which: a run frame (`qid, docno` or `query_id, doc_id`
     columns, as PyTerrier's), a ranx Run (or several) and, with `qrels`, a mapping are runs; any other frame

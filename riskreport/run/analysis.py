@@ -75,7 +75,7 @@ def analyse(
     be a list: several baselines corrected as one family. `options` are the `risk_report` template's
     other parameters (`sig_level`, `seed`, `correction`, `bootstrap_samples`, `ci_levels`, ...).
     """
-    from riskreport.io.inputs import collection_from, given_inputs, input_title, with_qrels
+    from riskreport.io.inputs import analysed_collection
 
     unknown = sorted(set(options) - set(OPTION_DEFAULTS))
     if unknown:
@@ -85,27 +85,9 @@ def analyse(
     from riskreport.measures.params import check_report_options, resolve_parameters
 
     settings = {**OPTION_DEFAULTS, **options}
-    if not isinstance(collection, (str, os.PathLike)):  # runs or scores themselves, as the keywords take them
-        if runs is not None or scores is not None:
-            raise ParameterError(
-                f"analyse: the first argument is a {type(collection).__name__} and runs= or scores= is given too; "
-                "give the inputs once."
-            )
-        runs, scores = given_inputs(collection, qrels)
-    if runs is not None or scores is not None:  # titled after what they are, in params.json too
-        settings["title"] = settings["title"] or input_title(runs, scores)
-    if runs is not None or scores is not None:
-        collection = collection_from(
-            runs=runs,
-            qrels=qrels,
-            scores=scores,
-            measure=measure,
-            baseline=baseline if isinstance(baseline, str) else None,
-            alphas=alphas,
-            title=settings["title"],
-        )
-    elif qrels is not None:
-        collection = with_qrels(collection, qrels)
+    collection, settings["title"] = analysed_collection(
+        collection, runs, qrels, scores, measure=measure, baseline=baseline, alphas=alphas, title=settings["title"]
+    )
     params = resolve_parameters(
         collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems, sig_level=settings["sig_level"]
     )
