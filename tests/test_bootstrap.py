@@ -7,10 +7,13 @@ formula, and the resample counts and moments against explicit resamples.
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
+from riskreport.errors import UnknownNameError
 from riskreport.stats import bootstrap as bs
+from riskreport.stats.risk import risk_adjusted
 
 
 def jackknife_acceleration(x: np.ndarray) -> float:
@@ -104,3 +107,76 @@ def test_bootstrap_moments_equal_explicit_resamples(chunk):
     assert ses == pytest.approx(resampled.std(axis=-1, ddof=1) / np.sqrt(8), rel=1e-9, abs=1e-12)
     only_means, none = bs.bootstrap_moments(x, counts, chunk=chunk, with_se=False)
     assert none is None and only_means == pytest.approx(means, rel=1e-14)
+
+
+def test_ci_verdict_is_strict_at_zero():
+    low = [-0.5, -0.1, 0.0, 0.2, 0.5, -0.3, 1.5]
+    high = [-0.2, 0.1, 0.3, 0.5, 2.0, 0.0, 2.5]
+    assert bs.ci_verdict(low, high).tolist() == [
+        "risk",
+        "inconclusive",
+        "inconclusive",
+        "reward",
+        "reward",
+        "inconclusive",
+        "reward",
+    ]
+
+
+def test_table_and_distribution_defaults_are_the_documented_resamples():
+    """10,000 resamples from seed 2026, shared by `bootstrap_table` and `bootstrap_distribution`."""
+    rng = np.random.default_rng(9)
+    matrix = pd.DataFrame(rng.random((3, 12)), index=["b", "s", "t"])
+    x = risk_adjusted((matrix.loc["s"] - matrix.loc["b"]).to_numpy(), [2.0])[0]
+    counts = bs.resample_counts(12, 10_000, np.random.default_rng(2026))
+    expected = (counts @ x) / 12
+    assert bs.bootstrap_distribution(matrix, "b", "s", 2.0) == pytest.approx(expected, rel=1e-12)
+    table = bs.bootstrap_table(matrix, "b", [2.0], methods=("percentile",), levels=[0.9])
+    row = table[table["system"] == "s"].iloc[0]
+    assert [row["ci_low"], row["ci_high"]] == pytest.approx(np.percentile(expected, [5, 95]).tolist(), rel=1e-12)
+    assert row["measure"] == "" and row["adjusted_level"] == 0.9  # Holm leaves the CI level alone
+    with pytest.raises(UnknownNameError, match="Unknown system 'u'"):
+        bs.bootstrap_distribution(matrix, "b", "u", 2.0)
+
+
+def test_several_baselines_share_one_bonferroni_family():
+    matrix = pd.DataFrame(np.random.default_rng(4).random((4, 10)), index=["a", "b", "c", "d"])
+    table = bs.bootstrap_table(matrix, ["a", "b"], [0, 1], levels=[0.9], samples=200, correction="bonferroni")
+    assert table.groupby("baseline")["system"].unique().map(sorted).to_dict() == {
+        "a": ["b", "c", "d"],
+        "b": ["a", "c", "d"],
+    }
+    assert table["adjusted_level"].unique().tolist() == pytest.approx([1 - 0.1 / 6])  # 3 challengers x 2 baselines
+    alone = bs.bootstrap_table(matrix, "b", [0, 1], levels=[0.9], samples=200, correction="bonferroni", family=6)
+    assert table[table["baseline"] == "b"].reset_index(drop=True).equals(alone)
+
+
+def test_quantile_helpers_equal_numpy_percentiles():
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(3, 41))
+    q = np.array([0.025, 0.5, 0.975])
+    ordered = np.sort(values, axis=-1)
+    expected = [np.percentile(row, 100 * qi) for row, qi in zip(values, q)]
+    assert bs._quantiles(ordered, q).tolist() == pytest.approx(expected, rel=1e-13)
+    assert bs._order_quantiles(values, [q, q[::-1]])[0].tolist() == pytest.approx(expected, rel=1e-13)
+    with_nan = np.sort(np.where(rng.random((3, 41)) < 0.2, np.nan, values), axis=-1)  # NaNs sort last
+    expected = [np.nanpercentile(row, 100 * qi) for row, qi in zip(with_nan, q)]
+    assert bs._quantiles(with_nan, q).tolist() == pytest.approx(expected, rel=1e-13)
+    outside = np.array([-0.5, 1.5, 0.0])  # clipped to the smallest and largest value
+    assert bs._quantiles(ordered, outside).tolist() == [ordered[0, 0], ordered[1, -1], ordered[2, 0]]
+    assert bs._order_quantiles(values, [outside])[0].tolist() == [ordered[0, 0], ordered[1, -1], ordered[2, 0]]
+
+
+def test_table_rows_match_their_alpha_system_and_level():
+    rng = np.random.default_rng(12)
+    matrix = pd.DataFrame(rng.random((4, 11)), index=["b", "s", "t", "u"])
+    alphas, levels = [0.0, 2.0], [0.8, 0.95]
+    table = bs.bootstrap_table(matrix, "b", alphas, levels=levels, samples=300, seed=3)
+    assert table.index.equals(pd.RangeIndex(len(table)))
+    counts = bs.resample_counts(11, 300, np.random.default_rng(3))
+    x = risk_adjusted((matrix.loc[["s", "t", "u"]] - matrix.loc["b"]).to_numpy(), alphas)
+    direct = bs.confidence_intervals(x, levels, counts)
+    assert len(table) == len(direct) * 2 * 3 * 2
+    for row in table.itertuples():
+        a, s, level = alphas.index(row.alpha), ["s", "t", "u"].index(row.system), levels.index(row.level)
+        assert [row.ci_low, row.ci_high] == pytest.approx(direct[row.method][a, s, level].tolist(), rel=1e-12)

@@ -1,0 +1,69 @@
+"""The array-level risk measures (riskreport.stats.risk_measures), each part against its definition:
+the verdict rule at its boundaries, the t critical value, the baselines, family-wise adjustment."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from riskreport.errors import UnknownNameError
+from riskreport.stats import risk_measures as rm
+
+
+def test_t_critical_has_c_minus_one_degrees_of_freedom():
+    assert rm.t_critical(0.05, 10) == pytest.approx(stats.t.ppf(0.975, 9), rel=1e-14)
+    assert rm.t_critical(0.01, 3) == pytest.approx(9.924843200918272, rel=1e-12)  # t_{0.995, 2}
+
+
+def test_rule_verdicts_at_the_boundaries():
+    urisk = [-0.1, 0.1, -0.1, 0.1, 0.0, 0.5, -0.5, 0.2, -0.2]
+    p = [0.01, 0.01, 0.05, 0.05, 0.01, np.nan, 0.2, 0.049, 0.049]
+    assert rm.rule_verdicts(urisk, p, 0.05).tolist() == [
+        "risk",
+        "reward",
+        "inconclusive",  # p = level: not below it
+        "inconclusive",
+        "inconclusive",  # significant, but URisk = 0 has no direction
+        "undefined",
+        "inconclusive",
+        "reward",
+        "risk",
+    ]
+
+
+def test_baselines_of_keeps_order_and_drops_repeats():
+    assert rm.baselines_of("b") == ["b"]
+    assert rm.baselines_of(("b", "a", "b")) == ["b", "a"]
+    assert rm.baselines_of(np.array(["x", "y"])) == ["x", "y"]
+    with pytest.raises(UnknownNameError) as caught:
+        rm.baselines_of([])
+    assert str(caught.value) == "Unknown baseline ''. Available baselines: (none). Give at least one baseline."
+
+
+@pytest.mark.parametrize("correction, method", [("holm", "holm"), ("bh", "fdr_bh")])
+def test_family_adjusted_adjusts_within_each_group_only(correction, method):
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame(
+        {"alpha": [1, 0, 1, 0, 1, 0, 1], "baseline": list("aabbabb"), "p": rng.uniform(0, 0.1, 7)}
+    )  # groups interleaved, and not in sorted order
+    adjusted = rm.family_adjusted(table, "p", correction, ["alpha"])
+    for _, group in table.groupby("alpha"):
+        expected = multipletests(group["p"], method=method)[1]
+        assert adjusted[group.index].tolist() == pytest.approx(expected.tolist(), rel=1e-12)
+    by_two = rm.family_adjusted(table, "p", correction, ("alpha", "baseline"))
+    for _, group in table.groupby(["alpha", "baseline"]):
+        expected = multipletests(group["p"], method=method)[1]
+        assert by_two[group.index].tolist() == pytest.approx(expected.tolist(), rel=1e-12)
+
+
+def test_trisk_with_one_and_two_topics():
+    one = rm.trisk(np.array([[0.3], [-0.2]]))
+    assert sorted(one) == ["p_value", "se", "se_jackknife", "trisk", "urisk"]
+    assert one["urisk"].tolist() == [0.3, -0.2]
+    for key in ("se", "se_jackknife", "trisk", "p_value"):
+        assert one[key].shape == (2,) and np.isnan(one[key]).all()
+    two = rm.trisk(np.array([0.1, 0.3]))  # sd = 0.1·√2, SE = 0.1, TRisk = 2 with 1 df
+    assert [float(two[k]) for k in ("urisk", "se", "se_jackknife", "trisk", "p_value")] == pytest.approx(
+        [0.2, 0.1, 0.1, 2.0, 2 * stats.t.sf(2.0, 1)], rel=1e-12
+    )
