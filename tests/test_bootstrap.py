@@ -180,3 +180,19 @@ def test_table_rows_match_their_alpha_system_and_level():
     for row in table.itertuples():
         a, s, level = alphas.index(row.alpha), ["s", "t", "u"].index(row.system), levels.index(row.level)
         assert [row.ci_low, row.ci_high] == pytest.approx(direct[row.method][a, s, level].tolist(), rel=1e-12)
+
+
+def test_bootstrap_t_equals_its_definition():
+    """[θ̂ − t*_(1−q/2)·SE, θ̂ − t*_(q/2)·SE], t* the quantiles of (θ* − θ̂)/SE* (resamples with SE* = 0 left out)."""
+    rng = np.random.default_rng(6)
+    x = np.round(rng.exponential(1.0, size=(2, 9)), 1)  # rounded: some resamples repeat one value (SE* = 0)
+    counts = bs.resample_counts(9, 3_000, np.random.default_rng(2))
+    ci = bs.confidence_intervals(x, [0.9], counts, methods=("bootstrap_t",))["bootstrap_t"][:, 0]
+    for row, interval in zip(x, ci):
+        resamples = [np.repeat(row, c.astype(int)) for c in counts]
+        means = np.array([r.mean() for r in resamples])
+        ses = np.array([r.std(ddof=1) / 3 for r in resamples])
+        t_star = (means - row.mean())[ses > 0] / ses[ses > 0]
+        se = row.std(ddof=1) / 3
+        lo, hi = np.percentile(t_star, [5, 95])
+        assert interval.tolist() == pytest.approx([row.mean() - hi * se, row.mean() - lo * se], rel=1e-9)

@@ -67,3 +67,24 @@ def test_trisk_with_one_and_two_topics():
     assert [float(two[k]) for k in ("urisk", "se", "se_jackknife", "trisk", "p_value")] == pytest.approx(
         [0.2, 0.1, 0.1, 2.0, 2 * stats.t.sf(2.0, 1)], rel=1e-12
     )
+
+
+def test_system_row_names_the_role_and_a_transposed_matrix():
+    matrix = pd.DataFrame([[0.1, 0.2], [0.3, 0.4]], index=["a", "b"], columns=["t1", "t2"])
+    assert rm.system_row(matrix, "b").tolist() == [0.3, 0.4]
+    with pytest.raises(UnknownNameError) as caught:
+        rm.system_row(matrix, "t1", "system")
+    assert str(caught.value) == (
+        "Unknown system 't1'. Available systems: a, b. "
+        "The matrix looks transposed: rows must be systems and columns topics (use matrix.T)."
+    )
+    with pytest.raises(UnknownNameError) as caught:
+        rm.system_row(matrix, "c")
+    assert str(caught.value) == "Unknown baseline 'c'. Available baselines: a, b. (rows of the systems x topics matrix)"
+
+
+def test_trisk_float_noise_threshold_is_relative_to_max_one_and_the_mean():
+    # SE 1.5e-15 around a mean of 0 is variation (TRisk 0, p 1); around a mean of 2 it is noise (undefined)
+    small = rm.trisk(np.array([[1.5e-15, -1.5e-15], [2 + 1.5e-15, 2 - 1.5e-15]]))
+    assert small["trisk"][0] == 0.0 and small["p_value"][0] == pytest.approx(1.0)
+    assert np.isnan(small["trisk"][1]) and np.isnan(small["p_value"][1])
