@@ -88,3 +88,21 @@ def test_trisk_float_noise_threshold_is_relative_to_max_one_and_the_mean():
     small = rm.trisk(np.array([[1.5e-15, -1.5e-15], [2 + 1.5e-15, 2 - 1.5e-15]]))
     assert small["trisk"][0] == 0.0 and small["p_value"][0] == pytest.approx(1.0)
     assert np.isnan(small["trisk"][1]) and np.isnan(small["p_value"][1])
+
+
+def test_long_frame_lays_out_arrays_trailing_values_and_scalars():
+    frame = rm.long_frame(
+        {"alpha": [0, 1], "system": ["a", "b", "c"]},
+        urisk=np.arange(6).reshape(2, 3),  # one per (α, system)
+        wins=[3, 4, 5],  # per system, repeated for each α
+        measure="ndcg",
+    )
+    assert frame.columns.tolist() == ["alpha", "system", "urisk", "wins", "measure"]
+    assert frame["alpha"].dtype.kind == "i" and frame["alpha"].tolist() == [0, 0, 0, 1, 1, 1]
+    assert frame["system"].tolist() == list("abcabc")
+    assert frame["urisk"].tolist() == [0, 1, 2, 3, 4, 5] and frame["wins"].tolist() == [3, 4, 5, 3, 4, 5]
+    assert frame["measure"].tolist() == ["ndcg"] * 6
+    ordered = rm.long_frame({"system": ["a"]}, ["x", "system"], x=[1.5])
+    assert ordered.columns.tolist() == ["x", "system"]
+    empty = rm.long_frame({"system": []}, x=[])
+    assert len(empty) == 0 and empty["system"].dtype == object
