@@ -196,3 +196,11 @@ def test_bootstrap_t_equals_its_definition():
         se = row.std(ddof=1) / 3
         lo, hi = np.percentile(t_star, [5, 95])
         assert interval.tolist() == pytest.approx([row.mean() - hi * se, row.mean() - lo * se], rel=1e-9)
+
+
+def test_many_workers_and_memory_chunks_leave_the_intervals_alone():
+    x = np.random.default_rng(7).normal(size=(5, 8))
+    counts = bs.resample_counts(8, 4_000, np.random.default_rng(1))
+    one = bs.confidence_intervals(x, [0.9], counts)
+    many = bs.confidence_intervals(x, [0.9], counts, workers=32)  # the memory budget, not 1 MB, sets the chunks
+    assert all(np.array_equal(one[m], many[m]) for m in bs.CI_METHODS)

@@ -106,3 +106,17 @@ def test_long_frame_lays_out_arrays_trailing_values_and_scalars():
     assert ordered.columns.tolist() == ["x", "system"]
     empty = rm.long_frame({"system": []}, x=[])
     assert len(empty) == 0 and empty["system"].dtype == object
+
+
+def test_counts_and_jackknife_along_the_last_axis_of_any_shape():
+    delta = np.array([0.2, -0.1, 0.0, 0.3, -0.4, 0.0, 0.1])
+    assert [int(v) for v in rm.win_loss_ties(delta)] == [3, 2, 2]
+    cube = np.stack([np.stack([delta, -delta, np.zeros(7)])] * 2)  # (2, 3, 7)
+    wins, losses, ties = rm.win_loss_ties(cube)
+    assert wins.tolist() == [[3, 2, 0]] * 2 and losses.tolist() == [[2, 3, 0]] * 2 and ties.tolist() == [[2, 2, 7]] * 2
+    x = np.random.default_rng(1).normal(size=(2, 3, 6))
+    loo = rm.leave_one_out_means(x)
+    assert loo[1, 2, 4] == pytest.approx(np.delete(x[1, 2], 4).mean(), rel=1e-13)
+    assert rm.jackknife_se(x) == pytest.approx(x.std(axis=-1, ddof=1) / np.sqrt(6), rel=1e-12)
+    one = rm.jackknife_se(np.ones((2, 3, 1)))
+    assert one.shape == (2, 3) and np.isnan(one).all()
