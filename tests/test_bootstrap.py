@@ -204,3 +204,15 @@ def test_many_workers_and_memory_chunks_leave_the_intervals_alone():
     one = bs.confidence_intervals(x, [0.9], counts)
     many = bs.confidence_intervals(x, [0.9], counts, workers=32)  # the memory budget, not 1 MB, sets the chunks
     assert all(np.array_equal(one[m], many[m]) for m in bs.CI_METHODS)
+
+
+def test_intervals_keep_the_leading_shape_and_need_two_topics():
+    counts = bs.resample_counts(2, 50, np.random.default_rng(0))
+    two = bs.confidence_intervals(np.array([[[0.1, 0.4]] * 3] * 2), [0.8, 0.9], counts)
+    assert sorted(two) == sorted(bs.CI_METHODS)
+    assert all(ci.shape == (2, 3, 2, 2) and np.isfinite(ci).all() for ci in two.values())
+    one = bs.confidence_intervals(np.zeros((4, 1)), [0.9], bs.resample_counts(1, 50, np.random.default_rng(0)))
+    assert sorted(one) == sorted(bs.CI_METHODS)
+    assert all(ci.shape == (4, 1, 2) and np.isnan(ci).all() for ci in one.values())
+    only = bs.confidence_intervals(np.zeros((4, 1)), [0.9], counts[:, :1], methods=("bca",))
+    assert list(only) == ["bca"]
