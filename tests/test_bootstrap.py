@@ -216,3 +216,12 @@ def test_intervals_keep_the_leading_shape_and_need_two_topics():
     assert all(ci.shape == (4, 1, 2) and np.isnan(ci).all() for ci in one.values())
     only = bs.confidence_intervals(np.zeros((4, 1)), [0.9], counts[:, :1], methods=("bca",))
     assert list(only) == ["bca"]
+
+
+def test_each_method_alone_equals_its_part_of_all():
+    x = np.random.default_rng(13).normal(size=(3, 10))
+    counts = bs.resample_counts(10, 500, np.random.default_rng(2))
+    every = bs.confidence_intervals(x, [0.8, 0.95], counts)
+    for method in bs.CI_METHODS:
+        alone = bs.confidence_intervals(x, [0.8, 0.95], counts, methods=(method,))
+        assert list(alone) == [method] and np.array_equal(alone[method], every[method])
