@@ -79,6 +79,22 @@ def mutmut(folder: Path, *args: str, timeout: float | None = None) -> str:
     return done.stdout + done.stderr
 
 
+def diffs(folder: Path, names: list[str]) -> list[str]:
+    """The diff of each mutant, from one process (`mutmut show` costs a process start per mutant)."""
+    if not names:
+        return []
+    script = (
+        "import json, sys\n"
+        "from mutmut.mutation.diff_apply import find_mutant, get_diff_for_mutant\n"
+        "names = json.load(sys.stdin)\n"
+        "json.dump([get_diff_for_mutant(n, path=find_mutant(n).path) for n in names], sys.stdout)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=folder, input=json.dumps(names), capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
 def report(module: str, folder: Path, write: bool = True) -> tuple[dict[str, int], list[str]]:
     """Counts by status, and the mutants that were not killed (survived, no tests, suspicious)."""
     lines = mutmut(folder, "results", "--all", "true").splitlines()
@@ -90,8 +106,8 @@ def report(module: str, folder: Path, write: bool = True) -> tuple[dict[str, int
     if not write:
         return counts, alive
     text = [f"# Mutants of {module} not killed by its tests\n", f"counts: {counts}\n"]
-    for name in alive:
-        text += [f"\n## {name}: {statuses[name]}\n", "```diff", mutmut(folder, "show", name).strip(), "```"]
+    for name, diff in zip(alive, diffs(folder, alive)):
+        text += [f"\n## {name}: {statuses[name]}\n", "```diff", diff.strip(), "```"]
     (folder / "survivors.md").write_text("\n".join(text) + "\n")
     return counts, alive
 
@@ -124,8 +140,8 @@ def drive(tests: list[str], names: list[str], cpu_limit: int) -> dict[str, int]:
     return codes
 
 
-def recheck(module: str, folder: Path, cpu_limit: int) -> list[str]:
-    """Try the mutants that the last run left alive against the current tests; those still alive."""
+def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str]) -> list[str]:
+    """Try the mutants that the last run left alive against the current `tests`; those still alive."""
     _, alive = report(module, folder, write=False)
     tests = folder / "mutants" / "tests"
     shutil.rmtree(tests)
@@ -145,7 +161,7 @@ def recheck(module: str, folder: Path, cpu_limit: int) -> list[str]:
     codes = json.loads(names.with_suffix(".out.json").read_text())
     still = sorted(name for name in alive if codes[name] == 0)
     lines = [f"{module}: {len(alive) - len(still)} of {len(alive)} mutants now killed; still alive:"]
-    lines += [f"\n## {name}\n```diff\n{mutmut(folder, 'show', name).strip()}\n```" for name in still]
+    lines += [f"\n## {name}\n```diff\n{diff.strip()}\n```" for name, diff in zip(still, diffs(folder, still))]
     (folder / "recheck.md").write_text("\n".join(lines) + "\n")
     return still
 
@@ -163,10 +179,13 @@ def main(argv: list[str] | None = None) -> int:
         "--recheck", action="store_true", help="try the mutants an earlier run left alive against the current tests"
     )
     parser.add_argument("--cpu-limit", type=int, default=120, help="CPU seconds per mutant in --recheck")
+    parser.add_argument(
+        "--tests", action="append", help="with --recheck: only these test files (default: the module's own)"
+    )
     parser.add_argument("--drive", type=Path, help=argparse.SUPPRESS)  # internal: the child of --recheck
     args = parser.parse_args(argv)
     if args.drive:
-        codes = drive(MODULES[args.modules[0]], json.loads(args.drive.read_text()), args.cpu_limit)
+        codes = drive(args.tests or MODULES[args.modules[0]], json.loads(args.drive.read_text()), args.cpu_limit)
         args.drive.with_suffix(".out.json").write_text(json.dumps(codes))
         return 0
     if args.list:
@@ -180,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         start, cpu = time.monotonic(), os.times()
         folder = args.work / module.removeprefix("riskreport/").removesuffix(".py").replace("/", "-")
         if args.recheck:
-            still = recheck(module, folder, args.cpu_limit)
+            still = recheck(module, folder, args.cpu_limit, args.tests or MODULES[module])
             print(f"{module}: {len(still)} still alive -> {folder / 'recheck.md'}", flush=True)
             continue
         if not args.report_only:
