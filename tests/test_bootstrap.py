@@ -225,3 +225,18 @@ def test_each_method_alone_equals_its_part_of_all():
     for method in bs.CI_METHODS:
         alone = bs.confidence_intervals(x, [0.8, 0.95], counts, methods=(method,))
         assert list(alone) == [method] and np.array_equal(alone[method], every[method])
+
+
+def test_bootstrap_moments_in_chunks_of_more_rows_than_topics_and_few_topics():
+    x = np.vstack([np.random.default_rng(3).normal(size=(5, 3)), np.full((1, 3), 0.1)])  # 6 rows, 3 topics
+    draws = np.random.default_rng(4).integers(0, 3, size=(40, 3))
+    counts = np.array([np.bincount(row, minlength=3) for row in draws], dtype=float)
+    for chunk in (1, 4):
+        means, ses = bs.bootstrap_moments(x, counts, chunk=chunk)
+        assert means == pytest.approx(x[:, draws].mean(axis=-1), rel=1e-12)
+        assert ses[:5] == pytest.approx(x[:5, draws].std(axis=-1, ddof=1) / np.sqrt(3), rel=1e-9)
+        assert np.isfinite(ses[5]).all() and (ses[5] < 1e-7).all()  # a constant row: rounding never gives NaN
+    two = bs.bootstrap_moments(np.array([[0.0, 1.0]]), np.array([[1.0, 1.0], [2.0, 0.0]]))[1]
+    assert two[0].tolist() == pytest.approx([0.5, 0.0])  # sd of (0, 1) is 1/√2; SE = 1/2
+    one = bs.bootstrap_moments(np.array([[0.3]]), np.array([[1.0], [1.0]]))
+    assert one[0].tolist() == [[0.3, 0.3]] and np.isnan(one[1]).all()
