@@ -33,7 +33,7 @@ def test_rule_verdicts_at_the_boundaries():
 
 
 def test_baselines_of_keeps_order_and_drops_repeats():
-    assert rm.baselines_of("b") == ["b"]
+    assert rm.baselines_of("b") == ["b"] and rm.baselines_of("bm25") == ["bm25"]
     assert rm.baselines_of(("b", "a", "b")) == ["b", "a"]
     assert rm.baselines_of(np.array(["x", "y"])) == ["x", "y"]
     with pytest.raises(UnknownNameError) as caught:
@@ -55,6 +55,9 @@ def test_family_adjusted_adjusts_within_each_group_only(correction, method):
     for _, group in table.groupby(["alpha", "baseline"]):
         expected = multipletests(group["p"], method=method)[1]
         assert by_two[group.index].tolist() == pytest.approx(expected.tolist(), rel=1e-12)
+    table.loc[6, "alpha"] = np.nan  # a row in no group keeps NaN
+    adjusted = rm.family_adjusted(table, "p", correction, ["alpha"])
+    assert adjusted.dtype == float and np.isnan(adjusted[6]) and np.isfinite(adjusted[:6]).all()
 
 
 def test_trisk_with_one_and_two_topics():
