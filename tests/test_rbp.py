@@ -81,8 +81,9 @@ def test_uncut_rbp_does_not_depend_on_the_order_of_ties(seed):
 
 
 def test_persistence_outside_0_1_is_refused():
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        NATIVE.evaluator([ir_measures.parse_measure("RBP(p=1.0)")], qrels_frame([("1", "a", 1)]))
+    for p in ("1.0", "0.0"):
+        with pytest.raises(ValueError, match="between 0 and 1"):
+            NATIVE.evaluator([ir_measures.parse_measure(f"RBP(p={p})")], qrels_frame([("1", "a", 1)]))
 
 
 def test_riskreport_evaluates_rbp_without_trectools(tiny_collection, cache_dir):
@@ -137,3 +138,4 @@ def test_rbp_parts_from_first_principles():
     assert native.rbp(ranked, judgments, 0.5, depth=1).tolist() == pytest.approx([0.0])  # b (docno descending)
     assert native.rbp(ranked, judgments, 0.5, rel=2).tolist() == pytest.approx([0.125])
     assert native.rank_gains(ranked, judgments, 0.5, 3)[0].tolist() == pytest.approx([0.0, 0.25, 0.25])
+    assert native.rank_gains(ranked, judgments, 0.5, 3, scale=2.0)[0].tolist() == pytest.approx([0.0, 0.125, 0.125])
