@@ -139,3 +139,4 @@ def test_rbp_parts_from_first_principles():
     assert native.rbp(ranked, judgments, 0.5, rel=2).tolist() == pytest.approx([0.125])
     assert native.rank_gains(ranked, judgments, 0.5, 3)[0].tolist() == pytest.approx([0.0, 0.25, 0.25])
     assert native.rank_gains(ranked, judgments, 0.5, 3, scale=2.0)[0].tolist() == pytest.approx([0.0, 0.125, 0.125])
+    assert native.rank_gains(ranked, judgments, 0.5, 2)[0].tolist() == pytest.approx([0.0, 0.25])  # cut at 2
