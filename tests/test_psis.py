@@ -182,3 +182,14 @@ def test_shapes_defaults_and_the_smallest_inputs(y):
             psis.waic(np.zeros(bad))
     with pytest.raises(ParameterError, match="at least 2 draws"):
         psis.psis_log_weights(np.float64(1.0))
+
+
+def test_the_shortest_smoothed_tail_has_five_draws():
+    """25 draws: M = ⌈min(25/5, 3·√25)⌉ = 5, the shortest tail PSIS smooths (ArviZ: more than 4)."""
+    assert psis.tail_length(25) == 5
+    log_ratios = np.random.default_rng(4).standard_t(3, size=(3, 25))
+    weights, k = psis.psis_log_weights(log_ratios)
+    ref_weights, ref_k = az.psislw(log_ratios.copy(), reff=1.0)
+    assert np.isfinite(k).all()
+    np.testing.assert_allclose(weights, ref_weights, rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(k, ref_k, rtol=0, atol=1e-9)
