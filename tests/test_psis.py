@@ -193,3 +193,22 @@ def test_the_shortest_smoothed_tail_has_five_draws():
     assert np.isfinite(k).all()
     np.testing.assert_allclose(weights, ref_weights, rtol=RTOL, atol=1e-12)
     np.testing.assert_allclose(k, ref_k, rtol=0, atol=1e-9)
+
+
+def test_gpd_quantiles_at_k_zero_and_sigma_zero():
+    """k = 0 is the exponential limit −log(1 − p); σ ≤ 0 has no quantiles (NaN)."""
+    p = (np.arange(1, 5) - 0.5) / 4
+    quantiles = psis._gpd_quantiles(4, np.array([0.0, 0.5, 0.5]), np.array([2.0, 2.0, 0.0]))
+    assert quantiles[0].tolist() == pytest.approx((-2 * np.log1p(-p)).tolist(), rel=1e-14)
+    assert quantiles[1].tolist() == pytest.approx((2 * ((1 - p) ** -0.5 - 1) / 0.5).tolist(), rel=1e-13)
+    assert np.isnan(quantiles[2]).all()
+
+
+def test_smallest_log_likelihoods_and_the_message():
+    rng = np.random.default_rng(1)
+    assert np.isfinite(psis.waic(rng.normal(size=(10, 1))).elpd)  # one observation
+    assert np.isfinite(psis.waic(rng.normal(size=(2, 5))).elpd)  # two draws
+    weights, k = psis.psis_log_weights(rng.normal(size=(2, 1, 30)))
+    assert weights.shape == (2, 1, 30) and k.shape == (2, 1)
+    with pytest.raises(ParameterError, match=r"^the pointwise log-likelihood needs the observations on its last"):
+        psis.waic(np.zeros((1, 5)))
