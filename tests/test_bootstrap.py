@@ -236,6 +236,10 @@ def test_bootstrap_moments_in_chunks_of_more_rows_than_topics_and_few_topics():
         assert means == pytest.approx(x[:, draws].mean(axis=-1), rel=1e-12)
         assert ses[:5] == pytest.approx(x[:5, draws].std(axis=-1, ddof=1) / np.sqrt(3), rel=1e-9)
         assert np.isfinite(ses[5]).all() and (ses[5] < 1e-7).all()  # a constant row: rounding never gives NaN
+    draws = np.random.default_rng(4).integers(0, 7, size=(40, 7))
+    counts = np.array([np.bincount(row, minlength=7) for row in draws], dtype=float)
+    constant = bs.bootstrap_moments(np.full((1, 7), 0.55), counts)[1]  # E[x²] − E[x]² rounds below 0 here
+    assert np.isfinite(constant).all() and (constant < 1e-7).all()
     two = bs.bootstrap_moments(np.array([[0.0, 1.0]]), np.array([[1.0, 1.0], [2.0, 0.0]]))[1]
     assert two[0].tolist() == pytest.approx([0.5, 0.0])  # sd of (0, 1) is 1/√2; SE = 1/2
     one = bs.bootstrap_moments(np.array([[0.3]]), np.array([[1.0], [1.0]]))
