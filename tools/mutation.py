@@ -140,9 +140,14 @@ def drive(tests: list[str], names: list[str], cpu_limit: int) -> dict[str, int]:
     return codes
 
 
-def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str]) -> list[str]:
-    """Try the mutants that the last run left alive against the current `tests`; those still alive."""
-    _, alive = report(module, folder, write=False)
+def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str], again: bool = False) -> list[str]:
+    """Try the mutants that the last run (with `again`: the last recheck) left alive against the current
+    `tests`; those still alive."""
+    if again:
+        codes = json.loads((folder / "recheck.out.json").read_text())
+        alive = [name for name in json.loads((folder / "recheck.json").read_text()) if codes[name] == 0]
+    else:
+        _, alive = report(module, folder, write=False)
     tests = folder / "mutants" / "tests"
     shutil.rmtree(tests)
     shutil.copytree(ROOT / "tests", tests, ignore=IGNORED)
@@ -179,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         "--recheck", action="store_true", help="try the mutants an earlier run left alive against the current tests"
     )
     parser.add_argument("--cpu-limit", type=int, default=120, help="CPU seconds per mutant in --recheck")
+    parser.add_argument("--again", action="store_true", help="with --recheck: only those the last recheck left alive")
     parser.add_argument(
         "--tests", action="append", help="with --recheck: only these test files (default: the module's own)"
     )
@@ -199,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         start, cpu = time.monotonic(), os.times()
         folder = args.work / module.removeprefix("riskreport/").removesuffix(".py").replace("/", "-")
         if args.recheck:
-            still = recheck(module, folder, args.cpu_limit, args.tests or MODULES[module])
+            still = recheck(module, folder, args.cpu_limit, args.tests or MODULES[module], args.again)
             print(f"{module}: {len(still)} still alive -> {folder / 'recheck.md'}", flush=True)
             continue
         if not args.report_only:
