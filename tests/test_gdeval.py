@@ -109,3 +109,18 @@ def test_riskreport_evaluates_gdeval_measures_natively_unless_asked(monkeypatch,
     if shutil.which("perl"):
         perl = evaluate(collection, "ERR@20").matrix()  # its own cache entries: no mix-up
         assert (native.round(5) == perl).all().all() and not native.equals(perl) or native.equals(perl)
+
+
+def test_dcg_and_err_along_the_last_axis_of_any_shape_and_at_depth_zero():
+    gains = np.array([2.0, 0.0, 1.0])
+    expected_dcg = 3 / np.log(2) + 1 / np.log(4)  # (2^g − 1)/ln(i + 2)
+    r = (np.exp2(gains) - 1) / 16
+    expected_err = r[0] + (1 - r[0]) * r[1] / 2 + (1 - r[0]) * (1 - r[1]) * r[2] / 3
+    assert float(dcg(gains)) == pytest.approx(expected_dcg, rel=1e-14)
+    assert float(err(gains)) == pytest.approx(expected_err, rel=1e-14)
+    cube = np.broadcast_to(gains, (2, 4, 3))
+    assert dcg(cube).shape == err(cube).shape == (2, 4)
+    assert np.allclose(dcg(cube), expected_dcg, rtol=1e-14) and np.allclose(err(cube), expected_err, rtol=1e-14)
+    for empty in (np.zeros((2, 4, 0)), np.zeros((3, 0))):
+        assert dcg(empty).shape == err(empty).shape == empty.shape[:-1]
+        assert not dcg(empty).any() and not err(empty).any()

@@ -158,3 +158,57 @@ def test_information_criteria_equal_the_arviz_route(monkeypatch, thinned):
     np.testing.assert_allclose(result["pointwise"]["elpd_loo_i"], np.asarray(ref_loo["loo_i"]), rtol=RTOL)
     np.testing.assert_allclose(result["pointwise"]["elpd_waic_i"], np.asarray(ref_waic["waic_i"]), rtol=RTOL)
     np.testing.assert_allclose(result["pointwise"]["pareto_k"], np.asarray(ref_loo["pareto_k"]), rtol=0, atol=1e-9)
+
+
+def test_shapes_defaults_and_the_smallest_inputs(y):
+    """Any leading shape, exactly 2 draws, r_eff = 1 by default, and every too-small shape named."""
+    assert psis.tail_length(1000) == 95 and psis.tail_length(1000, 2.0) == 68  # ⌈3√(S/r_eff)⌉ below S/5
+    ratios = -normal_log_lik(2, 500, y[:6], seed=3).reshape(1000, -1).T  # (6, 1000)
+    weights, k = psis.psis_log_weights(ratios)
+    assert np.array_equal(weights, psis.psis_log_weights(ratios, 1.0)[0])
+    cube_weights, cube_k = psis.psis_log_weights(ratios.reshape(2, 3, 1000))
+    assert cube_weights.shape == (2, 3, 1000) and cube_k.shape == (2, 3)
+    np.testing.assert_allclose(cube_weights.reshape(6, 1000), weights, rtol=1e-13)
+    np.testing.assert_allclose(cube_k.reshape(6), k, rtol=1e-13)
+    one_weights, one_k = psis.psis_log_weights(ratios[0])
+    assert one_weights.shape == (1000,) and one_k.shape == () and one_k == pytest.approx(k[0], rel=1e-13)
+    two = psis.psis_log_weights(np.array([0.0, np.log(3.0)]))[0]  # 2 draws: the weights normalised, 1/4 and 3/4
+    assert np.exp(two).tolist() == pytest.approx([0.25, 0.75])
+    log_lik = normal_log_lik(2, 500, y[:6], seed=3)
+    assert psis.loo(log_lik).elpd == psis.loo(log_lik, 1.0).elpd == psis.loo_waic(log_lik)[0].elpd
+    assert psis.waic(log_lik.reshape(1000, 6)).elpd == pytest.approx(psis.waic(log_lik).elpd, rel=1e-13)
+    for bad in [(3, 0), (2, 3, 0), (1, 4)]:
+        with pytest.raises(ParameterError, match="at least 2 draws"):
+            psis.waic(np.zeros(bad))
+    with pytest.raises(ParameterError, match="at least 2 draws"):
+        psis.psis_log_weights(np.float64(1.0))
+
+
+def test_the_shortest_smoothed_tail_has_five_draws():
+    """25 draws: M = ⌈min(25/5, 3·√25)⌉ = 5, the shortest tail PSIS smooths (ArviZ: more than 4)."""
+    assert psis.tail_length(25) == 5
+    log_ratios = np.random.default_rng(4).standard_t(3, size=(3, 25))
+    weights, k = psis.psis_log_weights(log_ratios)
+    ref_weights, ref_k = az.psislw(log_ratios.copy(), reff=1.0)
+    assert np.isfinite(k).all()
+    np.testing.assert_allclose(weights, ref_weights, rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(k, ref_k, rtol=0, atol=1e-9)
+
+
+def test_gpd_quantiles_at_k_zero_and_sigma_zero():
+    """k = 0 is the exponential limit −log(1 − p); σ ≤ 0 has no quantiles (NaN)."""
+    p = (np.arange(1, 5) - 0.5) / 4
+    quantiles = psis._gpd_quantiles(4, np.array([0.0, 0.5, 0.5]), np.array([2.0, 2.0, 0.0]))
+    assert quantiles[0].tolist() == pytest.approx((-2 * np.log1p(-p)).tolist(), rel=1e-14)
+    assert quantiles[1].tolist() == pytest.approx((2 * ((1 - p) ** -0.5 - 1) / 0.5).tolist(), rel=1e-13)
+    assert np.isnan(quantiles[2]).all()
+
+
+def test_smallest_log_likelihoods_and_the_message():
+    rng = np.random.default_rng(1)
+    assert np.isfinite(psis.waic(rng.normal(size=(10, 1))).elpd)  # one observation
+    assert np.isfinite(psis.waic(rng.normal(size=(2, 5))).elpd)  # two draws
+    weights, k = psis.psis_log_weights(rng.normal(size=(2, 1, 30)))
+    assert weights.shape == (2, 1, 30) and k.shape == (2, 1)
+    with pytest.raises(ParameterError, match=r"^the pointwise log-likelihood needs the observations on its last"):
+        psis.waic(np.zeros((1, 5)))

@@ -81,8 +81,9 @@ def test_uncut_rbp_does_not_depend_on_the_order_of_ties(seed):
 
 
 def test_persistence_outside_0_1_is_refused():
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        NATIVE.evaluator([ir_measures.parse_measure("RBP(p=1.0)")], qrels_frame([("1", "a", 1)]))
+    for p in ("1.0", "0.0"):
+        with pytest.raises(ValueError, match="between 0 and 1"):
+            NATIVE.evaluator([ir_measures.parse_measure(f"RBP(p={p})")], qrels_frame([("1", "a", 1)]))
 
 
 def test_riskreport_evaluates_rbp_without_trectools(tiny_collection, cache_dir):
@@ -121,3 +122,21 @@ def test_per_rank_gains_of_the_bayesian_rank_model_add_up_to_rbp_at_their_depth(
     worst = run.loc[run.groupby("query_id")["score"].idxmin()]  # ranked 12th: beyond the depth
     qrels_worst = qrels_frame([(t, d, 1) for t, d in zip(worst["query_id"], worst["doc_id"])])
     assert bayes.rbp_rank_gains({"s": run}, qrels_worst, topics, p=p, depth=depth)["score"].sum() == 0
+
+
+def test_rbp_parts_from_first_principles():
+    """One tied pair in the whole run (the tie shortcut must not fire), a depth applied by `rbp` itself,
+    and `rank_gains`' default scale."""
+    from riskreport.measures import rbp as native
+    from riskreport.measures.ranked import rank_run
+
+    ranked = rank_run(np.array(["1", "1", "1"]), np.array(["b", "a", "c"]), np.array([2.0, 2.0, 1.0]))
+    judgments = {("1", "a"): 1.0, ("1", "b"): 0.0, ("1", "c"): 2.0}
+    tie = (0.5 + 0.25) / 2  # ranks 0 and 1 at p = 0.5 share their mean discount
+    assert native.discounts(ranked, 0.5).tolist() == pytest.approx([tie, tie, 0.125])
+    assert native.rbp(ranked, judgments, 0.5).tolist() == pytest.approx([tie + 2 * 0.125])
+    assert native.rbp(ranked, judgments, 0.5, depth=1).tolist() == pytest.approx([0.0])  # b (docno descending)
+    assert native.rbp(ranked, judgments, 0.5, rel=2).tolist() == pytest.approx([0.125])
+    assert native.rank_gains(ranked, judgments, 0.5, 3)[0].tolist() == pytest.approx([0.0, 0.25, 0.25])
+    assert native.rank_gains(ranked, judgments, 0.5, 3, scale=2.0)[0].tolist() == pytest.approx([0.0, 0.125, 0.125])
+    assert native.rank_gains(ranked, judgments, 0.5, 2)[0].tolist() == pytest.approx([0.0, 0.25])  # cut at 2

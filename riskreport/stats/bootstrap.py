@@ -158,6 +158,18 @@ def acceleration(x: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, (influence**3).sum(axis=-1) / np.where(denominator > 0, denominator, 1), 0.0)
 
 
+def bias_correction(means: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """BCa bias correction z0 = Φ⁻¹(#{θ*_b < θ̂}/B) (Efron & Tibshirani 1993, §14.3) of each row of
+    bootstrap means (..., B) around θ̂ (..., 1).
+
+    The share is kept within [0.5/B, 1 − 0.5/B] so that z0 stays finite when no (or every) θ*_b
+    falls below θ̂.
+    """
+    samples = means.shape[-1]
+    share = np.clip((means < theta).sum(axis=-1) / samples, 0.5 / samples, 1 - 0.5 / samples)
+    return special.ndtri(share)
+
+
 def confidence_intervals(
     x: np.ndarray,
     levels: Sequence[float] | np.ndarray,
@@ -213,9 +225,7 @@ def _interval_chunk(x: np.ndarray, levels: np.ndarray, methods, weights: np.ndar
             wanted[f"lo{i}"] = np.full(len(x), lower_q[i])
             wanted[f"hi{i}"] = np.full(len(x), upper_q[i])
     if "bca" in methods:
-        samples = means.shape[-1]
-        share = np.clip((means < theta).sum(axis=-1) / samples, 0.5 / samples, 1 - 0.5 / samples)
-        z0 = special.ndtri(share)
+        z0 = bias_correction(means, theta)
         a = acceleration(x)
         for i in range(len(levels)):
             for name, q in (("bca_lo", lower_q[i]), ("bca_hi", upper_q[i])):
