@@ -9,6 +9,9 @@ Side by side in one run, each row a new process (Python start and imports includ
 - `zoib42 cached`: the first data again, its draws cached;
 - `demo report cold` / `demo report, compile cache warm`: `riskreport run bayesian_risk` (6 fits), an empty
   cache, then with only the compiled models kept;
+- `--rows real`: a bare papermill run of a one-cell notebook, then cold `riskreport run bayesian_risk` reports
+  (empty caches each) of the demo, all 107 TREC-COVID round 1 runs (baseline BM25R2) and TREC Web 2012
+  (ERR@20, baseline indriCASP) from ../shared (skipped when absent), wall and CPU seconds;
 - `campaign cold`: a Robust04-shaped campaign (110 systems × 249 topics, generated) with ZOiB and Gaussian,
   empty caches (`--rows campaign`; long).
 
@@ -16,7 +19,7 @@ Generated data of the same shapes replace TREC-COVID when ../shared is absent. b
 figures come from `bench_bayes.py --stan-python` (PyStan) and the README (brms; R is not installed).
 Not collected by the test run; the 2 cores are shared, so repeat (`--repeat`) and read medians.
 
-    python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--rows fits report campaign] [--json out.json]
+    python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--rows fits report real campaign] [--json out.json]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -124,10 +128,10 @@ def fit_row(scores: Path, model: str, cache: Path, env: dict, target_ess: int) -
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def report_row(out: Path, env: dict) -> dict:
-    started = time.time()
+def report_row(out: Path, env: dict, *extra: str) -> dict:
+    started, children = time.time(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
-        [sys.executable, "-m", "riskreport", "run", "bayesian_risk", "--out", str(out)],
+        [sys.executable, "-m", "riskreport", "run", "bayesian_risk", "--out", str(out), *extra],
         capture_output=True,
         text=True,
         env=env,
@@ -137,11 +141,40 @@ def report_row(out: Path, env: dict) -> dict:
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-3000:])
     models = pd.read_csv(out / "tables" / "bayes_models.csv")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "total_s": time.time() - started,
+        "cpu_s": after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime,
         "waic": dict(zip(models["model"], models["waic"].round(2), strict=True)),
         "lines": [line for line in done.stderr.splitlines() if "riskreport: bayes: " in line],
     }
+
+
+def papermill_row(work: Path, env: dict) -> dict:
+    """A bare papermill run of a one-cell notebook in the same kernel: the floor under any report."""
+    import nbformat
+
+    notebook = work / "bare.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]), notebook)
+    started, children = time.time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [sys.executable, "-m", "papermill", "-k", "python3", str(notebook), str(work / "bare-out.ipynb")],
+        capture_output=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "total_s": time.time() - started,
+        "cpu_s": after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime,
+    }
+
+
+REAL = {  # the real campaigns of issue 32: (collection, options of `riskreport run bayesian_risk`)
+    "TREC-COVID round 1, 107 runs x 30 topics": ("trec-covid-round1/round1_data.csv", ["--baseline", "BM25R2"]),
+    "TREC Web 2012, 8 runs x 50 topics, ERR@20": ("trec-web-2012", ["--baseline", "indriCASP", "--measure", "ERR@20"]),
+}
 
 
 def drop_draws(cache: Path) -> None:
@@ -171,6 +204,24 @@ def one_round(files: dict, work: Path, args, i: int) -> list[dict]:
         add("demo report cold", lambda: report_row(work / f"report-{i}-a", renv))
         drop_draws(report_cache)
         add("demo report, compile cache warm", lambda: report_row(work / f"report-{i}-b", renv))
+    if "real" in args.rows:  # cold reports, each with empty caches, beside a bare papermill run
+        add("bare papermill run", lambda: papermill_row(work, environment(work / "pcache", work / "ppytensor")))
+        add(
+            "demo report cold",
+            lambda: report_row(work / f"real-demo-{i}", environment(work / f"dcache-{i}", work / f"dpytensor-{i}")),
+        )
+        for k, (name, (collection, extra)) in enumerate(REAL.items()):
+            if (ROOT.parent / "shared" / "data" / collection).exists():
+                add(
+                    f"{name} report cold",
+                    lambda k=k, c=collection, e=extra: report_row(
+                        work / f"real-{k}-{i}",
+                        environment(work / f"realcache-{k}-{i}", work / f"realpytensor-{k}-{i}"),
+                        "--collection",
+                        str(ROOT.parent / "shared" / "data" / c),
+                        *e,
+                    ),
+                )
     if "campaign" in args.rows:
         for model in ("zoib", "gaussian"):
             ccache, cpytensor = work / f"ccache-{i}-{model}", work / f"cpytensor-{i}-{model}"
@@ -191,8 +242,9 @@ def main(argv=None) -> None:
         "--rows",
         nargs="+",
         default=["fits", "report"],
-        choices=["fits", "report", "campaign"],
-        help="which rows: the ZOiB-42 fits, the demo report, the 110 × 249 campaign (long)",
+        choices=["fits", "report", "real", "campaign"],
+        help="which rows: the ZOiB-42 fits, the demo report, cold reports of the real campaigns of ../shared beside "
+        "a bare papermill run, the 110 × 249 campaign (long)",
     )
     parser.add_argument("--json", help="also write every row (with its progress lines) here")
     args = parser.parse_args(argv)
@@ -209,7 +261,8 @@ def main(argv=None) -> None:
         times = [row["total_s"] for row in mine]
         waic = mine[-1].get("waic")
         print(
-            f"  {name:34s} {statistics.median(times):7.1f}  (runs: {', '.join(f'{t:.1f}' for t in times)}; WAIC {waic})"
+            f"  {name:48s} {statistics.median(times):7.1f}  (runs: {', '.join(f'{t:.1f}' for t in times)}; "
+            f"CPU {statistics.median(row.get('cpu_s', float('nan')) for row in mine):.1f} s; WAIC {waic})"
         )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
