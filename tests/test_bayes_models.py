@@ -30,15 +30,16 @@ def _data(model: str, rng: np.random.Generator) -> bayes.BayesData:
     return bayes.scores_data(table if model == "zoib_rank" else table.drop(columns="rank"))
 
 
-def _log_densities(model: str, effects: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(differences, densities): log p(θ) + const of `effects`' parameterisation minus brms's, and the former, at
-    6 random points θ mapped between them (the change of variables written out: brms's r = sd·z has Jacobian
-    sd^n per group; the non-centred zero-sum form's m = sd/√n·z_m, u = sd·z_u the same up to a constant)."""
+def _log_densities(model: str, centred: tuple[bool, bool], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(differences, densities): log p(θ) + const of the zero-sum parameterisation (groups `centred` or scaled by
+    sd) minus brms's, and the former, at 6 random points θ mapped between them (the change of variables written
+    out: brms's r = sd·z has Jacobian sd^n per group; a scaled group's m = sd/√n·z_m, u = sd·z_u the same up to
+    a constant)."""
     rng = np.random.default_rng(seed)
     data = _data(model, rng)
     priors = models.brms_priors(model, data.y)
-    new = models.build_pymc_model(model, data, priors, effects)
-    old = models.build_pymc_model(model, data, priors, "brms")
+    new = models.build_pymc_model(model, data, priors, centred)
+    old = models.build_pymc_model(model, data, priors, effects="brms")
     new_logp, old_logp = new.compile_logp(), old.compile_logp()
     expanded = {var.name: var for var in new.unobserved_value_vars}  # in terms of the (transformed) value variables
     outputs = [expanded[name] for name in ("b", "sd_sys", "sd_top", "r_sys", "r_top")]
@@ -49,20 +50,18 @@ def _log_densities(model: str, effects: str, seed: int) -> tuple[np.ndarray, np.
         b, sd_sys, sd_top, r_sys, r_top = natural(point)
         mapped = {name: value for name, value in point.items() if name in {v.name for v in old.value_vars}}
         mapped.update({"b": b, "z_sys": r_sys / sd_sys, "z_top": r_top / sd_top})
-        jacobian = len(data.systems) * np.log(sd_sys) + len(data.topics) * np.log(sd_top)  # dr = sd·dz per effect
-        if effects == "zero_sum_noncentred":  # its m and u are sd-scaled too: the same Jacobian as brms's
-            point_density = new_logp(point) - jacobian
-        else:
-            point_density = new_logp(point)
+        jacobians = len(data.systems) * np.log(sd_sys), len(data.topics) * np.log(sd_top)  # dr = sd·dz per effect
+        jacobian = sum(jacobians)
+        point_density = new_logp(point) - sum(j for j, centre in zip(jacobians, centred) if not centre)
         differences.append(point_density - (old_logp(mapped) - jacobian))
         densities.append(point_density)
     return np.array(differences), np.array(densities)
 
 
-@pytest.mark.parametrize("effects", ["zero_sum", "zero_sum_noncentred"])
+@pytest.mark.parametrize("centred", [(True, True), (False, False), (True, False)])
 @pytest.mark.parametrize("model", HIERARCHICAL)
-def test_log_density_equals_brms_up_to_a_constant(model, effects):
-    differences, densities = _log_densities(model, effects, seed=HIERARCHICAL.index(model))
+def test_log_density_equals_brms_up_to_a_constant(model, centred):
+    differences, densities = _log_densities(model, centred, seed=HIERARCHICAL.index(model))
     assert np.ptp(differences) < 1e-8, differences
     assert np.ptp(densities) > 1.0  # the points are far apart: a constant difference is not one point six times
 
@@ -99,7 +98,7 @@ def test_zoib42_posterior_equals_brms_parameterisation_within_monte_carlo_error(
     pool = set(pooled.loc[pooled["pooled"] == 1, "system"])
     data = bayes.scores_data(scores, systems=[s for s in scores["system"].unique() if s in pool])
     new = bayes.fit("zoib", data, target_ess=4000, seed=2026, criteria=False, use_cache=False, progress=None)
-    brms = models.build_pymc_model("zoib", data, models.brms_priors("zoib", data.y), "brms")
+    brms = models.build_pymc_model("zoib", data, models.brms_priors("zoib", data.y), effects="brms")
     compiled = nutpie.compile_pymc_model(brms, backend="numba", var_names=models.free_variables("zoib"))
     trace = nutpie.sample(compiled, draws=2000, tune=1000, chains=4, seed=2026, progress_bar=False, target_accept=0.9)
     compared = 0

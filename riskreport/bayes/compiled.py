@@ -1,7 +1,7 @@
 """A nutpie model compiled once: kept in the process for every data set of its shapes, and on disk.
 
-`compiled_model` compiles a model once per process and shape (model, systems, topics, observations)
-and gives it each new data set with nutpie's `with_data` (the data and prior constants are
+`compiled_model` compiles a model once per process and shape (model, systems, topics, observations,
+centred groups) and gives it each new data set with nutpie's `with_data` (the data and prior constants are
 PyMC `pm.Data` containers), with the initial points of that data.
 
 nutpie compiles a PyMC model to two numba C callbacks (the log-density with its gradient, and the
@@ -282,7 +282,7 @@ def _load_library(parts: dict, info: dict, part: str):
     return _Callback(library, address)
 
 
-_COMPILED: dict = {}  # (model, systems, topics, observations) -> (nutpie model, its PyMC model)
+_COMPILED: dict = {}  # (model, systems, topics, observations, centred) -> (nutpie model, its PyMC model)
 
 
 _LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compile the same model twice
@@ -291,7 +291,9 @@ _LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compi
 _LOCKS_LOCK = threading.Lock()
 
 
-def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, folder=None):
+def compiled_model(
+    model: str, data: BayesData, priors: dict, say: Progress, centred: tuple[bool, bool] = (True, True), folder=None
+):
     """nutpie's compiled `model` for the shapes of `data`, with this data, these prior constants and their
     initial points swapped in.
 
@@ -302,11 +304,11 @@ def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, fol
 
     with warnings.catch_warnings():  # PyTensor's C-backend BLAS notice: the numba backend does not use it
         warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS", category=UserWarning)
-        return _compile(model, data, priors, say, folder)
+        return _compile(model, data, priors, say, centred, folder)
 
 
-def _compile(model: str, data: BayesData, priors: dict, say: Progress, folder):
-    shape = (model, len(data.systems), len(data.topics), data.n)
+def _compile(model: str, data: BayesData, priors: dict, say: Progress, centred: tuple[bool, bool], folder):
+    shape = (model, len(data.systems), len(data.topics), data.n, centred)
     inputs = model_inputs(model, data, priors)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(shape, threading.Lock())
@@ -316,7 +318,7 @@ def _compile(model: str, data: BayesData, priors: dict, say: Progress, folder):
             renewed = compiled.with_data(**{name: v for name, v in inputs.items() if name in compiled.shared_data})
             start = _InitialPoints(compiled.initial_point_func, pymc_model, inputs)
             return dataclasses.replace(renewed, initial_point_func=start)
-        _COMPILED[shape] = _compile_or_load(model, data, priors, say, folder, shape, inputs)
+        _COMPILED[shape] = _compile_or_load(model, data, priors, say, centred, folder, shape, inputs)
         return _COMPILED[shape][0]
 
 
@@ -346,13 +348,13 @@ class _InitialPoints:
                     self.pymc_model[name].set_value(value)
 
 
-def _compile_or_load(model, data, priors, say, folder, shape, inputs):
+def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
     import nutpie
 
     from riskreport.bayes import models
 
     started = time.time()
-    pymc_model = build_pymc_model(model, data, priors)
+    pymc_model = build_pymc_model(model, data, priors, centred)
     key = artefact_key(shape, Path(models.__file__).read_text(encoding="utf-8")) if folder else ""
     compiled = load_compiled(folder, key, pymc_model, inputs) if folder else None
     if compiled is not None:

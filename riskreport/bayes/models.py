@@ -9,8 +9,10 @@ u_g ~ ZeroSumNormal(sd_g) (the same joint distribution as n_g iid N(0, sd_g) eff
 intercept is the one the data see, b_data = b + m_sys + m_top, with b's Student-t prior evaluated at
 b = b_data − m_sys − m_top (a linear map with Jacobian 1). The posterior of b, sd and every r is
 unchanged (tests/test_bayes_models.py); the slow direction of brms's form, the intercept against
-the means of the group effects, is gone. `effects="brms"` builds brms's non-centred form, the
-reference the tests compare against.
+the means of the group effects, is gone. A group whose data barely inform its effects (the topics
+of BRisk⁻ scores at α = 10) is sampled with m and u scaled by sd (`centred`, chosen by
+`sampling.layout`). `effects="brms"` builds brms's non-centred form, the reference the tests compare
+against.
 
 Models (brms family; formula):
 - `gaussian`: BHM-Gaussian, y ~ N(b + r_sys + r_top, σ).
@@ -115,7 +117,7 @@ def describe_prior(prior: tuple) -> str:
     return f"{name}({', '.join(f'{a:g}' for a in args)})" if args else name
 
 
-EFFECTS = ("zero_sum", "zero_sum_noncentred", "brms")  # parameterisations of the group effects (`build_pymc_model`)
+EFFECTS = ("zero_sum", "brms")  # parameterisations of the group effects (`build_pymc_model`)
 
 
 EFFECTS_TEXT = "mean + zero-sum deviations (r = m + u), intercept b + m_sys + m_top"  # the sampled one, as reported
@@ -163,12 +165,15 @@ def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
     return inputs
 
 
-def build_pymc_model(model: str, data: BayesData, priors: dict, effects: str = "zero_sum"):
+def build_pymc_model(
+    model: str, data: BayesData, priors: dict, centred: tuple[bool, bool] = (True, True), effects: str = "zero_sum"
+):
     """The PyMC model of `model` on `data` with `priors` (see `brms_priors`); data and prior constants are `pm.Data`.
 
     `effects`: the parameterisation of the intercept and group effects (one of `EFFECTS`; the same
-    posterior of b, sd_sys, sd_top, r_sys, r_top): "zero_sum" (module docstring), "zero_sum_noncentred"
-    (u_g = sd_g·ZeroSumNormal(1), m_g = sd_g/√n_g·N(0, 1)), "brms" (b; r_g = sd_g·z_g, z_g ~ N(0, 1)).
+    posterior of b, sd_sys, sd_top, r_sys, r_top): "zero_sum" (module docstring) or "brms" (b; r_g = sd_g·z_g,
+    z_g ~ N(0, 1)). `centred` (systems, topics), zero-sum only: a group not centred samples its mean and
+    deviations scaled, m_g = sd_g/√n_g·z_m_g, u_g = sd_g·z_u_g (z_m_g ~ N(0, 1), z_u_g ~ ZeroSumNormal(1)).
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -177,7 +182,7 @@ def build_pymc_model(model: str, data: BayesData, priors: dict, effects: str = "
         raise ParameterError(f"effects must be one of {', '.join(EFFECTS)}, got {effects!r}.")
     with pm.Model(check_bounds=False) as pymc_model:  # transforms keep every parameter in its support
         inputs = {name: pm.Data(name, value) for name, value in model_inputs(model, data, priors).items()}
-        eta = _intercept_and_effects(model, data, inputs, effects)
+        eta = _intercept_and_effects(model, data, inputs, centred, effects)
         if model == "zoib_rank":
             eta = eta + pm.Flat("beta") * inputs["rank_centred"]
         family, y = FAMILY[model], inputs["y"]
@@ -206,7 +211,7 @@ def build_pymc_model(model: str, data: BayesData, priors: dict, effects: str = "
     return pymc_model
 
 
-def _intercept_and_effects(model: str, data: BayesData, inputs: dict, effects: str):
+def _intercept_and_effects(model: str, data: BayesData, inputs: dict, centred: tuple[bool, bool], effects: str):
     """The linear predictor's intercept and group effects in the parameterisation `effects`, with the
     deterministics b, r_sys, r_top that a fit stores."""
     import pymc as pm
@@ -224,8 +229,8 @@ def _intercept_and_effects(model: str, data: BayesData, inputs: dict, effects: s
         return b + r[0][inputs["system"]] + r[1][inputs["topic"]]
     b_data = pm.Flat("b_data")  # the intercept the data see; its prior is b's, below
     eta, means = b_data, []
-    for (group, n, index), sd in zip(groups, sds):
-        if effects == "zero_sum":
+    for (group, n, index), sd, centre in zip(groups, sds, centred):
+        if centre:
             m = pm.Normal(f"m_{group}", 0.0, sd / np.sqrt(n))
             u = pm.ZeroSumNormal(f"u_{group}", sigma=sd, shape=n)
         else:

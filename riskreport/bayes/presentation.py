@@ -63,8 +63,9 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
     kinds: dict[str, list[str]] = {}
     for f in fits:
         if not f.model.startswith("paired"):
-            mass = f.batches[-1].get("mass_matrix", "diagonal") if f.batches else "diagonal"
-            kinds.setdefault(f"a {mass} mass matrix", []).append(f.label)
+            last = f.batches[-1] if f.batches else {}
+            kind = f"{last.get('group_effects', 'centred')}, a {last.get('mass_matrix', 'diagonal')} mass matrix"
+            kinds.setdefault(kind, []).append(f.label)
     matrices = (
         f"{next(iter(kinds))} in every fit"
         if len(kinds) == 1
@@ -73,7 +74,8 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
     return (
         "r ~ N(0, sd) as brms, sampled as each group's mean plus zero-sum deviations, r = m + u with "
         "m ~ N(0, sd/√n) and u ~ ZeroSumNormal(sd), and the intercept the data see, b + m_sys + m_top "
-        f"(the same posterior); {matrices}"
+        "(the same posterior; a group whose data barely inform it is scaled by sd, m = sd/√n·z_m, u = sd·z_u): "
+        + matrices
     )
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
-from riskreport.bayes.models import EFFECTS_TEXT, LABELS, free_variables
+from riskreport.bayes.models import LABELS, free_variables
 
 INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
 
@@ -99,7 +99,6 @@ def sample_until(compiled, model: str, settings: dict, say):
                 "chains": chains,
                 "draws_per_chain": per_chain,
                 "mass_matrix": mass,
-                "group_effects": EFFECTS_TEXT,
                 "seconds": round(seconds, 2),
                 "divergences": batch_divergences,
                 "min_ess_bulk": bulk,

@@ -9,7 +9,9 @@ the same warm-up and draws, target_accept 0.9), and
 - µs of CPU per gradient (process CPU time of sampling / every gradient, warm-up included);
 - wall and CPU seconds of sampling (compile apart), divergences, and the load average.
 
-"old" is the model and layout rule of the commit `--reference` (default: the last commit before the
+"zero_sum" centres both groups, "zero_sum_noncentred" scales both by sd, "rule" is what `fit` does
+(`sampling.layout`: centred unless a group's data barely inform it), "systems_scaled" scales the systems
+only; "+low_rank" after a layout adapts a low-rank mass matrix. "old" is the model and layout rule of the commit `--reference` (default: the last commit before the
 zero-sum parameterisation; read with `git show`, so it runs unchanged in this checkout): brms's non-centred
 r = sd·z with a diagonal mass matrix, or, above a predicted intercept–effect correlation of 0.75 (the
 demo's few systems), a low-rank mass matrix and the groups whose data dominate their prior centred.
@@ -24,7 +26,7 @@ Not collected by the test run. The old layout on the campaign mixes so slowly (N
 iterations and draws.
 
     python tests/benchmarks/bench_reparam.py [--data demo zoib42 ...] [--families zoib gaussian]
-        [--layouts old zero_sum zero_sum_noncentred] [--tune 500] [--draws 500] [--json out.json]
+        [--layouts old zero_sum zero_sum_noncentred rule] [--tune 500] [--draws 500] [--json out.json]
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def old_layout(old_scores, model: str, data) -> tuple[tuple[bool, bool], bool]:
 def row(name, data, model, layout, args, old) -> dict:
     import nutpie
 
-    from riskreport.bayes import models
+    from riskreport.bayes import models, sampling
     from riskreport.bayes.convergence import ess_bulk, ess_tail
 
     priors = models.brms_priors(model, data.y)
@@ -116,7 +118,10 @@ def row(name, data, model, layout, args, old) -> dict:
         pymc_model = old["models"].build_pymc_model(model, data, priors, centred)
         names = old["models"].free_variables(model, centred)
     else:
-        pymc_model = models.build_pymc_model(model, data, priors, layout)
+        fixed = {"zero_sum": (True, True), "zero_sum_noncentred": (False, False), "systems_scaled": (False, True)}
+        centred = fixed.get(layout.removesuffix("+low_rank")) or sampling.layout(data)
+        low_rank = layout.endswith("+low_rank")
+        pymc_model = models.build_pymc_model(model, data, priors, centred)
         names = models.free_variables(model)
     started = time.time()
     compiled = nutpie.compile_pymc_model(pymc_model, backend="numba", var_names=names)
@@ -142,7 +147,7 @@ def row(name, data, model, layout, args, old) -> dict:
     values = {n: np.asarray(posterior[n]) for n in NAMES if n in posterior}
     if "r_sys" not in values:  # the reference's non-centred systems: r = sd·z
         values["r_sys"] = values["sd_sys"][..., None] * np.asarray(posterior["z_sys"])
-    ess = min(float(np.min(f(v))) for v in values.values() for f in (ess_bulk, ess_tail))
+    ess, worst = min((float(np.min(f(v))), n) for n, v in values.items() for f in (ess_bulk, ess_tail))
     steps = np.asarray(trace.sample_stats["n_steps"])
     warm = np.asarray(trace.warmup_sample_stats["n_steps"])
     gradients = float(steps.sum() + warm.sum())
@@ -151,8 +156,11 @@ def row(name, data, model, layout, args, old) -> dict:
         "data": name,
         "n": int(data.n),
         "model": model,
-        "layout": layout + (f" (centred {centred}, {'low-rank' if low_rank else 'diag'})" if layout == "old" else ""),
+        "layout": layout
+        + (f" (centred {centred}, {'low-rank' if low_rank else 'diag'})" if layout == "old" else "")
+        + (f" (centred {centred})" if layout == "rule" else ""),
         "draws": int(total),
+        "worst": worst,
         "ess_per_draw": ess / total,
         "grads_per_draw": float(steps.mean()),
         "grads_per_ess": gradients / ess,
@@ -196,7 +204,7 @@ def main(argv=None) -> None:
                 print(
                     f"{r['data']:9} {r['model']:8} {r['layout']:42} {r['ess_per_draw']:8.3f} {r['grads_per_draw']:9.1f} "
                     f"{r['grads_per_ess']:8.1f} {r['us_per_grad']:8.1f} {r['wall_s']:7.1f} {r['cpu_s']:7.1f} "
-                    f"{r['divergences']:4d} {r['load'][0]:.1f}–{r['load'][1]:.1f}",
+                    f"{r['divergences']:4d} {r['load'][0]:.1f}–{r['load'][1]:.1f} {r['worst']}",
                     flush=True,
                 )
                 if args.json:
