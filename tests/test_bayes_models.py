@@ -33,8 +33,8 @@ def _data(model: str, rng: np.random.Generator) -> bayes.BayesData:
 def _log_densities(model: str, centred: tuple[bool, bool], seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(differences, densities): log p(θ) + const of the zero-sum parameterisation (groups `centred` or scaled by
     sd) minus brms's, and the former, at 6 random points θ mapped between them (the change of variables written
-    out: brms's r = sd·z has Jacobian sd^n per group; a scaled group's m = sd/√n·z_m, u = sd·z_u the same up to
-    a constant)."""
+    out: brms's r = sd·z has Jacobian sd^n per group; the zero-sum m = sd/√n·z_m has sd, and a scaled group's
+    u = sd·z_u sd^(n−1), up to constants)."""
     rng = np.random.default_rng(seed)
     data = _data(model, rng)
     priors = models.brms_priors(model, data.y)
@@ -50,9 +50,12 @@ def _log_densities(model: str, centred: tuple[bool, bool], seed: int) -> tuple[n
         b, sd_sys, sd_top, r_sys, r_top = natural(point)
         mapped = {name: value for name, value in point.items() if name in {v.name for v in old.value_vars}}
         mapped.update({"b": b, "z_sys": r_sys / sd_sys, "z_top": r_top / sd_top})
-        jacobians = len(data.systems) * np.log(sd_sys), len(data.topics) * np.log(sd_top)  # dr = sd·dz per effect
-        jacobian = sum(jacobians)
-        point_density = new_logp(point) - sum(j for j, centre in zip(jacobians, centred) if not centre)
+        sizes, sds = (len(data.systems), len(data.topics)), (sd_sys, sd_top)
+        jacobian = sum(n * np.log(sd) for n, sd in zip(sizes, sds))  # brms: dr = sd·dz per effect
+        scaled = sum(  # zero-sum: dm = sd/√n·dz_m always, du = sd·dz_u (n − 1 coordinates) for a scaled group
+            np.log(sd) + (0.0 if centre else (n - 1) * np.log(sd)) for n, sd, centre in zip(sizes, sds, centred)
+        )
+        point_density = new_logp(point) - scaled
         differences.append(point_density - (old_logp(mapped) - jacobian))
         densities.append(point_density)
     return np.array(differences), np.array(densities)

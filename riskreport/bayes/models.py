@@ -9,9 +9,10 @@ u_g ~ ZeroSumNormal(sd_g) (the same joint distribution as n_g iid N(0, sd_g) eff
 intercept is the one the data see, b_data = b + m_sys + m_top, with b's Student-t prior evaluated at
 b = b_data − m_sys − m_top (a linear map with Jacobian 1). The posterior of b, sd and every r is
 unchanged (tests/test_bayes_models.py); the slow direction of brms's form, the intercept against
-the means of the group effects, is gone. A group whose data barely inform its effects (the topics
-of BRisk⁻ scores at α = 10) is sampled with m and u scaled by sd (`centred`, chosen by
-`sampling.layout`). `effects="brms"` builds brms's non-centred form, the reference the tests compare
+the means of the group effects, is gone. The data never see m (only b's prior does), so it is sampled
+scaled, m = sd/√n·z_m with z_m ~ N(0, 1); the deviations are sampled as they are (centred), or, for a
+group whose data barely inform it (the topics of BRisk⁻ scores at α = 10), scaled too, u = sd·z_u with
+z_u ~ ZeroSumNormal(1) (`centred`, chosen by `sampling.layout`). `effects="brms"` builds brms's non-centred form, the reference the tests compare
 against.
 
 Models (brms family; formula):
@@ -172,8 +173,8 @@ def build_pymc_model(
 
     `effects`: the parameterisation of the intercept and group effects (one of `EFFECTS`; the same
     posterior of b, sd_sys, sd_top, r_sys, r_top): "zero_sum" (module docstring) or "brms" (b; r_g = sd_g·z_g,
-    z_g ~ N(0, 1)). `centred` (systems, topics), zero-sum only: a group not centred samples its mean and
-    deviations scaled, m_g = sd_g/√n_g·z_m_g, u_g = sd_g·z_u_g (z_m_g ~ N(0, 1), z_u_g ~ ZeroSumNormal(1)).
+    z_g ~ N(0, 1)). Zero-sum free variables: b_data, z_m_g (m_g = sd_g/√n_g·z_m_g), and u_g, or z_u_g
+    (u_g = sd_g·z_u_g, z_u_g ~ ZeroSumNormal(1)) for a group not `centred` (systems, topics).
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -230,11 +231,10 @@ def _intercept_and_effects(model: str, data: BayesData, inputs: dict, centred: t
     b_data = pm.Flat("b_data")  # the intercept the data see; its prior is b's, below
     eta, means = b_data, []
     for (group, n, index), sd, centre in zip(groups, sds, centred):
+        m = sd / np.sqrt(n) * pm.Normal(f"z_m_{group}", 0.0, 1.0)  # the data never see m: only b's prior informs it
         if centre:
-            m = pm.Normal(f"m_{group}", 0.0, sd / np.sqrt(n))
             u = pm.ZeroSumNormal(f"u_{group}", sigma=sd, shape=n)
         else:
-            m = sd / np.sqrt(n) * pm.Normal(f"z_m_{group}", 0.0, 1.0)
             u = sd * pm.ZeroSumNormal(f"z_u_{group}", sigma=1.0, shape=n)
         pm.Deterministic(f"r_{group}", m + u)
         means.append(m)

@@ -74,7 +74,7 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
     return (
         "r ~ N(0, sd) as brms, sampled as each group's mean plus zero-sum deviations, r = m + u with "
         "m ~ N(0, sd/√n) and u ~ ZeroSumNormal(sd), and the intercept the data see, b + m_sys + m_top "
-        "(the same posterior; a group whose data barely inform it is scaled by sd, m = sd/√n·z_m, u = sd·z_u): "
+        "(the same posterior; m sampled as sd/√n·z_m, and u as sd·z_u for a group whose data barely inform it): "
         + matrices
     )
 

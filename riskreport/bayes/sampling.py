@@ -200,8 +200,8 @@ def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) 
 
 
 def layout(data: BayesData) -> tuple[bool, bool]:
-    """(centred systems, centred topics): a group is sampled centred (m, u) when its data dominate its prior
-    (κ > `CENTRE_ABOVE`), else scaled by sd (m = sd/√n·z_m, u = sd·z_u), the same model either way.
+    """(centred systems, centred topics): a group's zero-sum deviations are sampled as they are (u) when its data
+    dominate its prior (κ > `CENTRE_ABOVE`), else scaled by sd (u = sd·z_u), the same model either way.
 
     Measured (docs/templates/bayesian_risk.md, tests/benchmarks/bench_reparam.py): centred mixes better on every
     data set (κ 0.73–0.99), but the topics of the demo's BRisk⁻ scores at α = 10 (κ = 0.02: sd_top ≪ σ/√S)

@@ -117,8 +117,8 @@ def anova_moments(data: BayesData) -> tuple[float, float, float] | None:
 def group_strength(data: BayesData) -> tuple[float, float]:
     """How much the data dominate each group's prior: κ = sd² / (sd² + σ²/n), n the scores per group member
     (topics for a system, systems for a topic). κ near 1: each effect is fixed by its data, and the centred
-    form (m, u of `models.build_pymc_model`) samples well; near 0 (e.g. topic effects of Eq. 4.5 scores at
-    α = 10, sd_top ≪ σ/√S) the form scaled by sd does. (0, 0) without moments."""
+    zero-sum deviations u of `models.build_pymc_model` sample well; near 0 (e.g. topic effects of Eq. 4.5 scores at
+    α = 10, sd_top ≪ σ/√S) u = sd·z_u does. (0, 0) without moments."""
     moments = anova_moments(data)
     if moments is None:
         return 0.0, 0.0
