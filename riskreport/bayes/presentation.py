@@ -64,7 +64,7 @@ def layout_text(fits: Sequence[BayesFit]) -> str:
     for f in fits:
         if not f.model.startswith("paired"):
             last = f.batches[-1] if f.batches else {}
-            kind = f"{last.get('group_effects', 'centred')}, a {last.get('mass_matrix', 'diagonal')} mass matrix"
+            kind = f"{last.get('group_effects', 'u centred')}, a {last.get('mass_matrix', 'diagonal')} mass matrix"
             kinds.setdefault(kind, []).append(f.label)
     matrices = (
         f"{next(iter(kinds))} in every fit"

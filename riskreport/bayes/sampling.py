@@ -222,5 +222,5 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
     draws, batches, divergences = sample_until(compiled, model, settings, say)
     scaled = [g for g, c in zip(("systems", "topics"), centred) if not c]
     for batch in batches:
-        batch["group_effects"] = "centred" if not scaled else f"{' and '.join(scaled)} scaled by sd"
+        batch["group_effects"] = "u centred" if not scaled else f"the {' and '.join(scaled)}' u scaled by sd"
     return draws, batches, divergences

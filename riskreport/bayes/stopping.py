@@ -39,8 +39,8 @@ SAY_EVERY = 15.0  # seconds between progress lines of one batch
 
 
 def max_rhat(draws: dict[str, np.ndarray]) -> float:
-    """The largest rank-normalised split R̂ over every parameter the report checks."""
-    return max(float(np.max(rhat_rank(values))) for values in draws.values())
+    """The largest rank-normalised split R̂ over every parameter the report checks (all but the z_ auxiliaries)."""
+    return max(float(np.max(rhat_rank(values))) for name, values in draws.items() if not name.startswith("z_"))
 
 
 def check_every(target: int, chains: int) -> int:
