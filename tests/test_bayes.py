@@ -11,7 +11,7 @@ from scipy import stats
 
 import riskreport as rr
 from riskreport import bayes
-from riskreport.bayes import likelihood, scores
+from riskreport.bayes import likelihood, sampling, scores
 from riskreport.errors import ParameterError
 
 COVID = SHARED_DATA / "trec-covid-round1"
@@ -491,21 +491,13 @@ def test_rbp_rank_gains_from_the_collection(tiny_collection):
     assert first == pytest.approx([0.5 * 1.0, 0.0, 0.0])  # 1-r1 (grade 2 of 2), then non-relevant
 
 
-def test_intercept_correlation_predicts_when_a_diagonal_mass_matrix_mixes_badly():
+def test_group_strength_tells_weak_topic_effects():
     rng = np.random.default_rng(3)
-
-    def grid(systems, topics, sd_sys, noise):
-        y = (
-            rng.normal(0, sd_sys, (systems, 1))
-            + rng.normal(0, 0.15, (1, topics))
-            + rng.normal(0, noise, (systems, topics))
-        )
-        return bayes.scores_data(pd.DataFrame(y))
-
-    few_distinct = scores.intercept_correlation(grid(11, 50, 0.15, 0.15))  # the demo's shape: b and r_sys entangled
-    many_noisy = scores.intercept_correlation(grid(42, 30, 0.1, 0.3))  # TREC-COVID's shape
-    assert few_distinct > 0.75 > many_noisy > 0
-    assert scores.intercept_correlation(bayes.paired_data(np.ones(5), "s", range(5))) == 0.0
+    y = rng.normal(0, 0.15, (11, 1)) + rng.normal(0, 0.01, (1, 50)) + rng.normal(0, 0.3, (11, 50))
+    kappa_sys, kappa_top = scores.group_strength(bayes.scores_data(pd.DataFrame(y)))
+    assert kappa_sys > 0.5 > kappa_top  # the topics of BRisk⁻ scores at α = 10: sampled scaled by sd
+    assert sampling.layout(bayes.scores_data(pd.DataFrame(y))) == (True, False)
+    assert scores.group_strength(bayes.paired_data(np.ones(5), "s", range(5))) == (0.0, 0.0)
 
 
 # ---------------------------------------------------------------- the compiled model on disk, the report's progress

@@ -1,7 +1,7 @@
 """A nutpie model compiled once: kept in the process for every data set of its shapes, and on disk.
 
 `compiled_model` compiles a model once per process and shape (model, systems, topics, observations,
-layout) and gives it each new data set with nutpie's `with_data` (the data and prior constants are
+centred groups) and gives it each new data set with nutpie's `with_data` (the data and prior constants are
 PyMC `pm.Data` containers), with the initial points of that data.
 
 nutpie compiles a PyMC model to two numba C callbacks (the log-density with its gradient, and the
@@ -285,7 +285,9 @@ _LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compi
 _LOCKS_LOCK = threading.Lock()
 
 
-def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, centred=(False, False), folder=None):
+def compiled_model(
+    model: str, data: BayesData, priors: dict, say: Progress, centred: tuple[bool, bool] = (True, True), folder=None
+):
     """nutpie's compiled `model` for the shapes of `data`, with this data, these prior constants and their
     initial points swapped in.
 
@@ -353,7 +355,7 @@ def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
         say(f"{LABELS[model]}: compiled model loaded from the cache in {time.time() - started:.1f} s")
     else:
         say(f"{LABELS[model]}: compiling the model ({data.n:,} scores, {len(data.systems)} systems)")
-        compiled = nutpie.compile_pymc_model(pymc_model, backend="numba", var_names=free_variables(model, centred))
+        compiled = nutpie.compile_pymc_model(pymc_model, backend="numba", var_names=free_variables(model))
         say(f"{LABELS[model]}: compiled in {time.time() - started:.1f} s")
         if folder:
             store_compiled(folder, key, compiled)

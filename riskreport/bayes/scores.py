@@ -3,8 +3,7 @@
 `BayesData` holds y with system and topic codes (and ranks for BHM-ZOiB-Rank); `scores_data` codes
 a tidy table or a systems × topics matrix, `paired_data` one challenger's topic differences, and
 `rbp_rank_gains` the per-rank RBP gains of runs (Benham's thesis 'Inferential Risk Measures',
-Ch. 5). `intercept_correlation` and `group_strength` tell the sampler how to lay the model out
-(`sampling.layout`).
+Ch. 5). `group_strength` tells the sampler how to lay the model out (`sampling.layout`).
 """
 
 from __future__ import annotations
@@ -95,7 +94,7 @@ def paired_data(d: np.ndarray, system: str, topics) -> BayesData:
 
 def anova_moments(data: BayesData) -> tuple[float, float, float] | None:
     """Two-way ANOVA moments of the cell means (ranks averaged): (sd_sys², sd_top², σ²), or None for paired data
-    or an incomplete grid. The starting point of the sampler's layout (`intercept_correlation`, `group_strength`)."""
+    or an incomplete grid. The starting point of the sampler's layout (`group_strength`)."""
     n_sys, n_top = len(data.systems), len(data.topics)
     if n_sys < 2 or n_top < 2:
         return None
@@ -115,28 +114,11 @@ def anova_moments(data: BayesData) -> tuple[float, float, float] | None:
     )
 
 
-def intercept_correlation(data: BayesData) -> float:
-    """Predicted posterior correlation of the intercept b with a system effect, from two-way ANOVA moments.
-
-    The data fix b + mean(r_sys) + mean(r_top) closely but split it only through the group priors, so
-    var(b) ≈ sd_sys²/S + sd_top²/T while a system effect given b has variance ≈ σ²/T; the correlation is
-    √(var(b) / (var(b) + σ²/T)). Near 1 (few systems that differ a lot, little noise: the demo's 11
-    systems give 0.89, TREC-COVID's 42 give 0.53) NUTS with a diagonal mass matrix mixes slowly: the
-    sampler adapts a low-rank one instead. 0 for paired data or an incomplete grid.
-    """
-    moments = anova_moments(data)
-    if moments is None:
-        return 0.0
-    sd_sys2, sd_top2, sigma2 = moments
-    var_b = sd_sys2 / len(data.systems) + sd_top2 / len(data.topics)
-    return float(np.sqrt(var_b / (var_b + sigma2 / len(data.topics)))) if var_b + sigma2 > 0 else 0.0
-
-
 def group_strength(data: BayesData) -> tuple[float, float]:
     """How much the data dominate each group's prior: κ = sd² / (sd² + σ²/n), n the scores per group member
     (topics for a system, systems for a topic). κ near 1: each effect is fixed by its data, and the centred
-    form r ~ N(0, sd) samples well; near 0 (e.g. topic effects of Eq. 4.5 scores at α = 10, sd_top ≪ σ/√S)
-    the non-centred r = sd·z does. (0, 0) without moments."""
+    zero-sum deviations u of `models.build_pymc_model` sample well; near 0 (e.g. topic effects of Eq. 4.5 scores at
+    α = 10, sd_top ≪ σ/√S) u = sd·z_u does. (0, 0) without moments."""
     moments = anova_moments(data)
     if moments is None:
         return 0.0, 0.0

@@ -2,9 +2,9 @@
 
 For BHM-Gaussian and BHM-ZOiB on the 42 pooled and all 107 systems (generated data of the same shape
 when ../shared is absent): the wall time, compile included, until every system effect has bulk and
-tail ESS ≥ 10,000, side by side with the same model (same priors, same non-centred parameterisation,
-same batch rule) in Stan through PyStan; system-effect medians and WAIC are compared (WAIC of both
-from the same riskreport code). Also: a cached re-run, and the peak memory of PPDRisk⁻ replicates for
+tail ESS ≥ 10,000, side by side with the same model in Stan through PyStan (same priors and batch
+rule; brms's non-centred parameterisation in Stan, the zero-sum one in ours, the same posterior);
+system-effect medians and WAIC are compared (WAIC of both from the same riskreport code). Also: a cached re-run, and the peak memory of PPDRisk⁻ replicates for
 72,000 draws.
 
 PyStan is not a project dependency: give the Python of an environment that has it, e.g.
@@ -178,11 +178,13 @@ def stan_waic(model: str, scores: Path, draws_path: Path) -> tuple[float, list]:
     """WAIC and system-effect medians of the Stan draws, by the same riskreport code as ours."""
     from riskreport import bayes
     from riskreport.bayes.diagnostics import information_criteria
-    from riskreport.bayes.fits import with_effects
 
     data = bayes.scores_data(pd.read_csv(scores))
     with np.load(draws_path) as stored:
-        draws = with_effects({k: stored[k] for k in stored.files})
+        draws = {k: stored[k] for k in stored.files}
+    for group in ("sys", "top"):  # Stan's non-centred effects: r = sd·z
+        if f"z_{group}" in draws:
+            draws[f"r_{group}"] = draws[f"sd_{group}"][..., None] * draws[f"z_{group}"]
     medians = np.median(draws["r_sys"].reshape(-1, draws["r_sys"].shape[-1]), axis=0)
     return information_criteria(model, data, draws)["waic"], medians.tolist()
 
@@ -193,14 +195,14 @@ def ppd_memory(draws: int = 72_000) -> dict:
 import json, resource, sys, time
 import numpy as np
 from riskreport import bayes
-from riskreport.bayes.fits import BayesFit, with_effects
+from riskreport.bayes.fits import BayesFit
 n, S, T = int(sys.argv[1]), 42, 30
 rng = np.random.default_rng(0)
 grid = bayes.scores_data(__import__("pandas").DataFrame(rng.random((S, T)), index=[f"s{i}" for i in range(S)]))
 d = {"b": rng.normal(-1, .1, (12, n // 12)), "sd_sys": np.full((12, n // 12), .5), "sd_top": np.full((12, n // 12), .8),
-     "z_sys": rng.normal(size=(12, n // 12, S)), "z_top": rng.normal(size=(12, n // 12, T)),
+     "r_sys": 0.5 * rng.normal(size=(12, n // 12, S)), "r_top": 0.8 * rng.normal(size=(12, n // 12, T)),
      "phi": np.full((12, n // 12), 4.0), "zoi": np.full((12, n // 12), .04), "coi": np.full((12, n // 12), .3)}
-fit = BayesFit("zoib", grid, {}, with_effects(d), {}, {"ok": True, "problems": ""}, {}, 0.0, {})
+fit = BayesFit("zoib", grid, {}, d, {}, {"ok": True, "problems": ""}, {}, 0.0, {})
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.time()
 values, names = bayes.ppdrisk_draws(fit, "s0", [0.0, 1.0])
