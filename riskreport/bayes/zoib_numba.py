@@ -26,7 +26,7 @@ from numba import types
 from nutpie.compile_pymc import CompiledPyMCModel
 
 HEADER = 16  # buffer: [length, n_inner, n_sys, n_top, n0, n1, b_loc, b_scale, sd_scale, unused…], then the data
-LOG_2PI_HALF = 0.5 * math.log(2 * math.pi)
+LOG_2PI_HALF = HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 NU = 3.0  # the Student-t degrees of freedom of brms's default priors
 GAMMA_SHAPE = GAMMA_RATE = 0.01  # φ ~ Gamma(0.01, 0.01)
 _SIGNATURE_LOGP = types.int64(
@@ -54,6 +54,46 @@ def digamma(x):
         + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132 + f * (691.0 / 32760 - f / 12)))))
     )
     return shift + math.log(x) - 0.5 / x + series
+
+
+@numba.njit(cache=True, inline="always")
+def _shift(x):
+    """(z, P, P′) with z = x + k ≥ 7 and P = x(x + 1)⋯(x + k − 1): log Γ(x) = log Γ(z) − log P, ψ(x) = ψ(z) − P′/P."""
+    p, d = 1.0, 0.0
+    while x < 7.0:
+        d = d * x + p
+        p *= x
+        x += 1.0
+    return x, p, d
+
+
+@numba.njit(cache=True, inline="always")
+def _stirling(z):
+    """(log Γ(z), ψ(z)) for z ≥ 7 by their asymptotic series (error < 1e-14)."""
+    r = 1.0 / z
+    f = r * r
+    log_z = math.log(z)
+    lgamma = (
+        (z - 0.5) * log_z
+        - z
+        + HALF_LOG_2PI
+        + r
+        * (
+            1.0 / 12
+            + f
+            * (-1.0 / 360 + f * (1.0 / 1260 + f * (-1.0 / 1680 + f * (1.0 / 1188 + f * (-691.0 / 360360 + f / 156)))))
+        )
+    )
+    psi = (
+        log_z
+        - 0.5 * r
+        + f
+        * (
+            -1.0 / 12
+            + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132 + f * (691.0 / 32760 - f / 12)))))
+        )
+    )
+    return lgamma, psi
 
 
 @numba.njit(cache=True, inline="always")
@@ -155,8 +195,14 @@ def log_density(x, grad, buffer):
         mu = 1.0 / (1.0 + math.exp(-(b_data + u_sys[s] + u_top[t])))
         a = mu * phi
         c = phi - a
-        psi_a, psi_c = digamma(a), digamma(c)
-        value += (a - 1.0) * log_y[i] + (c - 1.0) * log1m_y[i] - math.lgamma(a) - math.lgamma(c)
+        z_a, p_a, d_a = _shift(a)
+        z_c, p_c, d_c = _shift(c)
+        lgamma_a, psi_a = _stirling(z_a)
+        lgamma_c, psi_c = _stirling(z_c)
+        inverse = 1.0 / (p_a * p_c)
+        psi_a -= d_a * p_c * inverse  # one log and one division for both shifts
+        psi_c -= d_c * p_a * inverse
+        value += (a - 1.0) * log_y[i] + (c - 1.0) * log1m_y[i] - lgamma_a - lgamma_c + math.log(p_a * p_c)
         d_eta = a * (1.0 - mu) * (log_y[i] - log1m_y[i] - psi_a + psi_c)
         g_sys[s] += d_eta
         g_top[t] += d_eta
