@@ -11,7 +11,7 @@ from scipy import stats
 
 import riskreport as rr
 from riskreport import bayes
-from riskreport.bayes import likelihood, scores
+from riskreport.bayes import likelihood, models, scores
 from riskreport.errors import ParameterError
 
 COVID = SHARED_DATA / "trec-covid-round1"
@@ -564,6 +564,28 @@ def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_pat
     stored[0].write_bytes(stored[0].read_bytes()[:-100])  # a damaged entry is a miss, never loaded
     with pytest.warns(CacheWarning, match="damaged"):
         assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
+
+
+def test_compiled_model_cache_is_used_only_with_the_tested_numba(generated, tmp_path, monkeypatch):
+    """With a numba, llvmlite or nutpie other than those tested, the model is compiled (a warning in the log),
+    neither loaded nor stored."""
+    import nutpie
+
+    from riskreport.bayes import compiled
+
+    assert compiled.untested_versions() == []  # the installed versions are the tested ones
+    monkeypatch.setitem(compiled.TESTED, "numba", ("0.0",))
+    assert [item.split()[0] for item in compiled.untested_versions()] == ["numba"]
+    monkeypatch.setattr(nutpie, "compile_pymc_model", lambda *args, **kwargs: "compiled here")
+    data = bayes.scores_data(generated)
+    priors = models.brms_priors("gaussian", data.y)
+    inputs = models.model_inputs("gaussian", data, priors)
+    lines: list[str] = []
+    shape = ("gaussian", len(data.systems), len(data.topics), data.n, (False, False))
+    result = compiled._compile_or_load("gaussian", data, priors, lines.append, (False, False), tmp_path, shape, inputs)
+    assert result[0] == "compiled here"
+    assert lines[0].startswith("warning: BHM-Gaussian: the compiled-model cache is tested with numba 0.0")
+    assert not any(tmp_path.iterdir())
 
 
 def test_fit_progress_counts_fits_and_estimates_the_time_left(zoib_fit):
