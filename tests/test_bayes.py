@@ -79,6 +79,32 @@ def test_log_likelihood_matches_scipy():
     assert np.allclose(likelihood.log_likelihood("zoib", data, d), expected)
 
 
+def test_zoib_graph_likelihood_is_the_pointwise_log_likelihood():
+    """The PyMC graph's likelihood (Beta terms for 0 < y < 1 only, written out with log y and log(1 − y) as
+    data; counts for the 0s and 1s) equals Σ_n log p(y_n | θ) of `likelihood` (scipy's Beta) at random points."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(
+        [(f"s{s}", f"t{t}", float(rng.beta(2, 3))) for s in range(5) for t in range(7)],
+        columns=["system", "topic", "score"],
+    )
+    table.loc[::9, "score"], table.loc[4::11, "score"] = 0.0, 1.0
+    data = bayes.scores_data(table)
+    model = models.build_pymc_model("zoib", data, models.brms_priors("zoib", data.y))
+
+    def stored(name):  # a deterministic, or brms's non-centred r = sd·z
+        return model[name] if name in model.named_vars else model[f"sd_{name[2:]}"] * model[f"z_{name[2:]}"]
+
+    names = ["b", "r_sys", "r_top", "phi", "zoi", "coi"]
+    outputs = model.replace_rvs_by_values([stored(name) for name in names])
+    total = model.logp(vars=[term for term in model.potentials if term.name.startswith("obs")])
+    function = model.compile_fn([total, *outputs], inputs=model.value_vars, on_unused_input="ignore", point_fn=True)
+    for _ in range(4):
+        point = {name: rng.normal(0, 0.7, np.shape(value)) for name, value in model.initial_point().items()}
+        value, *draw = function(point)
+        draws = {name: np.asarray(v)[None] for name, v in zip(names, draw, strict=True)}
+        assert value == pytest.approx(likelihood.log_likelihood("zoib", data, draws).sum(), rel=1e-12)
+
+
 def test_skew_normal_parameterisation_has_brms_mean_and_sd():
     rng = np.random.default_rng(1)
     data = scores.BayesData(

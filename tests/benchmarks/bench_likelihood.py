@@ -6,8 +6,9 @@ Side by side in one process, on the same random unconstrained points:
   0s and 1s masked with a 0/1 weight; a frozen copy below), compiled by nutpie's numba backend;
 - `new graph`: `models.build_pymc_model` (the Beta terms only for the interior scores, log y and
   log(1 − y) as data, log Γ(φ) once), compiled by nutpie's numba backend;
-- `numba`: the hand-written log-density and gradient (`bayes.zoib_numba`; its compile time is numba's cache
-  load, or the compile when the cache is empty).
+- `numba`: the hand-written log-density and gradient (`zoib_numba.py` beside this file, compiled at its
+  import: the compile time printed), checked first against PyMC's value and gradient (numba backend) at
+  random points when `build_pymc_model` has the zero-sum layout (issue 32, point 1).
 
 Each is the C callback nutpie calls (`compiled_logp_func`), called through ctypes (its overhead, about
 1 µs, is printed); times are CPU (`time.process_time`) medians of `--rounds` rounds, load printed.
@@ -31,9 +32,16 @@ import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("bench_bayes_reuse", HERE / "bench_bayes_reuse.py")
-reuse = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(reuse)
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+reuse = _load("bench_bayes_reuse")
 
 
 def datasets() -> dict:
@@ -133,7 +141,7 @@ def ctypes_overhead(seconds: float) -> float:
 
 def rows_for(data) -> dict:
     """{row name: (Callback, compile CPU s)} for one data set."""
-    from riskreport.bayes.models import brms_priors, build_pymc_model
+    from riskreport.bayes.models import brms_priors, build_pymc_model, model_inputs
 
     priors = brms_priors("zoib", data.y)
     out = {}
@@ -141,15 +149,36 @@ def rows_for(data) -> dict:
     out["old graph"] = (of_nutpie(compiled), seconds)
     compiled, seconds = compile_nutpie(build_pymc_model("zoib", data, priors))
     out["new graph"] = (of_nutpie(compiled), seconds)
-    from riskreport.bayes import zoib_numba
-    from riskreport.bayes.models import model_inputs
-
     started = time.process_time()
+    zoib_numba = _load("zoib_numba")
     buffer = zoib_numba.pack(model_inputs("zoib", data, priors), len(data.systems), len(data.topics))
     n_dim = sum(int(np.prod(shape)) for _, shape in zoib_numba.free_layout(len(data.systems), len(data.topics)))
     callback = Callback(zoib_numba.logp_callback.address, n_dim, buffer.ctypes.data, buffer)
     out["numba"] = (callback, time.process_time() - started)
+    print(f"  numba against PyMC: {check(zoib_numba, callback, build_pymc_model('zoib', data, priors), data)}")
     return out
+
+
+def check(zoib_numba, callback: Callback, pymc_model, data) -> str:
+    """The gradient equal to PyMC's (numba backend) to 1e-10 relative, the value up to one constant, at random points.
+
+    The constant is PyTensor's: it casts the Python float constants of the Student-t normalisers to float32.
+    """
+    names = [value.name for value in pymc_model.value_vars]
+    if names != [name for name, _ in zoib_numba.free_layout(len(data.systems), len(data.topics))]:
+        return f"not checked: PyMC's layout is {names[:6]}…, not the zero-sum one"
+    function = pymc_model.logp_dlogp_function(ravel_inputs=True, mode="NUMBA")
+    function.set_extra_values({})
+    rng = np.random.default_rng(5)
+    differences, worst = [], 0.0
+    for _ in range(6):
+        x = rng.normal(0, 0.5, callback.n_dim)
+        value, grad = function(x)
+        ours, our_grad = callback(x)
+        worst = max(worst, float(np.max(np.abs(our_grad - grad) / (np.abs(grad) + 1e-10 * np.max(np.abs(grad))))))
+        differences.append(ours - float(value))
+    assert worst < 1e-10 and np.ptp(differences) < 1e-10 * abs(float(value)), (worst, differences)
+    return f"gradient within {worst:.1e} relative, value within {np.ptp(differences):.1e} of a constant"
 
 
 def main(argv=None) -> None:

@@ -1,29 +1,26 @@
-"""BHM-ZOiB's log-density and its gradient written out in numba: the function nutpie calls at every leapfrog step.
+"""BHM-ZOiB's log-density and its gradient written out in numba: the reference `bench_likelihood.py` times
+against PyMC's graph (issue 32, point 2). Not used by riskreport: it was 1.0–1.35× PyMC's graph per gradient
+(after the interior-only likelihood), not the 2× that would justify a second implementation of the model.
 
-The same density as `models.build_pymc_model("zoib", ...)` (tests/test_bayes_numba.py checks value and
-gradient against PyMC's at random points), over the same unconstrained vector in the same order
-(`layout`): the intercept the data see b′ (`b_data`), per group g ∈ {sys, top} log sd_g, the mean
-m_g ~ N(0, sd_g/√n_g) and the n_g − 1 free coordinates of u_g ~ ZeroSumNormal(sd_g) (PyMC's
-zero-sum transform), log φ, logit zoi, logit coi; b's Student-t prior is evaluated at
-b = b′ − m_sys − m_top. The likelihood is Liu & Kong's zero-one-inflated beta (brms's
-`zero_one_inflated_beta`; Benham, 'Inferential Risk Measures', Ch. 5): the Beta terms for the
-interior scores only, their per-score part fused in one loop (log Γ and ψ of μφ and (1 − μ)φ).
+The same density as `models.build_pymc_model("zoib", ...)` in the zero-sum parameterisation (checked by the
+benchmark against PyMC's value and gradient, numba backend, at random points), over the same unconstrained
+vector in the same order (`free_layout`): log sd_sys, log sd_top, the intercept the data see b′ (`b_data`),
+per group the mean m_g ~ N(0, sd_g/√n_g) and the n_g − 1 free coordinates of u_g ~ ZeroSumNormal(sd_g)
+(PyMC's zero-sum transform), log φ, logit zoi, logit coi; b's Student-t prior at b = b′ − m_sys − m_top.
+The interior scores' Beta terms are fused in one loop: log Γ and ψ of μφ and (1 − μ)φ from one shifted
+Stirling series each, the two shifts sharing one log and one division.
 
-The compiled functions are plain numba C callbacks (`cfunc`, `cache=True`): no process addresses, so
-numba's own cache keeps them, and they do not depend on the data or the shapes (every size and
-array comes through the `user_data` buffer, `pack`). `native_model` wraps them in nutpie's
-compiled-model object, so `nutpie.sample` drives them like a compiled PyMC model.
+`logp_callback` and `expand_callback` have the C signatures of nutpie's numba callbacks; every size and
+array comes through the `user_data` buffer (`pack`), so they depend on neither the data nor the shapes.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numba
 import numpy as np
 from numba import types
-from nutpie.compile_pymc import CompiledPyMCModel
 
 HEADER = 16  # buffer: [length, n_inner, n_sys, n_top, n0, n1, b_loc, b_scale, sd_scale, unused…], then the data
 LOG_2PI_HALF = HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
@@ -41,7 +38,7 @@ _SIGNATURE_EXPAND = types.int64(
 )
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(inline="always")
 def digamma(x):
     """ψ(x), x > 0: the recurrence ψ(x) = ψ(x + 1) − 1/x up to x ≥ 6, then the asymptotic series (error < 1e-13)."""
     shift = 0.0
@@ -56,7 +53,7 @@ def digamma(x):
     return shift + math.log(x) - 0.5 / x + series
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(inline="always")
 def _shift(x):
     """(z, P, P′) with z = x + k ≥ 7 and P = x(x + 1)⋯(x + k − 1): log Γ(x) = log Γ(z) − log P, ψ(x) = ψ(z) − P′/P."""
     p, d = 1.0, 0.0
@@ -67,7 +64,7 @@ def _shift(x):
     return x, p, d
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(inline="always")
 def _stirling(z):
     """(log Γ(z), ψ(z)) for z ≥ 7 by their asymptotic series (error < 1e-14)."""
     r = 1.0 / z
@@ -96,13 +93,13 @@ def _stirling(z):
     return lgamma, psi
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(inline="always")
 def softplus(x):
     """log(1 + eˣ) without overflow."""
     return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(inline="always")
 def student_t(x, nu, loc, scale):
     """(log density, d/dx) of Student-t(ν, loc, scale) at x."""
     z = (x - loc) / scale
@@ -116,7 +113,7 @@ def student_t(x, nu, loc, scale):
     return value, -(nu + 1) * z / (scale * (nu + z * z))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(inline="always")
 def _inflation(x, grad, o, hits, misses):
     """hits·log p + misses·log(1 − p) with p = logit⁻¹(x[o]) ~ Beta(1, 1) and the Jacobian p(1 − p); its gradient."""
     z = x[o]
@@ -125,7 +122,7 @@ def _inflation(x, grad, o, hits, misses):
     return -(hits + 1.0) * softplus(-z) - (misses + 1.0) * softplus(z)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _group(x, grad, o_sd, o_m, o_u, n, u, sums, scale):
     """Prior terms of one group (sd ~ half-Student-t, m, u) given dℓ/du_j of the likelihood in `sums`; writes the
     gradient of log sd, m and the free u coordinates; returns (log density, dℓ/dm from b's prior excluded)."""
@@ -156,7 +153,7 @@ def _group(x, grad, o_sd, o_m, o_u, n, u, sums, scale):
     return value
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(inline="always")
 def _extend(x, o_u, n, u):
     """PyMC's zero-sum backward transform: n values summing to 0 from the n − 1 free coordinates x[o_u:]."""
     total = 0.0
@@ -169,7 +166,7 @@ def _extend(x, o_u, n, u):
     u[n - 1] = -total / root
 
 
-@numba.njit(cache=True)
+@numba.njit
 def log_density(x, grad, buffer):
     """log p(x) + its gradient into `grad`, for the unconstrained `x` in `layout`'s order and the data in `buffer`."""
     n_in, n_sys, n_top = int(buffer[1]), int(buffer[2]), int(buffer[3])
@@ -226,7 +223,7 @@ def log_density(x, grad, buffer):
     return value
 
 
-@numba.cfunc(_SIGNATURE_LOGP, cache=True)
+@numba.cfunc(_SIGNATURE_LOGP)
 def logp_callback(dim, x_, grad_, logp_, user_data_):
     """nutpie's log-density callback: 0, or 3 / 4 for a non-finite gradient / value (as nutpie's own)."""
     header = numba.carray(user_data_, HEADER, np.float64)
@@ -240,7 +237,7 @@ def logp_callback(dim, x_, grad_, logp_, user_data_):
     return 0 if math.isfinite(value) else 4
 
 
-@numba.cfunc(_SIGNATURE_EXPAND, cache=True)
+@numba.cfunc(_SIGNATURE_EXPAND)
 def expand_callback(dim, expanded, x_, out_, user_data_):
     """nutpie's expand callback: x, then b, sd_sys, sd_top, r_sys, r_top, φ, zoi, coi (`stored_layout`)."""
     header = numba.carray(user_data_, HEADER, np.float64)
@@ -308,58 +305,3 @@ def pack(inputs: dict, n_sys: int, n_top: int) -> np.ndarray:
     buffer[0] = len(buffer)
     buffer.flags.writeable = False
     return buffer
-
-
-def native_model(pymc_model, inputs: dict, n_sys: int, n_top: int, initial_point_function):
-    """nutpie's compiled-model object around the numba callbacks, for `pymc_model`'s layout (BHM-ZOiB, zero-sum
-    effects) and the data `inputs` (`models.model_inputs`); None when `pymc_model` has another layout.
-
-    `initial_point_function(pymc_model, shape_info)`: nutpie's seeded initial points of the PyMC model, so a
-    fit starts where the PyMC-compiled model would.
-    """
-    from nutpie.compile_pymc import _prepare_dims_and_coords
-
-    free = free_layout(n_sys, n_top)
-    if [value.name for value in pymc_model.value_vars] != [name for name, _ in free]:
-        return None
-    if [tuple(pymc_model.initial_point()[name].shape) for name, _ in free] != [shape for _, shape in free]:
-        return None
-    entries = free + stored_layout(n_sys, n_top)
-    names, slices, shapes, start = [], [], [], 0
-    for name, shape in entries:
-        size = int(np.prod(shape))
-        names.append(name)
-        slices.append(slice(start, start + size))
-        shapes.append(shape)
-        start += size
-    n_dim = slices[len(free) - 1].stop
-    shape_info = (names, slices, shapes)
-    dims, coords = _prepare_dims_and_coords(pymc_model, shape_info)
-
-    return NativeModel(
-        _n_dim=n_dim,
-        dims=dims,
-        _coords=coords,
-        _shapes={name: tuple(shape) for name, shape in entries},
-        compiled_logp_func=logp_callback,
-        compiled_expand_func=expand_callback,
-        initial_point_func=initial_point_function(pymc_model, shape_info),
-        shared_data=dict(inputs),
-        user_data=pack(inputs, n_sys, n_top),
-        n_expanded=start,
-        shape_info=shape_info,
-        logp_func=None,
-        expand_func=None,
-        groups=(n_sys, n_top),
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class NativeModel(CompiledPyMCModel):
-    """nutpie's compiled PyMC model with this module's callbacks; `with_data` packs new `models.model_inputs`."""
-
-    groups: tuple[int, int] = (0, 0)  # (systems, topics)
-
-    def with_data(self, **updates):
-        shared = {**self.shared_data, **updates}
-        return dataclasses.replace(self, shared_data=shared, user_data=pack(shared, *self.groups))
