@@ -1,6 +1,7 @@
 """BHM-ZOiB's log-density and its gradient written out in numba: the reference `bench_likelihood.py` times
-against PyMC's graph (issue 32, point 2). Not used by riskreport: it was 1.0–1.35× PyMC's graph per gradient
-(after the interior-only likelihood), not the 2× that would justify a second implementation of the model.
+against PyMC's graph (issue 32, point 2). Not used by riskreport: it was 1.18× (27,390 scores) and 1.28×
+(1,260) as fast as PyMC's interior-only graph per gradient, not the 2× that would justify a second
+implementation of the model; log Γ and ψ of the two beta shapes dominate both.
 
 The same density as `models.build_pymc_model("zoib", ...)` in the zero-sum parameterisation (checked by the
 benchmark against PyMC's value and gradient, numba backend, at random points), over the same unconstrained
