@@ -15,7 +15,7 @@ Each is the C callback nutpie calls (`compiled_logp_func`), called through ctype
 Sizes: the generated 110 × 249 campaign (27,390 scores) and ZOiB-42 (TREC-COVID round 1's 42 pooled
 runs × 30 topics, 1,260 scores; generated scores of the same shape when ../shared is absent).
 
-    python tests/benchmarks/bench_likelihood.py [--rounds 5] [--seconds 1.0]
+    python tests/benchmarks/bench_likelihood.py [--rounds 5] [--seconds 1.0] [--sizes campaign zoib42]
 """
 
 from __future__ import annotations
@@ -185,10 +185,14 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per row and round")
+    parser.add_argument("--sizes", nargs="+", default=["campaign", "zoib42"], choices=["campaign", "zoib42"])
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}", flush=True)
     print(f"ctypes call overhead: {ctypes_overhead(0.2):.2f} µs CPU")
+    chosen = {"campaign": "campaign 110x249", "zoib42": "ZOiB-42"}
     for name, data in datasets().items():
+        if name not in {chosen[size] for size in args.sizes}:
+            continue
         interior = int(((data.y > 0) & (data.y < 1)).sum())
         print(f"\n{name}: {data.n:,} scores ({interior:,} in (0, 1)), {len(data.systems)} systems")
         rows = rows_for(data)
