@@ -90,12 +90,8 @@ def test_zoib_graph_likelihood_is_the_pointwise_log_likelihood():
     table.loc[::9, "score"], table.loc[4::11, "score"] = 0.0, 1.0
     data = bayes.scores_data(table)
     model = models.build_pymc_model("zoib", data, models.brms_priors("zoib", data.y))
-
-    def stored(name):  # a deterministic, or brms's non-centred r = sd·z
-        return model[name] if name in model.named_vars else model[f"sd_{name[2:]}"] * model[f"z_{name[2:]}"]
-
     names = ["b", "r_sys", "r_top", "phi", "zoi", "coi"]
-    outputs = model.replace_rvs_by_values([stored(name) for name in names])
+    outputs = model.replace_rvs_by_values([model[name] for name in names])
     total = model.logp(vars=[term for term in model.potentials if term.name.startswith("obs")])
     function = model.compile_fn([total, *outputs], inputs=model.value_vars, on_unused_input="ignore", point_fn=True)
     for _ in range(4):
@@ -607,8 +603,8 @@ def test_compiled_model_cache_is_used_only_with_the_tested_numba(generated, tmp_
     priors = models.brms_priors("gaussian", data.y)
     inputs = models.model_inputs("gaussian", data, priors)
     lines: list[str] = []
-    shape = ("gaussian", len(data.systems), len(data.topics), data.n, (False, False))
-    result = compiled._compile_or_load("gaussian", data, priors, lines.append, (False, False), tmp_path, shape, inputs)
+    shape = ("gaussian", len(data.systems), len(data.topics), data.n)
+    result = compiled._compile_or_load("gaussian", data, priors, lines.append, tmp_path, shape, inputs)
     assert result[0] == "compiled here"
     assert lines[0].startswith("warning: BHM-Gaussian: the compiled-model cache is tested with numba 0.0")
     assert not any(tmp_path.iterdir())

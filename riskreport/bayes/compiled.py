@@ -1,7 +1,7 @@
 """A nutpie model compiled once: kept in the process for every data set of its shapes, and on disk.
 
-`compiled_model` compiles a model once per process and shape (model, systems, topics, observations,
-layout) and gives it each new data set with nutpie's `with_data` (the data and prior constants are
+`compiled_model` compiles a model once per process and shape (model, systems, topics, observations)
+and gives it each new data set with nutpie's `with_data` (the data and prior constants are
 PyMC `pm.Data` containers), with the initial points of that data.
 
 nutpie compiles a PyMC model to two numba C callbacks (the log-density with its gradient, and the
@@ -297,7 +297,7 @@ def _load_library(parts: dict, info: dict, part: str):
     return _Callback(library, address)
 
 
-_COMPILED: dict = {}  # (model, systems, topics, observations, centred) -> (nutpie model, its PyMC model)
+_COMPILED: dict = {}  # (model, systems, topics, observations) -> (nutpie model, its PyMC model)
 
 
 _LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compile the same model twice
@@ -306,7 +306,7 @@ _LOCKS: dict = {}  # shape -> lock: a fit and a background `prepare` never compi
 _LOCKS_LOCK = threading.Lock()
 
 
-def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, centred=(False, False), folder=None):
+def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, folder=None):
     """nutpie's compiled `model` for the shapes of `data`, with this data, these prior constants and their
     initial points swapped in.
 
@@ -317,11 +317,11 @@ def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, cen
 
     with warnings.catch_warnings():  # PyTensor's C-backend BLAS notice: the numba backend does not use it
         warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS", category=UserWarning)
-        return _compile(model, data, priors, say, centred, folder)
+        return _compile(model, data, priors, say, folder)
 
 
-def _compile(model: str, data: BayesData, priors: dict, say: Progress, centred: tuple[bool, bool], folder):
-    shape = (model, len(data.systems), len(data.topics), data.n, centred)
+def _compile(model: str, data: BayesData, priors: dict, say: Progress, folder):
+    shape = (model, len(data.systems), len(data.topics), data.n)
     inputs = model_inputs(model, data, priors)
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(shape, threading.Lock())
@@ -331,7 +331,7 @@ def _compile(model: str, data: BayesData, priors: dict, say: Progress, centred: 
             renewed = compiled.with_data(**{name: v for name, v in inputs.items() if name in compiled.shared_data})
             start = _InitialPoints(compiled.initial_point_func, pymc_model, inputs)
             return dataclasses.replace(renewed, initial_point_func=start)
-        _COMPILED[shape] = _compile_or_load(model, data, priors, say, centred, folder, shape, inputs)
+        _COMPILED[shape] = _compile_or_load(model, data, priors, say, folder, shape, inputs)
         return _COMPILED[shape][0]
 
 
@@ -365,13 +365,13 @@ def _tested() -> str:
     return ", ".join(f"{name} {' / '.join(versions)}" for name, versions in TESTED.items())
 
 
-def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
+def _compile_or_load(model, data, priors, say, folder, shape, inputs):
     import nutpie
 
     from riskreport.bayes import models
 
     started = time.time()
-    pymc_model = build_pymc_model(model, data, priors, centred)
+    pymc_model = build_pymc_model(model, data, priors)
     untested = untested_versions() if folder else []
     if untested:
         say(
@@ -385,7 +385,7 @@ def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
         say(f"{LABELS[model]}: compiled model loaded from the cache in {time.time() - started:.1f} s")
     else:
         say(f"{LABELS[model]}: compiling the model ({data.n:,} scores, {len(data.systems)} systems)")
-        compiled = nutpie.compile_pymc_model(pymc_model, backend="numba", var_names=free_variables(model, centred))
+        compiled = nutpie.compile_pymc_model(pymc_model, backend="numba", var_names=free_variables(model))
         say(f"{LABELS[model]}: compiled in {time.time() - started:.1f} s")
         if folder:
             store_compiled(folder, key, compiled)

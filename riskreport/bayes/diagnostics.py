@@ -32,7 +32,7 @@ def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> di
     Passes when every R̂ < 1.01, every system effect has bulk and tail ESS ≥ `target_ess`
     and no transition diverged. `per_parameter` maps `name[i]` to (rhat, ess_bulk, ess_tail).
     """
-    names = [n for n in draws if not n.startswith("z_")]
+    names = list(draws)
     rhat, bulk, tail = rhat_ess(np.concatenate([_columns(draws[n]) for n in names], axis=2))
     labels = [
         name if draws[name].ndim == 2 else f"{name}[{i}]"

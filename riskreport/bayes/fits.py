@@ -19,7 +19,7 @@ from riskreport.io.cache import Cache
 from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions
 
-CACHE_FORMAT = 2  # 2: pointwise elpd stored with the draws
+CACHE_FORMAT = 3  # 2: pointwise elpd stored with the draws; 3: zero-sum group effects, r stored (no z)
 
 
 POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry
@@ -101,14 +101,6 @@ def cache_key(model: str, data: BayesData, priors: dict, settings: dict, version
     )
 
 
-def with_effects(draws: dict) -> dict:
-    """Add the group effects r = sd·z to the free variables."""
-    for group in ("sys", "top"):
-        if f"z_{group}" in draws:
-            draws[f"r_{group}"] = draws[f"sd_{group}"][..., None] * draws[f"z_{group}"]
-    return draws
-
-
 class FitCache:
     """Posterior draws in the riskreport cache (`riskreport.io.cache`, kind `bayes`): the draws and pointwise
     log-likelihoods as arrays, the fit's metadata as JSON."""
@@ -133,8 +125,7 @@ class FitCache:
         return None if hit is None else {"arrays": hit[0], "meta": hit[1]}
 
     def put(self, key: str, result: BayesFit) -> None:
-        derived = [f"r_{g}" for g in ("sys", "top") if f"z_{g}" in result.draws]  # a centred group stores r itself
-        arrays = {name: values for name, values in result.draws.items() if name not in derived}
+        arrays = dict(result.draws)
         arrays.update({POINTWISE + name: values for name, values in result.pointwise.items()})
         meta = {
             "model": result.model,
@@ -161,7 +152,7 @@ def from_cache(hit: dict, model: str, data: BayesData, key: str) -> BayesFit:
         model,
         data,
         priors,
-        with_effects(draws),
+        draws,
         meta["settings"],
         diagnostics,
         meta["criteria"],

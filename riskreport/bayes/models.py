@@ -1,11 +1,16 @@
 """The Bayesian models of Benham's thesis 'Inferential Risk Measures' (Ch. 4–5; docs/measures/bayesian.md), with brms's default priors.
 
 Pure functions: data and priors in, a PyMC model (for sampling) or NumPy arrays (pointwise
-log-likelihood, posterior predictive replicates) out. Group effects are non-centred as in
-brms: r_sys[i] = sd_sys·z_i, r_top[j] = sd_top·z_j, z ~ N(0, 1); b is the intercept. The same
-model can be written centred, r ~ N(0, sd) (`centred=(systems, topics)`): the posterior is the
-same, only the sampler's geometry differs; for few, clearly different systems centred mixes far
-better (`sampling` chooses per group; see `intercept_correlation` and `group_strength`).
+log-likelihood, posterior predictive replicates) out. The model is brms's: b ~ Student-t, each
+group's effects r_g ~ N(0, sd_g) iid (brms samples them non-centred, r = sd·z). PyMC samples the
+same posterior in another parameterisation (`effects="zero_sum"`, the default): each group's
+effects are their mean plus zero-sum deviations, r_g = m_g + u_g with m_g ~ N(0, sd_g/√n_g) and
+u_g ~ ZeroSumNormal(sd_g) (the same joint distribution as n_g iid N(0, sd_g) effects), and the free
+intercept is the one the data see, b_data = b + m_sys + m_top, with b's Student-t prior evaluated at
+b = b_data − m_sys − m_top (a linear map with Jacobian 1). The posterior of b, sd and every r is
+unchanged (tests/test_bayes_models.py); the slow direction of brms's form, the intercept against
+the means of the group effects, is gone. `effects="brms"` builds brms's non-centred form, the
+reference the tests compare against.
 
 Models (brms family; formula):
 - `gaussian`: BHM-Gaussian, y ~ N(b + r_sys + r_top, σ).
@@ -110,13 +115,18 @@ def describe_prior(prior: tuple) -> str:
     return f"{name}({', '.join(f'{a:g}' for a in args)})" if args else name
 
 
-def free_variables(model: str, centred: tuple[bool, bool] = (False, False)) -> list[str]:
-    """Names of the model's parameters as stored in a fit (z_* are non-centred group effects, r_* centred)."""
+EFFECTS = ("zero_sum", "zero_sum_noncentred", "brms")  # parameterisations of the group effects (`build_pymc_model`)
+
+
+EFFECTS_TEXT = "mean + zero-sum deviations (r = m + u), intercept b + m_sys + m_top"  # the sampled one, as reported
+
+
+def free_variables(model: str) -> list[str]:
+    """Names of the model's parameters as stored in a fit: b, sd_sys, sd_top, r_sys, r_top and the family's."""
     names = ["b"]
     if not model.startswith("paired"):
-        names += ["sd_sys", "sd_top", "r_sys" if centred[0] else "z_sys", "r_top" if centred[1] else "z_top"]
-    names += FAMILY_PARAMETERS[model]
-    return names
+        names += ["sd_sys", "sd_top", "r_sys", "r_top"]
+    return names + FAMILY_PARAMETERS[model]
 
 
 def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
@@ -157,31 +167,21 @@ def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
     return inputs
 
 
-def build_pymc_model(model: str, data: BayesData, priors: dict, centred: tuple[bool, bool] = (False, False)):
+def build_pymc_model(model: str, data: BayesData, priors: dict, effects: str = "zero_sum"):
     """The PyMC model of `model` on `data` with `priors` (see `brms_priors`); data and prior constants are `pm.Data`.
 
-    `centred` (systems, topics): that group's effects are r ~ N(0, sd) instead of r = sd·z, z ~ N(0, 1)
-    (the same model).
+    `effects`: the parameterisation of the intercept and group effects (one of `EFFECTS`; the same
+    posterior of b, sd_sys, sd_top, r_sys, r_top): "zero_sum" (module docstring), "zero_sum_noncentred"
+    (u_g = sd_g·ZeroSumNormal(1), m_g = sd_g/√n_g·N(0, 1)), "brms" (b; r_g = sd_g·z_g, z_g ~ N(0, 1)).
     """
     import pymc as pm
     import pytensor.tensor as pt
 
+    if effects not in EFFECTS:
+        raise ParameterError(f"effects must be one of {', '.join(EFFECTS)}, got {effects!r}.")
     with pm.Model(check_bounds=False) as pymc_model:  # transforms keep every parameter in its support
         inputs = {name: pm.Data(name, value) for name, value in model_inputs(model, data, priors).items()}
-        eta = pm.StudentT("b", nu=3, mu=inputs["b_loc"], sigma=inputs["b_scale"])
-        if not model.startswith("paired"):
-            sd_sys = pm.HalfStudentT("sd_sys", nu=3, sigma=inputs["sd_scale"])
-            sd_top = pm.HalfStudentT("sd_top", nu=3, sigma=inputs["sd_scale"])
-            r_sys, r_top = (
-                pm.Normal(f"r_{group}", 0.0, sd, shape=size)
-                if centre
-                else sd * pm.Normal(f"z_{group}", 0.0, 1.0, shape=size)
-                for group, sd, size, centre in (
-                    ("sys", sd_sys, len(data.systems), centred[0]),
-                    ("top", sd_top, len(data.topics), centred[1]),
-                )
-            )
-            eta = eta + r_sys[inputs["system"]] + r_top[inputs["topic"]]
+        eta = _intercept_and_effects(model, data, inputs, effects)
         if model == "zoib_rank":
             eta = eta + pm.Flat("beta") * inputs["rank_centred"]
         family = FAMILY[model]
@@ -222,3 +222,36 @@ def beta_log_density(eta, phi, inputs: dict, n_inner):
     return n_inner * pt.gammaln(phi) + pt.sum(
         (a - 1) * inputs["log_y"] + (b - 1) * inputs["log1m_y"] - pt.gammaln(a) - pt.gammaln(b)
     )
+
+
+def _intercept_and_effects(model: str, data: BayesData, inputs: dict, effects: str):
+    """The linear predictor's intercept and group effects in the parameterisation `effects`, with the
+    deterministics b, r_sys, r_top that a fit stores."""
+    import pymc as pm
+
+    if model.startswith("paired"):
+        return pm.StudentT("b", nu=3, mu=inputs["b_loc"], sigma=inputs["b_scale"])
+    groups = [("sys", len(data.systems), inputs["system"]), ("top", len(data.topics), inputs["topic"])]
+    sds = [pm.HalfStudentT(f"sd_{group}", nu=3, sigma=inputs["sd_scale"]) for group, _, _ in groups]
+    if effects == "brms":
+        b = pm.StudentT("b", nu=3, mu=inputs["b_loc"], sigma=inputs["b_scale"])
+        r = [
+            pm.Deterministic(f"r_{g}", sd * pm.Normal(f"z_{g}", 0.0, 1.0, shape=n))
+            for (g, n, _), sd in zip(groups, sds)
+        ]
+        return b + r[0][inputs["system"]] + r[1][inputs["topic"]]
+    b_data = pm.Flat("b_data")  # the intercept the data see; its prior is b's, below
+    eta, means = b_data, []
+    for (group, n, index), sd in zip(groups, sds):
+        if effects == "zero_sum":
+            m = pm.Normal(f"m_{group}", 0.0, sd / np.sqrt(n))
+            u = pm.ZeroSumNormal(f"u_{group}", sigma=sd, shape=n)
+        else:
+            m = sd / np.sqrt(n) * pm.Normal(f"z_m_{group}", 0.0, 1.0)
+            u = sd * pm.ZeroSumNormal(f"z_u_{group}", sigma=1.0, shape=n)
+        pm.Deterministic(f"r_{group}", m + u)
+        means.append(m)
+        eta = eta + u[index]
+    b = pm.Deterministic("b", b_data - means[0] - means[1])
+    pm.Potential("b_prior", pm.logp(pm.StudentT.dist(nu=3, mu=inputs["b_loc"], sigma=inputs["b_scale"]), b))
+    return eta

@@ -58,25 +58,22 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
 
 
 def layout_text(fits: Sequence[BayesFit]) -> str:
-    """How the fits wrote the group effects and which mass matrix NUTS adapted (the sampler's choice, per fit)."""
-
-    def label(f):
-        first = f.batches[0] if f.batches else {}
-        return (
-            f"{first.get('group_effects', 'systems non-centred/topics non-centred')} with a "
-            f"{first.get('mass_matrix', 'diagonal')} mass matrix"
-        )
-
+    """How the group effects were sampled and which mass matrix NUTS adapted (per fit: low-rank after a batch
+    that mixed poorly)."""
     kinds: dict[str, list[str]] = {}
     for f in fits:
         if not f.model.startswith("paired"):
-            kinds.setdefault(label(f), []).append(f.label)
-    if len(kinds) == 1:
-        return f"{next(iter(kinds))} in every fit (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd))"
+            mass = f.batches[-1].get("mass_matrix", "diagonal") if f.batches else "diagonal"
+            kinds.setdefault(f"a {mass} mass matrix", []).append(f.label)
+    matrices = (
+        f"{next(iter(kinds))} in every fit"
+        if len(kinds) == 1
+        else "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items())
+    )
     return (
-        "; ".join(f"{kind}: {', '.join(sorted(set(names)))}" for kind, names in kinds.items())
-        + " (non-centred: r = sd·z, z ~ N(0, 1), as brms; centred: r ~ N(0, sd), the same model, chosen for a group "
-        "whose data dominate its prior when few, clearly different systems make the non-centred form mix badly)"
+        "r ~ N(0, sd) as brms, sampled as each group's mean plus zero-sum deviations, r = m + u with "
+        "m ~ N(0, sd/√n) and u ~ ZeroSumNormal(sd), and the intercept the data see, b + m_sys + m_top "
+        f"(the same posterior); {matrices}"
     )
 
 

@@ -21,19 +21,11 @@ from riskreport.bayes.compiled import compiled_model
 from riskreport.bayes.diagnostics import diagnose, information_criteria
 from riskreport.bayes.fit_progress import stderr_progress
 from riskreport.bayes.fits import BayesFit, FitCache, cache_key, from_cache, library_versions
-from riskreport.bayes.models import FAMILY, LABELS, brms_priors, check_model, check_support
-from riskreport.bayes.scores import BayesData, group_strength, intercept_correlation
+from riskreport.bayes.models import EFFECTS_TEXT, LABELS, brms_priors, check_model, check_support
+from riskreport.bayes.scores import BayesData
 from riskreport.bayes.stopping import CHECKS_PER_TARGET, INITIAL_EFFICIENCY, LOW_RANK_BELOW, sample_until
 from riskreport.errors import ParameterError
 from riskreport.progress import Progress
-
-LOW_RANK_ABOVE = 0.75  # predicted intercept–effect correlation above which the first batch already does,
-
-
-CENTRED_FAMILIES = ("gaussian", "zero_one_inflated_beta", "zero_inflated_beta")  # and centres the groups
-
-
-CENTRE_ABOVE = 0.5  # whose data dominate their prior (`models.group_strength`)
 
 
 @dataclass(frozen=True)
@@ -169,8 +161,7 @@ def prepare(model: str, data: BayesData, options: FitOptions | None = None, **ch
     priors, _, key, cache = _entry(model, data, options.settings(), options)
     if cache is not None and cache.has(key):
         return False
-    centred = layout(model, data)[0]
-    compiled_model(model, data, priors, lambda message: None, centred, cache.compiled if cache is not None else None)
+    compiled_model(model, data, priors, lambda message: None, cache.compiled if cache is not None else None)
     return True
 
 
@@ -200,39 +191,10 @@ def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) 
         "initial_efficiency": INITIAL_EFFICIENCY,
         "stopping": f"first checkpoint that meets the target, every 1/{CHECKS_PER_TARGET} of it",
         "low_rank_below": LOW_RANK_BELOW,
-        "low_rank_above": LOW_RANK_ABOVE,
-        "centred_families": CENTRED_FAMILIES,
-        "centre_above": CENTRE_ABOVE,
-    }  # the batch rule, in the key
-
-
-def layout(model: str, data: BayesData) -> tuple[tuple[bool, bool], bool, float]:
-    """((centred systems, centred topics), low_rank, predicted correlation): how the sampler meets this posterior.
-
-    Few systems that differ clearly (the demo's 11: predicted intercept–effect correlation 0.89)
-    make a posterior that NUTS with a diagonal mass matrix and non-centred effects mixes badly
-    (ESS/draw ≈ 0.08, divergences: the data fix each r = sd·z, so z and sd form a banana, and b moves
-    with every r). Above `LOW_RANK_ABOVE` the first batch adapts a low-rank mass matrix and, for the
-    families where it measured better (Gaussian, ZOiB: ESS/draw 0.6–0.9, no divergences), centres
-    each group whose data dominate its prior (κ > `CENTRE_ABOVE`; a weak group, such as the topics of
-    scores adjusted at α = 10, stays non-centred: centred it made a funnel, ESS 5 in 72,000 draws).
-    TREC-COVID's 42 systems (0.53) keep brms's non-centred form and a diagonal matrix.
-    """
-    correlation = intercept_correlation(data)
-    strong = correlation > LOW_RANK_ABOVE
-    if not strong or FAMILY[model] not in CENTRED_FAMILIES or model.startswith("paired"):
-        return (False, False), strong, correlation
-    kappa_sys, kappa_top = group_strength(data)
-    return (kappa_sys > CENTRE_ABOVE, kappa_top > CENTRE_ABOVE), strong, correlation
+        "group_effects": EFFECTS_TEXT,
+    }  # the batch rule and the parameterisation, in the key
 
 
 def _sample_to_target(model, data, priors, settings, say, compiled_dir=None):
-    centred, low_rank, correlation = layout(model, data)
-    if low_rank:
-        say(
-            f"{LABELS[model]}: intercept and system effects predicted to correlate at {correlation:.2f} "
-            f"(> {LOW_RANK_ABOVE}): low-rank mass matrix from the first batch"
-            + "".join(f", centred {group} effects" for group, c in zip(("system", "topic"), centred) if c)
-        )
-    compiled = compiled_model(model, data, priors, say, centred, compiled_dir)
-    return sample_until(compiled, model, centred, low_rank, settings, say)
+    compiled = compiled_model(model, data, priors, say, compiled_dir)
+    return sample_until(compiled, model, settings, say)

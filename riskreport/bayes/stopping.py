@@ -21,8 +21,7 @@ import numpy as np
 
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
-from riskreport.bayes.fits import with_effects
-from riskreport.bayes.models import LABELS, free_variables
+from riskreport.bayes.models import EFFECTS_TEXT, LABELS, free_variables
 
 INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
 
@@ -40,8 +39,8 @@ SAY_EVERY = 15.0  # seconds between progress lines of one batch
 
 
 def max_rhat(draws: dict[str, np.ndarray]) -> float:
-    """The largest rank-normalised split R̂ over every parameter the report checks (all but the z_ auxiliaries)."""
-    return max(float(np.max(rhat_rank(values))) for name, values in draws.items() if not name.startswith("z_"))
+    """The largest rank-normalised split R̂ over every parameter the report checks."""
+    return max(float(np.max(rhat_rank(values))) for values in draws.values())
 
 
 def check_every(target: int, chains: int) -> int:
@@ -55,12 +54,14 @@ def checkpoints(first: int, step: int, last: int) -> list[int]:
     return sorted(set(range(first, last, step)) | {last})
 
 
-def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, say):
+def sample_until(compiled, model: str, settings: dict, say):
     """(draws, batches, divergences): sample `compiled` until every system effect reaches `settings["target_ess"]`
-    or `max_draws` is used; each batch is stopped at its first checkpoint that meets the target."""
+    or `max_draws` is used; each batch is stopped at its first checkpoint that meets the target. The first batch
+    adapts a diagonal mass matrix; one that mixes poorly is followed by a batch with a low-rank one."""
     chains, target = settings["chains"], settings["target_ess"]
+    low_rank = False
     effects = "b" if model.startswith("paired") else "r_sys"
-    names = free_variables(model, centred)
+    names = free_variables(model)
     room = settings["max_draws"] // chains
     step = check_every(target, chains)
     guess = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), room))
@@ -98,9 +99,7 @@ def sample_until(compiled, model: str, centred, low_rank: bool, settings: dict, 
                 "chains": chains,
                 "draws_per_chain": per_chain,
                 "mass_matrix": mass,
-                "group_effects": "/".join(
-                    f"{g} {'centred' if c else 'non-centred'}" for g, c in zip(("systems", "topics"), centred)
-                ),
+                "group_effects": EFFECTS_TEXT,
                 "seconds": round(seconds, 2),
                 "divergences": batch_divergences,
                 "min_ess_bulk": bulk,
@@ -153,9 +152,7 @@ def _batch(compiled, settings, batch, length, low_rank, names, parts, effects, s
     try:
         for c in points:
             kept, diverging = run.first(c, names)
-            draws = with_effects(
-                {name: np.concatenate([p[name] for p in parts] + [kept[name]], axis=1) for name in names}
-            )
+            draws = {name: np.concatenate([p[name] for p in parts] + [kept[name]], axis=1) for name in names}
             bulk, tail = _min_ess(draws[effects])
             reached, total = min(bulk, tail), draws["b"].size
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
