@@ -2,16 +2,17 @@
 
 Side by side in one process, on the same random unconstrained points:
 
-- `old graph`: today's PyMC graph before issue 32 (the Beta log-density evaluated for every score, the
-  0s and 1s masked with a 0/1 weight; a frozen copy below), compiled by nutpie's numba backend;
-- `new graph`: `models.build_pymc_model` (the Beta terms only for the interior scores, log y and
-  log(1 − y) as data, log Γ(φ) once), compiled by nutpie's numba backend;
+- `old graph`: the PyMC graph before issue 32 (brms's r = sd·z; the Beta log-density evaluated for every
+  score, the 0s and 1s masked with a 0/1 weight; a frozen copy below), compiled by nutpie's numba backend;
+- `new graph`: `models.build_pymc_model` (zero-sum effects; the Beta terms only for the interior scores,
+  log y and log(1 − y) as data, log Γ(φ) once), compiled by nutpie's numba backend (the group effects
+  cost O(systems + topics), nothing beside the O(scores) likelihood);
 - `numba`: the hand-written log-density and gradient (`zoib_numba.py` beside this file, compiled at its
   import: the compile time printed), checked first against PyMC's value and gradient (numba backend) at
   random points when `build_pymc_model` has the zero-sum layout (issue 32, point 1).
 
 Each is the C callback nutpie calls (`compiled_logp_func`), called through ctypes (its overhead, about
-1 µs, is printed); times are CPU (`time.process_time`) medians of `--rounds` rounds, load printed.
+0.2 µs, is printed); times are CPU (`time.process_time`) medians of `--rounds` rounds, load printed.
 Sizes: the generated 110 × 249 campaign (27,390 scores) and ZOiB-42 (TREC-COVID round 1's 42 pooled
 runs × 30 topics, 1,260 scores; generated scores of the same shape when ../shared is absent).
 
