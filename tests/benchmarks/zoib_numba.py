@@ -1,5 +1,5 @@
 """BHM-ZOiB's log-density and its gradient written out in numba: the reference `bench_likelihood.py` times
-against PyMC's graph (issue 32, point 2). Not used by riskreport: it was 1.18× (27,390 scores) and 1.28×
+against PyMC's graph (issue 32, point 2). Not used by riskreport: it was 1.18× (27,390 scores) and 1.28–1.35×
 (1,260) as fast as PyMC's interior-only graph per gradient, not the 2× that would justify a second
 implementation of the model; log Γ and ψ of the two beta shapes dominate both.
 
