@@ -11,7 +11,7 @@ from scipy import stats
 
 import riskreport as rr
 from riskreport import bayes
-from riskreport.bayes import likelihood, sampling, scores
+from riskreport.bayes import likelihood, models, sampling, scores
 from riskreport.errors import ParameterError
 
 COVID = SHARED_DATA / "trec-covid-round1"
@@ -77,6 +77,28 @@ def test_log_likelihood_matches_scipy():
         ),
     )
     assert np.allclose(likelihood.log_likelihood("zoib", data, d), expected)
+
+
+def test_zoib_graph_likelihood_is_the_pointwise_log_likelihood():
+    """The PyMC graph's likelihood (Beta terms for 0 < y < 1 only, written out with log y and log(1 − y) as
+    data; counts for the 0s and 1s) equals Σ_n log p(y_n | θ) of `likelihood` (scipy's Beta) at random points."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(
+        [(f"s{s}", f"t{t}", float(rng.beta(2, 3))) for s in range(5) for t in range(7)],
+        columns=["system", "topic", "score"],
+    )
+    table.loc[::9, "score"], table.loc[4::11, "score"] = 0.0, 1.0
+    data = bayes.scores_data(table)
+    model = models.build_pymc_model("zoib", data, models.brms_priors("zoib", data.y))
+    names = ["b", "r_sys", "r_top", "phi", "zoi", "coi"]
+    outputs = model.replace_rvs_by_values([model[name] for name in names])
+    total = model.logp(vars=[term for term in model.potentials if term.name.startswith("obs")])
+    function = model.compile_fn([total, *outputs], inputs=model.value_vars, on_unused_input="ignore", point_fn=True)
+    for _ in range(4):
+        point = {name: rng.normal(0, 0.7, np.shape(value)) for name, value in model.initial_point().items()}
+        value, *draw = function(point)
+        draws = {name: np.asarray(v)[None] for name, v in zip(names, draw, strict=True)}
+        assert value == pytest.approx(likelihood.log_likelihood("zoib", data, draws).sum(), rel=1e-12)
 
 
 def test_skew_normal_parameterisation_has_brms_mean_and_sd():
@@ -556,6 +578,28 @@ def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_pat
     stored[0].write_bytes(stored[0].read_bytes()[:-100])  # a damaged entry is a miss, never loaded
     with pytest.warns(CacheWarning, match="damaged"):
         assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
+
+
+def test_compiled_model_cache_is_used_only_with_the_tested_numba(generated, tmp_path, monkeypatch):
+    """With a numba, llvmlite or nutpie other than those tested, the model is compiled (a warning in the log),
+    neither loaded nor stored."""
+    import nutpie
+
+    from riskreport.bayes import compiled
+
+    assert compiled.untested_versions() == []  # the installed versions are the tested ones
+    monkeypatch.setitem(compiled.TESTED, "numba", ("0.0",))
+    assert [item.split()[0] for item in compiled.untested_versions()] == ["numba"]
+    monkeypatch.setattr(nutpie, "compile_pymc_model", lambda *args, **kwargs: "compiled here")
+    data = bayes.scores_data(generated)
+    priors = models.brms_priors("gaussian", data.y)
+    inputs = models.model_inputs("gaussian", data, priors)
+    lines: list[str] = []
+    shape = ("gaussian", len(data.systems), len(data.topics), data.n)
+    result = compiled._compile_or_load("gaussian", data, priors, lines.append, tmp_path, shape, inputs)
+    assert result[0] == "compiled here"
+    assert lines[0].startswith("warning: BHM-Gaussian: the compiled-model cache is tested with numba 0.0")
+    assert not any(tmp_path.iterdir())
 
 
 def test_fit_progress_counts_fits_and_estimates_the_time_left(zoib_fit):

@@ -21,6 +21,11 @@ the model-building source and the versions of every library that generates or ru
 host CPU (object code is specific to it). A loaded model gives the same draws, bit for bit, as the
 model compiled in this process (tests/test_bayes.py).
 
+This reads numba's internals (`codegen._engine._ee`, scipy's Cython wrapper objects), so it is used only
+with the numba, llvmlite and nutpie versions it is tested with (`TESTED`); with any other a fit says a
+warning in its log and compiles the model in every process, as nutpie alone does. (A hand-written numba
+log-density, which numba could cache itself, was measured and not adopted: tests/benchmarks/bench_likelihood.py.)
+
 `store_compiled` and `load_compiled` are the two entry points; an entry is one `.npz` of byte arrays
 and a JSON record in the riskreport cache (`riskreport.io.cache`, kind `compiled`).
 """
@@ -44,6 +49,16 @@ from riskreport.progress import Progress
 FORMAT = 1
 LIBRARIES = ("pymc", "pytensor", "nutpie", "numba", "llvmlite", "numpy", "scipy")
 DYNAMIC = "numba.dynamic.globals."
+TESTED = {"numba": ("0.65.1",), "llvmlite": ("0.47.0",), "nutpie": ("0.16.8",)}
+"""The versions whose internals storing and loading are tested with (tests/test_bayes.py); on any other the
+model is compiled in every process (`untested_versions`)."""
+
+
+def untested_versions() -> list[str]:
+    """`name version` of each installed library of `TESTED` at a version not tested with storing and loading."""
+    from importlib.metadata import version
+
+    return [f"{name} {version(name)}" for name, tested in TESTED.items() if version(name) not in tested]
 
 
 def artefact_key(shape: tuple, source: str) -> str:
@@ -342,6 +357,10 @@ class _InitialPoints:
                     self.pymc_model[name].set_value(value)
 
 
+def _tested() -> str:
+    return ", ".join(f"{name} {' / '.join(versions)}" for name, versions in TESTED.items())
+
+
 def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
     import nutpie
 
@@ -349,6 +368,13 @@ def _compile_or_load(model, data, priors, say, centred, folder, shape, inputs):
 
     started = time.time()
     pymc_model = build_pymc_model(model, data, priors, centred)
+    untested = untested_versions() if folder else []
+    if untested:
+        say(
+            f"warning: {LABELS[model]}: the compiled-model cache is tested with {_tested()}, not "
+            f"{', '.join(untested)}: compiling in this process, nothing stored"
+        )
+        folder = None
     key = artefact_key(shape, Path(models.__file__).read_text(encoding="utf-8")) if folder else ""
     compiled = load_compiled(folder, key, pymc_model, inputs) if folder else None
     if compiled is not None:

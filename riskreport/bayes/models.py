@@ -151,18 +151,22 @@ def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
     if "sigma" in priors:
         inputs["sigma_scale"] = np.float64(priors["sigma"][3])
     if FAMILY[model] in ("zero_one_inflated_beta", "zero_inflated_beta"):
-        inner = (y > 0) & (y < 1)
+        inner = (y > 0) & (y < 1)  # η and the Beta density only for these: the 0s and 1s enter through their counts
         inputs.update(
             {
-                "y": np.where(inner, y, 0.5),
-                "inner": inner.astype(float),
+                "system": inputs["system"][inner],
+                "topic": inputs["topic"][inner],
+                "log_y": np.log(y[inner]),
+                "log1m_y": np.log1p(-y[inner]),
                 "n0": np.float64((y == 0).sum()),
                 "n1": np.float64((y == 1).sum()),
                 "n_inner": np.float64(inner.sum()),
             }
         )
+        del inputs["y"]
     if model == "zoib_rank":
-        inputs["rank_centred"] = np.asarray(data.ranks(), dtype=float) - float(np.mean(data.ranks()))
+        ranks = np.asarray(data.ranks(), dtype=float)
+        inputs["rank_centred"] = (ranks - float(np.mean(ranks)))[(y > 0) & (y < 1)]
     return inputs
 
 
@@ -186,7 +190,8 @@ def build_pymc_model(
         eta = _intercept_and_effects(model, data, inputs, centred, effects)
         if model == "zoib_rank":
             eta = eta + pm.Flat("beta") * inputs["rank_centred"]
-        family, y = FAMILY[model], inputs["y"]
+        family = FAMILY[model]
+        y = inputs.get("y")
         if family == "gaussian":
             pm.Normal("obs", mu=eta, sigma=pm.HalfStudentT("sigma", nu=3, sigma=inputs["sigma_scale"]), observed=y)
         elif family == "skew_normal":
@@ -197,10 +202,8 @@ def build_pymc_model(
             pm.SkewNormal("obs", mu=eta - omega * delta * SQRT_2_PI, sigma=omega, alpha=lam, observed=y)
         else:
             phi = pm.Gamma("phi", alpha=0.01, beta=0.01)
-            a = pm.math.invlogit(eta) * phi
-            beta_logp = pm.logp(pm.Beta.dist(alpha=a, beta=phi - a), y)
-            pm.Potential("obs_inner", pt.sum(inputs["inner"] * beta_logp))
             n0, n1, n_in = inputs["n0"], inputs["n1"], inputs["n_inner"]
+            pm.Potential("obs_inner", beta_log_density(eta, phi, inputs, n_in))
             if model == "zoib":
                 zoi, coi = pm.Beta("zoi", 1.0, 1.0), pm.Beta("coi", 1.0, 1.0)
                 pm.Potential(
@@ -210,6 +213,21 @@ def build_pymc_model(
                 zi = pm.Beta("zi", 1.0, 1.0)
                 pm.Potential("obs_0", n0 * pt.log(zi) + n_in * pt.log1p(-zi))
     return pymc_model
+
+
+def beta_log_density(eta, phi, inputs: dict, n_inner):
+    """Σ log Beta(y_i | μ_i φ, (1 − μ_i) φ) over the interior scores (0 < y < 1), μ = logit⁻¹(η) (brms's beta family).
+
+    Written out with log y and log(1 − y) precomputed (data) and log Γ(φ) once per evaluation rather than
+    once per score: the same value as PyMC's `Beta` log-density summed over these scores.
+    """
+    import pytensor.tensor as pt
+
+    a = pt.sigmoid(eta) * phi
+    b = phi - a
+    return n_inner * pt.gammaln(phi) + pt.sum(
+        (a - 1) * inputs["log_y"] + (b - 1) * inputs["log1m_y"] - pt.gammaln(a) - pt.gammaln(b)
+    )
 
 
 def _intercept_and_effects(model: str, data: BayesData, inputs: dict, centred: tuple[bool, bool], effects: str):
