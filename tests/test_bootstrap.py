@@ -147,6 +147,7 @@ def test_several_baselines_share_one_bonferroni_family():
         "b": ["a", "c", "d"],
     }
     assert table["adjusted_level"].unique().tolist() == pytest.approx([1 - 0.1 / 6])  # 3 challengers x 2 baselines
+    assert table.index.equals(pd.RangeIndex(len(table)))
     alone = bs.bootstrap_table(matrix, "b", [0, 1], levels=[0.9], samples=200, correction="bonferroni", family=6)
     assert table[table["baseline"] == "b"].reset_index(drop=True).equals(alone)
 
@@ -244,3 +245,26 @@ def test_bootstrap_moments_in_chunks_of_more_rows_than_topics_and_few_topics():
     assert two[0].tolist() == pytest.approx([0.5, 0.0])  # sd of (0, 1) is 1/√2; SE = 1/2
     one = bs.bootstrap_moments(np.array([[0.3]]), np.array([[1.0], [1.0]]))
     assert one[0].tolist() == [[0.3, 0.3]] and np.isnan(one[1]).all()
+
+
+def test_several_levels_equal_each_level_alone():
+    x = np.random.default_rng(21).normal(size=(3, 9))
+    counts = bs.resample_counts(9, 400, np.random.default_rng(5))
+    both = bs.confidence_intervals(x, [0.8, 0.95], counts)
+    for i, level in enumerate([0.8, 0.95]):
+        alone = bs.confidence_intervals(x, [level], counts)
+        assert all(np.array_equal(both[m][:, i], alone[m][:, 0]) for m in bs.CI_METHODS)
+
+
+def test_bootstrap_t_leaves_out_resamples_without_spread_and_quantiles_of_one_value():
+    x = np.array([[0.0, 0.0, 1.0]])  # a third of the resamples draw only zeros: SE* = 0, no t*
+    counts = bs.resample_counts(3, 2_000, np.random.default_rng(8))
+    ci = bs.confidence_intervals(x, [0.9], counts, methods=("bootstrap_t",))["bootstrap_t"][0, 0]
+    resamples = [np.repeat(x[0], c.astype(int)) for c in counts]
+    means, ses = np.array([r.mean() for r in resamples]), np.array([r.std(ddof=1) / np.sqrt(3) for r in resamples])
+    t_star = (means - x.mean())[ses > 0] / ses[ses > 0]
+    lo, hi = np.percentile(t_star, [5, 95])
+    se = x.std(ddof=1) / np.sqrt(3)
+    assert ci.tolist() == pytest.approx([x.mean() - hi * se, x.mean() - lo * se], rel=1e-9)
+    one = np.array([[0.4, np.nan, np.nan], [np.nan, np.nan, np.nan]])  # one finite value; none
+    assert bs._quantiles(one, np.array([0.9, 0.5]))[0] == 0.4
