@@ -102,7 +102,7 @@ def verdict_matrix(
     )
     cells = summary.assign(
         cell=[
-            f"{text[v]} {fixed(u, 4, signed=True)} ({a}/{m}{' inconclusive' if v == 'undefined' else ''})"
+            f"{text[v]} {fixed(u, 4, signed=True)} ({a}/{m})"  # n/a: (other methods inconclusive/other methods)
             for v, u, a, m in zip(
                 summary["verdict"], _signed(summary["urisk"], convention), summary["agree"], summary["methods"]
             )
