@@ -595,8 +595,8 @@ def test_compiled_model_cache_is_used_only_with_the_tested_numba(generated, tmp_
     priors = models.brms_priors("gaussian", data.y)
     inputs = models.model_inputs("gaussian", data, priors)
     lines: list[str] = []
-    shape = ("gaussian", len(data.systems), len(data.topics), data.n)
-    result = compiled._compile_or_load("gaussian", data, priors, lines.append, tmp_path, shape, inputs)
+    shape = ("gaussian", len(data.systems), len(data.topics), data.n, (True, True))
+    result = compiled._compile_or_load("gaussian", data, priors, lines.append, (True, True), tmp_path, shape, inputs)
     assert result[0] == "compiled here"
     assert lines[0].startswith("warning: BHM-Gaussian: the compiled-model cache is tested with numba 0.0")
     assert not any(tmp_path.iterdir())
