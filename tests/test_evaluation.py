@@ -109,7 +109,7 @@ def test_bare_score_table_is_a_collection(tmp_path, cache_dir):
     table.parent.mkdir()
     table.write_text("system,topic,score\na,1,0.5\na,2,0.1\nb,1,0.25\nb,2,0.3\n")
     col = load_collection(table)
-    assert col.name == "campaign" and col.location == table and col.files() == [table]
+    assert col.name == "round1" and col.location == table and col.files() == [table]  # named after the file
     assert evaluate(col, "RBP(p=0.8)").matrix().loc["b"].tolist() == [0.25, 0.3]
 
 

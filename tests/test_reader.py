@@ -39,7 +39,10 @@ def test_alpha_flag_takes_spaces_and_commas(given, expected, monkeypatch):
 
 @pytest.mark.parametrize("value", ["-1", "1,-5", "x", "nan"])
 def test_alpha_flag_errors_name_the_flag(value, capsys):
-    assert cli.main(["run", "--alpha", value, "--quiet"]) == 1
+    """A bad α is a usage error (exit 2, like every flag's), naming the flag and what it takes."""
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["run", "--alpha", value, "--quiet"])
+    assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert "--alpha" in err and "≥ 0" in err and "alphas must be" not in err
 
