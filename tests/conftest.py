@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -95,6 +97,33 @@ def tiny_collection(tmp_path) -> Path:
         'title = "Tiny test collection"\nmeasure = "P@2"\nbaseline = "base"\nalphas = [0, 1, 5]\n'
     )
     return root
+
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def find_browser() -> str:
+    """The installed Chromium or Chrome; the test skips without one."""
+    path = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    if path is None:
+        pytest.skip("no Chromium/Chrome browser is installed")
+    return path
+
+
+def chromium(browser: str, work, *arguments: str) -> str:
+    """Headless Chromium's standard output, with its profile in `work`."""
+    command = [browser, *FLAGS, f"--user-data-dir={work / 'profile'}", *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
 
 
 @pytest.fixture

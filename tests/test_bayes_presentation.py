@@ -5,12 +5,10 @@ at 1400 px wide in headless Chromium."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 
 import numpy as np
 import pandas as pd
-import pytest
+from conftest import chromium, find_browser
 
 from riskreport.bayes import presentation
 from riskreport.render import bayes as bplots
@@ -88,14 +86,9 @@ def test_the_verdict_matrix_shows_every_flagged_challenger_at_once():
     )
 
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
-
-
 def test_the_verdict_matrix_of_110_systems_stays_under_8000_px_at_1400_px(tmp_path):
     """The frequentist report's rule (issue 24) for the Bayesian report's matrix and its list of flagged systems."""
-    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
-    if browser is None:
-        pytest.skip("no Chromium/Chrome browser is installed")
+    browser = find_browser()
     ppdrisk, brisk = _tables(110, seed=9)
     ppdrisk.loc[ppdrisk["verdict"] == "inconclusive", "verdict"] = "risk"  # worst case: every challenger flagged
     markup = bplots.verdict_matrix(ppdrisk, brisk, "minus", "nDCG@10", "bm25").markup
@@ -109,24 +102,9 @@ def test_the_verdict_matrix_of_110_systems_stays_under_8000_px_at_1400_px(tmp_pa
         f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}{script}</body></html>",
         encoding="utf-8",
     )
-    dom = subprocess.run(
-        [
-            browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1400,3000",
-            "--virtual-time-budget=2000",
-            "--dump-dom",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    dom = chromium(
+        browser, tmp_path, "--window-size=1400,3000", "--virtual-time-budget=2000", "--dump-dom", page.as_uri()
+    )
     width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
     print(
         f"Bayesian verdicts (flagged list and matrix, every row) 110 x 4: {width} x {height} px, page {scroll} px wide"

@@ -8,27 +8,14 @@ no browser is available.
 import html
 import json
 import re
-import shutil
-import subprocess
 import warnings
 from html.parser import HTMLParser
 
 import pytest
+from conftest import chromium, find_browser
 
 from riskreport.render.export import TEMPLATE_DIR, external_references
 from riskreport.run.runner import run_report
-
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 class Headings(HTMLParser):
@@ -54,10 +41,7 @@ class Headings(HTMLParser):
 
 @pytest.fixture(scope="module")
 def browser():
-    path = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
-    if path is None:
-        pytest.skip("no Chromium/Chrome browser is installed")
-    return path
+    return find_browser()
 
 
 def test_report_renders_offline(browser, tiny_collection, tmp_path, cache_dir):
@@ -127,12 +111,6 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-def chromium(browser: str, work, *arguments: str) -> str:
-    """Headless Chromium's standard output, with its profile in `work`."""
-    command = [browser, *FLAGS, f"--user-data-dir={work / 'profile'}", *arguments]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
-
-
 def render(browser: str, page, work) -> tuple[str, list[str]]:
     """The DOM after rendering, and the http(s) URLs the page itself requested (from Chromium's net log)."""
     work.mkdir()
@@ -181,21 +159,9 @@ def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(brows
         f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}{script}</body></html>",
         encoding="utf-8",
     )
-    dom = subprocess.run(
-        [
-            browser,
-            *FLAGS,
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1400,3000",
-            "--virtual-time-budget=2000",
-            "--dump-dom",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    dom = chromium(
+        browser, tmp_path, "--window-size=1400,3000", "--virtual-time-budget=2000", "--dump-dom", page.as_uri()
+    )
     width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
     print(f"verdict matrix 100 x 3 x 3: {width} x {height} px, page {scroll} px wide")
     assert height < 8000 and scroll <= 1400, (width, height, scroll)
@@ -217,20 +183,7 @@ def test_the_index_of_50_jobs_of_100_reports_fits_a_1400_px_window(browser, tmp_
     )
     probe = tmp_path / "probe.html"
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
-    dom = subprocess.run(
-        [
-            browser,
-            *FLAGS,
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1400,3000",
-            "--dump-dom",
-            probe.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    dom = chromium(browser, tmp_path, "--window-size=1400,3000", "--dump-dom", probe.as_uri())
     width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
     print(f"index 50 jobs x 100 reports: jobs table {width} x {height} px, page {scroll} px wide")
     assert scroll <= 1400 and height < 50 * 40, (width, height, scroll)
