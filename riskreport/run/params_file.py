@@ -11,6 +11,12 @@ from pathlib import Path
 from riskreport.run.plan import ReportPlan
 
 
+def generated_at(started: float) -> datetime:
+    """A report's one time stamp (its folder's name, the page's header and provenance, params.json's
+    `generated_utc`): when its run started, to the second, in UTC."""
+    return datetime.fromtimestamp(int(started), timezone.utc)
+
+
 def write_params(
     work: Path,
     plan: ReportPlan,
@@ -31,7 +37,7 @@ def write_params(
         "status": status,
         **({"error": error} if error else {}),
         "fingerprint": plan.fingerprint,
-        "generated_utc": datetime.fromtimestamp(int(started), timezone.utc).isoformat(),  # the report's time stamp
+        "generated_utc": generated_at(started).isoformat(),
         "duration_s": round(time.time() - started, 3),
         "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **({"files": sorted(set(files))} if files is not None else {}),

@@ -39,6 +39,7 @@ from riskreport.run.changes import previous_of, previous_report
 from riskreport.run.execute import KERNEL_NAME, _execute, _Limit
 from riskreport.run.gate import check_gate, enforce_gate, parse_gate
 from riskreport.run.index import write_index
+from riskreport.run.params_file import generated_at
 from riskreport.run.params_file import write_params as _write_params
 from riskreport.run.plan import ReportPlan, _context, check_timeout, fingerprint, list_files_given, plan_report, prewarm
 from riskreport.run.summary import SUMMARY, write_summary
@@ -196,7 +197,7 @@ def build_report(
     previous = previous_of(compare_with)  # a folder that is no report is refused before anything is made
     say = progress or (lambda message: None)
     started = time.time() if started is None else started
-    generated = datetime.fromtimestamp(int(started), timezone.utc)  # the one time stamp: folder, header, footer
+    generated = generated_at(started)  # the one time stamp: folder, header, footer
     tpl, params = plan.template, plan.params
     made: list[Path] = []  # folders made for this report: removed again if an interrupt or a failure leaves them empty
     if out is not None:
