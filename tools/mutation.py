@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES: dict[str, list[str]] = {
     "riskreport/stats/bootstrap.py": ["tests/test_bootstrap.py", "tests/test_inference.py"],
     "riskreport/stats/risk_measures.py": ["tests/test_risk_measures.py", "tests/test_risk.py"],
-    "riskreport/stats/risk.py": ["tests/test_risk.py"],
-    "riskreport/stats/inference.py": ["tests/test_inference.py", "tests/test_significance.py"],
+    "riskreport/stats/risk.py": ["tests/test_risk_formulas.py", "tests/test_risk.py"],
+    "riskreport/stats/inference.py": ["tests/test_inference_formulas.py"],
     "riskreport/stats/corrections.py": ["tests/test_corrections.py", "tests/test_inference.py"],
     "riskreport/ltr/objectives.py": ["tests/test_ltr_objectives.py"],
     "riskreport/bayes/psis.py": ["tests/test_psis.py"],
