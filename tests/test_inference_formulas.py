@@ -42,7 +42,9 @@ def test_sign_test_is_the_exact_binomial_test():
     assert expected[:2] == pytest.approx([16 / 128, 14 / 64])
     assert p.tolist() == pytest.approx(expected, rel=1e-13)
     cube_wins, cube_p = inf.sign_test(np.stack([x, -x]))  # any leading shape; losses and wins swap
-    assert cube_wins.tolist() == [[6, 1, 2, 0], [1, 5, 2, 0]] and cube_p.reshape(-1).tolist() == pytest.approx(expected * 2)
+    assert cube_wins.tolist() == [[6, 1, 2, 0], [1, 5, 2, 0]] and cube_p.reshape(-1).tolist() == pytest.approx(
+        expected * 2
+    )
 
 
 def direct_ranks(values):
@@ -139,7 +141,9 @@ def test_sign_flips_drawn_in_blocks_are_drawn_at_once(monkeypatch):
 def enumerated_p(x):
     """#{|mean of the flipped x| ≥ |mean x|} / 2^c over every sign vector (dyadic x: means exact)."""
     observed = abs(sum(x))
-    hits = sum(abs(sum(s * v for s, v in zip(signs, x))) >= observed for signs in itertools.product([1, -1], repeat=len(x)))
+    hits = sum(
+        abs(sum(s * v for s, v in zip(signs, x))) >= observed for signs in itertools.product([1, -1], repeat=len(x))
+    )
     return hits / 2 ** len(x)
 
 
@@ -209,7 +213,9 @@ def test_tests_table_rows_are_the_tests_of_each_challenger():
         assert rows["statistic"].tolist() == pytest.approx(statistic.reshape(-1).tolist(), rel=1e-12), test
         assert rows["p_value"].tolist() == pytest.approx(p.reshape(-1).tolist(), rel=1e-12), test
     for _, group in table.groupby(["test", "alpha"]):
-        assert group["p_adjusted"].tolist() == pytest.approx(multipletests(group["p_value"], method="fdr_bh")[1].tolist())
+        assert group["p_adjusted"].tolist() == pytest.approx(
+            multipletests(group["p_value"], method="fdr_bh")[1].tolist()
+        )
 
 
 def test_tests_table_with_several_baselines_adjusts_across_the_family():
@@ -241,7 +247,9 @@ def test_diagnostics_equal_their_definitions():
         mean = sum(x) / len(x)
         sd = math.sqrt(sum((v - mean) ** 2 for v in x) / (len(x) - 1))
         shapiro = stats.shapiro(x)
-        assert [row["skewness"], row["excess_kurtosis"], row["d_z"]] == pytest.approx([skew, kurt, mean / sd], rel=1e-10)
+        assert [row["skewness"], row["excess_kurtosis"], row["d_z"]] == pytest.approx(
+            [skew, kurt, mean / sd], rel=1e-10
+        )
         assert [row["shapiro_w"], row["shapiro_p"]] == pytest.approx([shapiro.statistic, shapiro.pvalue], rel=1e-12)
 
 
@@ -258,7 +266,9 @@ def test_diagnostics_are_undefined_without_variation_or_topics():
     assert table["d_z"].isna().tolist() == [True, False, True, False]
     assert table["skewness"].isna().tolist() == [True, False, True, False]
     assert table["shapiro_w"].isna().tolist() == [True, False, True, False]
-    assert table.loc["wider", "d_z"] == 0.0 and table.loc["varies", "d_z"] == pytest.approx(0.125 / math.sqrt(0.3125 / 3))
+    assert table.loc["wider", "d_z"] == 0.0 and table.loc["varies", "d_z"] == pytest.approx(
+        0.125 / math.sqrt(0.3125 / 3)
+    )
     two = inf.diagnostics_table(MATRIX[["t0", "t1"]], "b", [0])  # d_z needs 2 topics, Shapiro–Wilk 3
     assert two["d_z"].notna().all() and two["shapiro_w"].isna().all() and two["shapiro_p"].isna().all()
     one = inf.diagnostics_table(MATRIX[["t0"]], "b", [0])
@@ -276,7 +286,16 @@ def two_way_mse(x):
 
 def test_tukey_hsd_against_the_anova_and_scipys_studentized_range(cache_dir):
     table = inf.tukey_hsd(MATRIX, "b", [0, 2], sig_level=0.1)
-    assert table.columns.tolist() == ["alpha", "system_a", "system_b", "diff", "ci_low", "ci_high", "p_value", "significant"]
+    assert table.columns.tolist() == [
+        "alpha",
+        "system_a",
+        "system_b",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "significant",
+    ]
     assert list(zip(table["system_a"], table["system_b"]))[:6] == list(itertools.combinations(MATRIX.index, 2))
     critical = stats.studentized_range.ppf(0.9, 4, 21)
     for alpha, group in table.groupby("alpha"):

@@ -29,14 +29,15 @@ MATRIX = pd.DataFrame(list(ROWS.values()), index=list(ROWS), columns=[f"t{i}" fo
 NAMES = ["s1", "s2", "copy", "up"]
 
 
-def l(delta, alpha):
+def value(delta, alpha):
+    """The linear value function l_α(Δ)."""
     return delta if delta >= 0 else (1 + alpha) * delta
 
 
 def direct_risk(s, b, alpha):
     """One row of the risk table from the definitions, in a loop over topics."""
     delta = [x - y for x, y in zip(s, b)]
-    x = [l(d, alpha) for d in delta]
+    x = [value(d, alpha) for d in delta]
     c = len(x)
     mean = sum(x) / c
     sd = math.sqrt(sum((v - mean) ** 2 for v in x) / (c - 1))
@@ -136,10 +137,12 @@ def test_topic_risk_tr_and_tj_equal_their_definitions():
     assert table["topic"].tolist() == list(matrix.columns) * 6
     for (alpha, system), rows in table.groupby(["alpha", "system"]):
         delta = [s - b for s, b in zip(ROWS[system], B)]
-        x = [l(d, alpha) for d in delta]
+        x = [value(d, alpha) for d in delta]
         tr, tj = direct_topic(x, alpha)
         assert rows["delta"].tolist() == delta and rows["x"].tolist() == x
-        assert rows["tr"].tolist() == pytest.approx(tr, rel=1e-12) and rows["tj"].tolist() == pytest.approx(tj, rel=1e-12)
+        assert rows["tr"].tolist() == pytest.approx(tr, rel=1e-12) and rows["tj"].tolist() == pytest.approx(
+            tj, rel=1e-12
+        )
     critical = stats.t.ppf(0.975, 4)
     flags = np.select(
         [(table["tr"] < -critical) | (table["tj"] < -critical), (table["tr"] > critical) | (table["tj"] > critical)],
@@ -216,7 +219,9 @@ def test_standing_out_at_its_boundaries():
 
 def test_tstar_references_equal_their_definitions():
     matrix = MATRIX.loc[["s1", "b", "s2", "up"]]
-    table = risk.tstar_table(matrix, [0, 2], "AP", references=("mean", "median", "max", "baselines"), baselines=["b", "up"])
+    table = risk.tstar_table(
+        matrix, [0, 2], "AP", references=("mean", "median", "max", "baselines"), baselines=["b", "up"]
+    )
     assert table.columns.tolist() == risk.TSTAR_COLUMNS and (table["measure"] == "AP").all()
     values = matrix.to_numpy()
     references = {
@@ -256,7 +261,7 @@ def test_expected_matrix_zscores_zrisk_and_georisk_by_hand():
     np.testing.assert_allclose(risk.expected_matrix(X), e, rtol=1e-14)
     z = [[(x - m) / math.sqrt(m) for x, m in zip(xs, ms)] for xs, ms in zip(X, e)]
     np.testing.assert_allclose(risk.zscores(X), z, rtol=1e-14)
-    zr = [[sum(l(v, alpha) for v in row) for row in z] for alpha in (0, 1.5)]
+    zr = [[sum(value(v, alpha) for v in row) for row in z] for alpha in (0, 1.5)]
     np.testing.assert_allclose(risk.zrisk(X, [0, 1.5]), zr, rtol=1e-14)
     geo = [[math.sqrt(sum(X[i]) / 3 * stats.norm.cdf(zr[a][i] / 3)) for i in range(2)] for a in range(2)]
     np.testing.assert_allclose(risk.georisk(X, [0, 1.5]), geo, rtol=1e-14)
@@ -270,7 +275,13 @@ def test_zero_totals_give_zero_expectations_and_z():
     assert z[1].tolist() == [0.0] * 3 and z[:, 1].tolist() == [0.0] * 3
     assert z[0, 0] == pytest.approx((0.5 - e[0, 0]) / math.sqrt(e[0, 0]), rel=1e-14)
     cells = risk.zero_expectation_cells(pd.DataFrame(x, index=list("abc"), columns=["t1", "t2", "t3"]))
-    assert list(zip(cells["system"], cells["topic"])) == [("a", "t2"), ("b", "t1"), ("b", "t2"), ("b", "t3"), ("c", "t2")]
+    assert list(zip(cells["system"], cells["topic"])) == [
+        ("a", "t2"),
+        ("b", "t1"),
+        ("b", "t2"),
+        ("b", "t3"),
+        ("c", "t2"),
+    ]
 
 
 def test_georisk_table_ranks_with_ties_at_the_minimum():
