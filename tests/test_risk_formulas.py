@@ -348,3 +348,63 @@ def test_smooth_table_is_the_mean_smooth_value():
         deltas = [s - b for s, b in zip(ROWS[system], B)]
         expected = sum(1.38426 * d**3 - 0.51659 * d**2 + 0.11578 * d for d in deltas) / len(deltas)
         assert value == pytest.approx(expected, rel=1e-13, abs=1e-16)
+
+
+def test_defaults_measure_and_sig_level_and_a_fresh_index():
+    table = risk.risk_table(MATRIX, "b", [0, 1])
+    assert (table["measure"] == "").all() and table.index.tolist() == list(range(8))
+    assert table["verdict"].tolist() == risk.rule_verdicts(table["urisk"], table["p_adjusted"], 0.05).tolist()
+    assert "inconclusive" in set(table["verdict"])  # a p-value above 0.05 (below 1.05)
+    for default in (
+        risk.topic_risk(MATRIX, "b", [0]),
+        risk.tstar_table(MATRIX, [0]),
+        risk.georisk_table(MATRIX, [0]),
+        risk.risk_table(MATRIX, ["b", "up"], [0]),
+    ):
+        assert (default["measure"] == "").all() and default.index.tolist() == list(range(len(default)))
+    several = risk.risk_table(MATRIX, ["b", "up"], [0], "AP")
+    assert (several["measure"] == "AP").all()
+
+
+def test_topic_risk_with_several_baselines_keeps_sig_level():
+    both = risk.topic_risk(MATRIX, ["b", "up"], [0], "AP", sig_level=0.5)
+    assert both.index.tolist() == list(range(40))
+    parts = [risk.topic_risk(MATRIX, b, [0], "AP", sig_level=0.5) for b in ("b", "up")]
+    pd.testing.assert_frame_equal(both, pd.concat(parts, ignore_index=True))
+    assert both["flag"].tolist() != risk.topic_risk(MATRIX, ["b", "up"], [0], "AP")["flag"].tolist()
+
+
+def test_topic_flags_from_tr_alone_or_tj_alone(monkeypatch):
+    # Δ = (.5, .25, .25, 0): s_x = √(.125/3), TR = Δ/s_x = (2.45, 1.22, 1.22, 0), TJ = (Δ − .25)/s_x = (1.22, 0, 0, −1.22)
+    matrix = pd.DataFrame([[0.75, 0.5, 0.5, 0.25], [0.25, 0.25, 0.25, 0.25]], index=["s", "b"])
+    monkeypatch.setattr(risk, "t_critical", lambda level, c: 2.0)
+    assert risk.topic_risk(matrix, "b", [0])["flag"].tolist() == ["gain", "", "", ""]  # TR only
+    monkeypatch.setattr(risk, "t_critical", lambda level, c: 1.0)
+    assert risk.topic_risk(matrix, "b", [0])["flag"].tolist() == ["gain", "gain", "gain", "loss"]  # TJ only: topic 4
+
+
+def test_spread_noise_is_judged_row_by_row_and_includes_the_threshold():
+    rows = np.array([[[1, -1, 1, -1], [100, 100.5, 100, 100.5]]]) * np.array([3e-15 * np.sqrt(3 / 4), 1])[:, None]
+    spread = risk._spread(rows)  # shape (1, 2, 4): the first row's tolerance is 2e-15, not that of a mean of 50
+    assert spread.shape == (1, 2, 1) and spread[0, :, 0].tolist() == pytest.approx([3e-15, np.sqrt(1 / 12)])
+    edge = np.array([1, -1, 1, -1]) * 1.7320508075688775e-15
+    assert edge.std(ddof=1) == 2e-15  # exactly 1e-15·√4: constant up to float noise
+    assert np.isnan(risk._spread(edge[None])).all()
+
+
+def test_standing_out_needs_a_win_or_a_loss_even_without_a_practical_size():
+    assert risk.standing_out([0.0, 0.0, -0.01], [-3.0, 3.0, -3.0], 2.0, min_delta=0.0).tolist() == ["", "", "loss"]
+
+
+def test_georisk_ranks_of_three_way_ties_are_the_minimum():
+    matrix = pd.DataFrame([[0.5, 0.25], [0.25, 0.5], [0.5, 0.25], [0.5, 0.25], [1.0, 1.0]], index=list("pqrst"))
+    table = risk.georisk_table(matrix, [0])
+    assert table["rank_mean"].tolist() == [2, 2, 2, 2, 1] and table["rank_mean"].dtype.kind == "i"
+    assert table["rank_georisk"].tolist()[:4].count(table["rank_georisk"][0]) == 3  # p, r, s tie
+    assert table["rank_georisk"][0] == 1 + (table["georisk"] > table["georisk"][0]).sum()
+
+
+def test_zscore_is_zero_where_the_expectation_is_zero_even_for_negative_scores():
+    x = np.array([[0.25, -0.25, 0.0], [0.5, 0.25, 0.75]])  # S_1 = 0: e_1j = 0, although x_11 ≠ 0
+    assert risk.expected_matrix(x)[0].tolist() == [0.0, 0.0, 0.0]
+    assert risk.zscores(x)[0].tolist() == [0.0, 0.0, 0.0]
