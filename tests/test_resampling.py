@@ -53,11 +53,12 @@ def test_drawn_weights_stream_is_the_held_weights_and_can_be_read_again(small_bl
     stream = resampling.DrawnWeights(7, 30, seed=4)
     held = bs.drawn_weights(7, 30, np.random.default_rng(4))
     for _ in range(2):  # regenerated from the seed each time
-        blocks = list(resampling.weight_blocks(stream))
-        assert len(blocks) == 6 and max(block.shape[1] for _, block in blocks) == 5
-        assert np.array_equal(np.concatenate([block for _, block in blocks], axis=1), held)
+        blocks = list(resampling.weight_rows(stream))
+        assert len(blocks) == 6 and max(len(block) for _, block in blocks) == 5
+        assert np.array_equal(np.concatenate([block for _, block in blocks]), held.T)
     assert stream.shape == (7, 30)
-    assert [(start, block is held) for start, block in resampling.weight_blocks(held)] == [(0, True)]
+    [(start, rows)] = resampling.weight_rows(held)
+    assert start == 0 and rows.base is held and np.array_equal(rows, held.T)
 
 
 @pytest.mark.parametrize("with_se", [True, False])

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from riskreport.stats.corrections import adjusted_levels
-from riskreport.stats.resampling import DrawnWeights, Weights, count_blocks, weight_blocks
+from riskreport.stats.resampling import DrawnWeights, Weights, count_blocks, weight_rows
 from riskreport.stats.risk import baselines_of, challenger_deltas, risk_adjusted, several, system_row
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
@@ -96,12 +96,12 @@ def bootstrap_moments(
     for start in range(0, flat.shape[0], rows):
         block = flat[start : start + rows]
         squares = block**2 if ses is not None else None
-        for first, w in weight_blocks(source):
-            columns = slice(first, first + w.shape[1])
-            m = block @ w
+        for first, w in weight_rows(source):  # w: k resamples x c topics
+            columns = slice(first, first + len(w))
+            m = (w @ block.T).T
             means[start : start + rows, columns] = m
             if ses is not None:
-                variance = cast(np.ndarray, squares) @ w
+                variance = (w @ cast(np.ndarray, squares).T).T
                 variance -= m**2
                 np.maximum(variance, 0.0, out=variance)
                 ses[start : start + rows, columns] = np.sqrt(variance * (c / (c - 1) / c)) if c > 1 else np.nan

@@ -67,17 +67,20 @@ class DrawnWeights:
         return self.n_topics, self.samples
 
     def blocks(self) -> Iterator[tuple[int, np.ndarray]]:
-        """(first resample, weights of a block of resamples (c x k)), in order, from a fresh generator."""
+        """(first resample, weights of a block of resamples, one row per resample (k x c)), in order, from a
+        fresh generator: the transpose of columns of the c x B weights (rows keep the products fast)."""
         for start, counts in count_blocks(self.n_topics, self.samples, np.random.default_rng(self.seed)):
-            yield start, counts.T / self.n_topics
+            counts /= self.n_topics
+            yield start, counts
 
 
 Weights = np.ndarray | DrawnWeights
 
 
-def weight_blocks(weights: Weights) -> Iterator[tuple[int, np.ndarray]]:
-    """The columns of `weights` (c x B) as (first resample, block): one block for an array held whole."""
+def weight_rows(weights: Weights) -> Iterator[tuple[int, np.ndarray]]:
+    """The weights (c x B) as (first resample, rows k x c, one per resample): `DrawnWeights` block by block,
+    an array held whole as one block (its transpose, a view)."""
     if isinstance(weights, DrawnWeights):
         yield from weights.blocks()
     else:
-        yield 0, weights
+        yield 0, weights.T

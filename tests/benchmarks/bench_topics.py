@@ -33,7 +33,7 @@ if reference:  # held whole: the bootstrap's weights (c x B) and the randomisati
     from riskreport.stats import inference, resampling
     class HeldWeights(resampling.DrawnWeights):
         def blocks(self):
-            yield 0, bootstrap.drawn_weights(self.n_topics, self.samples, np.random.default_rng(self.seed))
+            yield 0, bootstrap.drawn_weights(self.n_topics, self.samples, np.random.default_rng(self.seed)).T
     def flip_blocks(n_topics, samples, rng):
         yield 0, np.concatenate([block for _, block in resampling.flip_blocks(n_topics, samples, rng)])
     bootstrap.DrawnWeights, inference.flip_blocks = HeldWeights, flip_blocks
