@@ -228,7 +228,7 @@ class _Suggesting(argparse.ArgumentParser):
     """A parser whose usage errors name what was meant: an unknown option (`--alpah`: did you mean --alpha?)
     or command (`rnu`: did you mean run?)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if choice:
             meant = difflib.get_close_matches(choice[1], re.findall(r"'([^']*)'", choice[2]), 1)
