@@ -87,6 +87,12 @@ def test_intervals_in_several_groups_of_rows_equal_one_group(monkeypatch):
     assert all(np.array_equal(one[m], groups[m]) for m in bs.CI_METHODS)
 
 
+def test_one_topic_gives_no_interval_in_every_group_of_rows(monkeypatch):
+    monkeypatch.setattr(bs, "MEMORY_BUDGET", 8 * 50 * 2)  # 2 rows per group: 4 groups of 7 rows
+    ci = bs.confidence_intervals(np.zeros((7, 1)), [0.9], None, weights=resampling.DrawnWeights(1, 50, seed=0))
+    assert all(interval.shape == (7, 1, 2) and np.isnan(interval).all() for interval in ci.values())
+
+
 @pytest.mark.parametrize("samples", [512, 300])  # exact enumeration (2^9 ≤ 512), then sampled flips
 def test_streamed_randomisation_counts_the_same_extreme_flips(samples, small_blocks):
     x = np.random.default_rng(1).normal(0.2, 1, size=(4, 9))
