@@ -168,6 +168,15 @@ def test_quantile_helpers_equal_numpy_percentiles():
     assert bs._order_quantiles(values, [outside])[0].tolist() == [ordered[0, 0], ordered[1, -1], ordered[2, 0]]
 
 
+def test_order_quantiles_interpolate_between_the_two_largest_values():
+    """q close to 1 with few resamples: the position falls between the last two order statistics."""
+    values = np.random.default_rng(3).normal(size=(2, 10))
+    q = np.array([0.995, 0.95])  # positions 8.955 and 8.55 of 0..9
+    expected = [np.percentile(row, 100 * qi) for row, qi in zip(values, q)]
+    assert bs._order_quantiles(values, [q])[0].tolist() == pytest.approx(expected, rel=1e-13)
+    assert bs._quantiles(np.sort(values, axis=-1), q).tolist() == pytest.approx(expected, rel=1e-13)
+
+
 def test_table_rows_match_their_alpha_system_and_level():
     rng = np.random.default_rng(12)
     matrix = pd.DataFrame(rng.random((4, 11)), index=["b", "s", "t", "u"])

@@ -74,6 +74,25 @@ def test_flag_errors_are_the_commands_usage_errors(capsys, args, message):
     assert exited.value.code == 2 and message in err and f"usage: riskreport {args[0]}" in err
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--verison"], "riskreport: error: unrecognized arguments: --verison (did you mean --version?)"),
+        (["rnu"], "invalid choice: 'rnu' (choose from 'run', 'batch',"),
+        (["rnu"], "'demo') (did you mean run?)"),
+        (["bacth", "jobs.toml"], "(did you mean batch?)"),
+        (["zzz"], "invalid choice: 'zzz'"),
+    ],
+)
+def test_top_level_mistakes_name_what_was_meant(capsys, args, message):
+    """A mistyped top-level option or command: exit 2 with the top-level usage and, when one is close, the meant one."""
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and message in err and "usage: riskreport [-h]" in err
+    assert ("did you mean" in err) == (args[0] != "zzz")
+
+
 @pytest.mark.parametrize("value", ["gif", "png,,jpeg", ","])
 def test_figure_formats_on_the_command_line_are_checked_before_anything_runs(capsys, value):
     with pytest.raises(SystemExit) as exit_:

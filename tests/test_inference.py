@@ -215,10 +215,9 @@ def test_wilcoxon_equals_scipy_row_by_row(c):
 @pytest.mark.parametrize("topics, samples", [(7, 1000), (6980, 40), (3, 5)])
 def test_resamples_drawn_in_blocks_are_the_ones_drawn_at_once(topics, samples, monkeypatch):
     """Blocks of resamples (bounded memory for 6,980 topics) give exactly the former counts and sign vectors."""
-    from riskreport.stats import bootstrap
+    from riskreport.stats import bootstrap, resampling
 
-    monkeypatch.setattr(bootstrap, "DRAWS_AT_ONCE", 2 * topics + 1)  # several blocks, the last one short
-    monkeypatch.setattr(inf, "DRAWS_AT_ONCE", 2 * topics + 1)
+    monkeypatch.setattr(resampling, "DRAWS_AT_ONCE", 2 * topics + 1)  # several blocks, the last one short
     rng = np.random.default_rng(11)
     draws = rng.integers(0, topics, size=(samples, topics))
     cells = (np.arange(samples)[:, None] * topics + draws).reshape(-1)

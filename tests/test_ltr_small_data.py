@@ -129,6 +129,41 @@ def test_files_without_relevant_documents_are_refused_before_training(demo, tmp_
     check_relevant(data, need_vali=True)  # the demo's own files pass
 
 
+def test_a_report_on_files_without_relevant_documents_is_refused_before_it_starts(demo, tmp_path):
+    """`riskreport run risk_ltr` on a test.txt without relevant documents: the file's error before any cell runs,
+    and no failed-* folder (it was refused in cell 4 of the template)."""
+    folder = _copy_with_labels(demo, tmp_path / "no-relevant", "test", 0)
+    reports = tmp_path / "reports"
+    with pytest.raises(InputFormatError, match=r"test.txt.gz: no query has a relevant document .* nothing to compare"):
+        rr.run_report("risk_ltr", collection=str(folder), reports_dir=reports)
+    assert not reports.exists() or not any(reports.rglob("report.html")), "nothing written"
+    assert not any(p.name.startswith("failed-") for p in tmp_path.rglob("*"))
+    vali = _copy_with_labels(demo, tmp_path / "no-relevant-vali", "vali", 0)
+    with pytest.raises(InputFormatError, match=r"vali.txt.gz: .* min_data_grid cannot choose"):
+        rr.run_report("risk_ltr", collection=str(vali), reports_dir=reports, parameters={"min_data_grid": [5, 9]})
+
+
+@pytest.mark.parametrize(
+    "text, relevant",
+    [
+        (b"0 qid:1 1:0.5\n0 qid:1 1:0.1\n", False),
+        (b"0 qid:1 1:0.5\n2 qid:1 1:0.1\n", True),
+        (b"0 qid:1 1:0.5\n0.5 qid:1 1:0.1", True),  # a fractional label, no final newline
+        (b"# a comment\n0 qid:1 1:0.5\n\n  0 qid:2 1:1\n", False),
+        (b"0 qid:1 1:0.5\nx qid:1 1:0.1\n", True),  # not a number: left to the reader, which names the line
+        (b"", False),
+    ],
+)
+def test_has_relevant_label_reads_only_the_labels(tmp_path, text, relevant):
+    from riskreport.io.letor import has_relevant_label
+
+    for name, data in (("f.txt", text), ("f.txt.gz", gzip.compress(text))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert has_relevant_label(path) == relevant
+        assert has_relevant_label(path, block=5) == relevant  # lines cut across blocks
+
+
 @pytest.fixture(scope="module")
 def report(small, tmp_path_factory):
     return rr.run_report(

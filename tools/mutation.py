@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # module -> its own test files, in order of risk (a formula error there changes a verdict)
 MODULES: dict[str, list[str]] = {
-    "riskreport/stats/bootstrap.py": ["tests/test_bootstrap.py", "tests/test_inference.py"],
+    "riskreport/stats/bootstrap.py": ["tests/test_bootstrap.py", "tests/test_resampling.py", "tests/test_inference.py"],
+    "riskreport/stats/resampling.py": ["tests/test_resampling.py", "tests/test_bootstrap.py"],
     "riskreport/stats/risk_measures.py": ["tests/test_risk_measures.py", "tests/test_risk.py"],
     "riskreport/stats/risk.py": ["tests/test_risk_formulas.py", "tests/test_risk.py"],
     "riskreport/stats/inference.py": ["tests/test_inference_formulas.py"],

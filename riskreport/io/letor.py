@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -191,6 +192,38 @@ def _scan(*args):
     from ._letor_scan import scan  # numba: imported when a file is read, not when a folder is planned
 
     return scan(*args)
+
+
+_LABEL = re.compile(rb"(?:^|\n)[ \t]*([^\s#]+)")
+
+
+def has_relevant_label(path: Path, block: int = 1 << 24) -> bool:
+    """Whether some line of a LETOR file has a label above 0, read block by block and stopped at the first one
+    (a check before anything is trained: only a file without one is read whole). A label that is not a
+    number counts as relevant here: the reader, not this check, reports it with its line."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as stream:
+            tail = b""
+            while chunk := stream.read(block):
+                text = tail + chunk
+                cut = text.rfind(b"\n") + 1
+                if cut == 0:  # no whole line yet: keep reading
+                    tail = text
+                    continue
+                text, tail = text[:cut], text[cut:]
+                if any(_relevant(match[1]) for match in _LABEL.finditer(text)):
+                    return True
+            return any(_relevant(match[1]) for match in _LABEL.finditer(tail))
+    except (OSError, EOFError):  # unreadable: the reader says how, with the file
+        return True
+
+
+def _relevant(label: bytes) -> bool:
+    try:
+        return float(label) > 0
+    except ValueError:
+        return True
 
 
 # ---- folds and data folders ----------------------------------------------------------------------

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ParameterError, UnknownNameError
-from ..io.letor import LetorFolder, choose_folds, load_letor_folder
+from ..errors import InputFormatError, ParameterError, UnknownNameError
+from ..io.letor import LetorFolder, choose_folds, has_relevant_label, load_letor_folder
 
 OBJECTIVES = ("lambdamart", "u-cro", "t-saro", "t-faro", "t*-faro", "georisk")
 LEARNED = ("gbrt", "lambdamart", "linear")
@@ -175,6 +175,29 @@ def resolve_ltr_parameters(
     if len(params.min_data_grid) > 1:
         _check_validation(params)
     return params
+
+
+USES = {
+    "train": "the learners get no gradient from it",
+    "test": "there is nothing to compare the learners on",
+    "vali": "min_data_grid cannot choose a value on it",
+}
+
+
+def check_relevant_files(params: LetorParameters) -> None:
+    """Before anything runs: each file the experiment uses (train and test of every chosen fold; vali when a
+    min_data_in_leaf grid is chosen on it) has a document with a label above 0, else an error naming the file
+    (NDCG@k is undefined on a query without one). Each file is read only up to its first relevant document."""
+    need_vali = len(params.min_data_grid) > 1
+    for name in params.folds:
+        for split, path in params.collection.folds[name].files.items():
+            if (split != "vali" or need_vali) and not has_relevant_label(path):
+                raise InputFormatError(
+                    path,
+                    f"no query has a relevant document (every label is 0): nDCG is undefined on all of them, "
+                    f"so {USES[split]}",
+                    expected="some documents with a label of 1 or more",
+                )
 
 
 def _min_data(value) -> int | list[int]:

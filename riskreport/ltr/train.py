@@ -23,7 +23,7 @@ from ..io.letor import LetorData
 from ..progress import Progress, stderr_printer
 from .baselines import Baseline, baseline_matrix, hold_out, learned_baseline, lightgbm_errors
 from .objectives import NAMES, PARALLEL_ROWS, SEVERAL_BASELINES, make_objective, ndcg_per_query, objective_key
-from .params import scaled_min_data
+from .params import USES, scaled_min_data
 
 PAPER_2014: dict[str, float] = {"trees": 800, "leaves": 50, "learning_rate": 0.075, "min_data_in_leaf": 1000}
 PAPER_2016: dict[str, float] = {"trees": 500, "leaves": 50, "learning_rate": 0.1, "min_data_in_leaf": 1500}
@@ -232,13 +232,6 @@ def choose_on_validation(models: list, values: list[int], vali: LetorData | None
         {"min_data_in_leaf": v, "vali_ndcg": score, "chosen": i == best}
         for i, (v, score) in enumerate(zip(values, scores))
     ]
-
-
-USES = {
-    "train": "the learners get no gradient from it",
-    "test": "there is nothing to compare the learners on",
-    "vali": "min_data_grid cannot choose a value on it",
-}
 
 
 def check_relevant(data: dict[str, LetorData], need_vali: bool = False) -> None:

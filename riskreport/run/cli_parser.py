@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import re
 
 from riskreport.errors import ParameterError
 
@@ -22,7 +23,7 @@ EPILOG = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Top(
         prog="riskreport",
         description="Risk-sensitive evaluation reports for IR "
         "test collections (TREC runs + qrels, or per-topic score tables).",
@@ -223,21 +224,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Command(argparse.ArgumentParser):
+class _Suggesting(argparse.ArgumentParser):
+    """A parser whose usage errors name what was meant: an unknown option (`--alpah`: did you mean --alpha?)
+    or command (`rnu`: did you mean run?)."""
+
+    def error(self, message: str):
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            meant = difflib.get_close_matches(choice[1], re.findall(r"'([^']*)'", choice[2]), 1)
+            message += f" (did you mean {meant[0]}?)" if meant else ""
+        super().error(message)
+
+    def _refuse_extras(self, extras: list[str]) -> None:
+        options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+        meant = [m for e in extras if e.startswith("-") for m in difflib.get_close_matches(e.split("=")[0], options, 1)]
+        self.error(
+            f"unrecognized arguments: {' '.join(extras)}" + (f" (did you mean {', '.join(meant)}?)" if meant else "")
+        )
+
+
+class _Top(_Suggesting):
+    """The top-level parser: an option it does not know (`--verison`) is a usage error with the option meant.
+    (A command's own unknown options are refused by the command's parser, `_Command`, before they get here.)"""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self._refuse_extras(extras)
+        return namespace, extras
+
+
+class _Command(_Suggesting):
     """A command's parser: an argument it does not know is its usage error (exit 2), with the option meant
     (`run --alpah 5`: did you mean --alpha?), not the top-level usage that names no command's options."""
 
     def parse_known_args(self, args=None, namespace=None):
         namespace, extras = super().parse_known_args(args, namespace)
         if extras and not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
-            options = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
-            meant = [
-                m for e in extras if e.startswith("-") for m in difflib.get_close_matches(e.split("=")[0], options, 1)
-            ]
-            self.error(
-                f"unrecognized arguments: {' '.join(extras)}"
-                + (f" (did you mean {', '.join(meant)}?)" if meant else "")
-            )
+            self._refuse_extras(extras)
         return namespace, extras
 
 

@@ -106,9 +106,10 @@ def plan_report(
 
 def _plan_letor(tpl: Template, given: dict, show_code: bool, formats: tuple[str, ...] = DEFAULT_FORMATS) -> ReportPlan:
     """`plan_report` for a learning-to-rank template: `collection` is a LETOR data folder (`riskreport.ltr.params`)."""
-    from riskreport.ltr.params import resolve_ltr_parameters
+    from riskreport.ltr.params import check_relevant_files, resolve_ltr_parameters
 
     params = resolve_ltr_parameters(given["collection"], **{k: v for k, v in given.items() if k != "collection"})
+    check_relevant_files(params)  # a file without a relevant document: its error now, not in a failed report
     defaults = {name: _literal(spec["default"], default=spec["default"]) for name, spec in tpl.parameters.items()}
     resolved = {
         "collection": str(params.collection.location),

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from riskreport.stats.corrections import adjusted_levels
+from riskreport.stats.resampling import DrawnWeights, Weights, count_blocks, weight_rows
 from riskreport.stats.risk import baselines_of, challenger_deltas, risk_adjusted, several, system_row
 
 CI_METHODS = ("student_t", "basic", "percentile", "bootstrap_t", "bca")
@@ -41,18 +42,15 @@ BOOTSTRAP_COLUMNS = [
 MEMORY_BUDGET = 64_000_000  # floats held at once for bootstrap statistics (~512 MB)
 
 
-DRAWS_AT_ONCE = 4_000_000  # topic draws turned into counts at a time (~100 MB of integers)
-
-
 def resample_counts(n_topics: int, samples: int, rng: np.random.Generator) -> np.ndarray:
     """One set of bootstrap resamples as counts: row b says how often each topic was drawn (B x c).
 
-    Drawn in blocks of resamples, so that besides the counts only one block's draws are held (not B x c
-    draws, cell indices and integer counts at once: 2.2 GB for 10,000 resamples of 6,980 topics); the
-    generator yields the same numbers in blocks as in one call, so the counts are the same.
+    Drawn in blocks of resamples (`riskreport.stats.resampling.count_blocks`); the generator yields the
+    same numbers in blocks as in one call, so the counts are the same. The report's own tables never hold
+    the counts: they stream the weights (`DrawnWeights`).
     """
     counts = np.empty((samples, n_topics))
-    for start, block in _count_blocks(n_topics, samples, rng):
+    for start, block in count_blocks(n_topics, samples, rng):
         counts[start : start + len(block)] = block
     return counts
 
@@ -64,21 +62,11 @@ def resample_weights(counts: np.ndarray) -> np.ndarray:
 
 def drawn_weights(n_topics: int, samples: int, rng: np.random.Generator) -> np.ndarray:
     """`resample_weights(resample_counts(n_topics, samples, rng))`, value for value, without holding the counts:
-    each block of resamples is divided into place (the weights are all the bootstrap keeps, c x B)."""
+    each block of resamples is divided into place (c x B held whole; `DrawnWeights` holds one block)."""
     weights = np.empty((n_topics, samples))
-    for start, block in _count_blocks(n_topics, samples, rng):
+    for start, block in count_blocks(n_topics, samples, rng):
         weights[:, start : start + len(block)] = block.T / n_topics
     return weights
-
-
-def _count_blocks(n_topics: int, samples: int, rng: np.random.Generator):
-    """(first resample, counts of a block of resamples (k x c)), in order, `DRAWS_AT_ONCE` draws at a time."""
-    rows = max(1, DRAWS_AT_ONCE // max(n_topics, 1))
-    for start in range(0, samples, rows):
-        k = min(rows, samples - start)
-        draws = rng.integers(0, n_topics, size=(k, n_topics))
-        cells = (np.arange(k)[:, None] * n_topics + draws).reshape(-1)
-        yield start, np.bincount(cells, minlength=k * n_topics).reshape(k, n_topics).astype(np.float64)
 
 
 def bootstrap_moments(
@@ -86,32 +74,37 @@ def bootstrap_moments(
     counts: np.ndarray | None,
     chunk: int | None = None,
     with_se: bool = True,
-    weights: np.ndarray | None = None,
+    weights: Weights | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Bootstrap means (and standard errors, if `with_se`) of x (..., c) for every resample: arrays (..., B).
 
-    Computed as matrix products with the resample counts, in chunks over the leading rows so
-    memory stays within `MEMORY_BUDGET` floats. `weights`: `resample_weights(counts)` (or `drawn_weights`),
-    when the caller holds them already (one copy for every block of rows, not one per call; `counts` then None).
+    Computed as matrix products with the resample weights, in chunks over the leading rows so memory
+    stays within `MEMORY_BUDGET` floats, and block by block over the resamples. `weights`:
+    `resample_weights(counts)` (or `drawn_weights`) when the caller holds them already (`counts` then None),
+    or a `DrawnWeights` stream, regenerated from its seed for each chunk of rows (one chunk unless the rows'
+    B means exceed the budget), so that no c x B array is held.
     """
     lead = x.shape[:-1]
     flat = x.reshape(-1, x.shape[-1])
-    transposed = resample_weights(cast(np.ndarray, counts)) if weights is None else weights
-    c, samples = transposed.shape
+    source = resample_weights(cast(np.ndarray, counts)) if weights is None else weights
+    c, samples = source.shape
     rows = chunk or max(1, MEMORY_BUDGET // (2 * samples))
-    if flat.shape[0] <= rows and not with_se:  # one block: no copy
-        return (flat @ transposed).reshape(lead + (samples,)), None
+    if flat.shape[0] <= rows and not with_se and not isinstance(source, DrawnWeights):  # one block: no copy
+        return (flat @ source).reshape(lead + (samples,)), None
     means = np.empty((flat.shape[0], samples))
     ses = np.empty((flat.shape[0], samples)) if with_se else None
     for start in range(0, flat.shape[0], rows):
         block = flat[start : start + rows]
-        m = block @ transposed
-        means[start : start + rows] = m
-        if ses is not None:
-            variance = (block**2) @ transposed
-            variance -= m**2
-            np.maximum(variance, 0.0, out=variance)
-            ses[start : start + rows] = np.sqrt(variance * (c / (c - 1) / c)) if c > 1 else np.nan
+        squares = block**2 if ses is not None else None
+        for first, w in weight_rows(source):  # w: k resamples x c topics
+            columns = slice(first, first + len(w))
+            m = (w @ block.T).T
+            means[start : start + rows, columns] = m
+            if ses is not None:
+                variance = (w @ cast(np.ndarray, squares).T).T
+                variance -= m**2
+                np.maximum(variance, 0.0, out=variance)
+                ses[start : start + rows, columns] = np.sqrt(variance * (c / (c - 1) / c)) if c > 1 else np.nan
     return means.reshape(lead + (samples,)), None if ses is None else ses.reshape(lead + (samples,))
 
 
@@ -176,37 +169,49 @@ def confidence_intervals(
     counts: np.ndarray | None,
     methods: Sequence[str] = CI_METHODS,
     workers: int = 1,
-    weights: np.ndarray | None = None,
+    weights: Weights | None = None,
 ) -> dict[str, np.ndarray]:
     """CIs of the mean of x (..., c) for each method and level: {method: array (..., levels, 2)}.
 
     Student-t, basic, percentile, bootstrap-t and BCa (Efron & Tibshirani 1993; R `boot`;
     docs/measures/inference.md: z0 = Φ⁻¹(#{θ* < θ̂}/B), acceleration from the jackknife, one α̃ per tail, limits
-    are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂]. Rows are processed
-    in chunks so at most `MEMORY_BUDGET` bootstrap statistics are held at once; `workers` threads
-    process the chunks (numpy releases the GIL). The caller decides how many: one by default.
+    are percentiles of θ*). Where x does not vary every interval is [θ̂, θ̂]. The bootstrap means (and SEs)
+    of as many rows as `MEMORY_BUDGET` allows are computed in one pass over the resamples (`weights`: an
+    array c x B, or a `DrawnWeights` stream that never holds c x B), then their intervals in ~8 MB chunks
+    of rows; `workers` threads process the chunks (numpy releases the GIL). The caller decides how many:
+    one by default.
     """
     lead, c = x.shape[:-1], x.shape[-1]
     flat = x.reshape(-1, c)
     level_grid = np.asarray(levels, dtype=float)
-    weights = resample_weights(cast(np.ndarray, counts)) if weights is None else weights  # once, for every block
-    samples = weights.shape[1]
+    source = resample_weights(cast(np.ndarray, counts)) if weights is None else weights  # once, for every block
+    samples = source.shape[1]
     workers = max(1, int(workers))
-    rows = max(1, min(MEMORY_BUDGET // (3 * samples * workers), 1_000_000 // samples))  # ~8 MB blocks
-    chunks = [flat[i : i + rows] for i in range(0, len(flat), rows)]
-    with ThreadPoolExecutor(min(workers, len(chunks))) as pool:  # numpy releases the GIL
-        parts = list(pool.map(lambda chunk: _interval_chunk(chunk, level_grid, methods, weights), chunks))
+    with_se = "bootstrap_t" in methods
+    group = max(1, MEMORY_BUDGET // (4 * (1 + with_se) * samples))  # rows whose B means (and SEs) are held at once
+    rows = max(1, min(group // workers, 1_000_000 // samples))  # ~8 MB blocks
+    parts = []
+    for g in range(0, len(flat), group):
+        xs = flat[g : g + group]
+        if c < 2:  # one topic: no interval (NaN, verdict inconclusive)
+            parts.append({m: np.full((len(xs), len(level_grid), 2), np.nan) for m in CI_METHODS if m in methods})
+            continue
+        means, ses = bootstrap_moments(xs, None, with_se=with_se, weights=source)
+        chunks = [slice(i, i + rows) for i in range(0, len(xs), rows)]
+        arguments = [(xs[r], level_grid, methods, means[r], None if ses is None else ses[r]) for r in chunks]
+        with ThreadPoolExecutor(min(workers, len(chunks))) as pool:  # numpy releases the GIL
+            parts += pool.map(lambda args: _interval_chunk(*args), arguments)
     return {m: np.concatenate([p[m] for p in parts]).reshape(lead + (len(level_grid), 2)) for m in parts[0]}
 
 
-def _interval_chunk(x: np.ndarray, levels: np.ndarray, methods, weights: np.ndarray) -> dict[str, np.ndarray]:
+def _interval_chunk(
+    x: np.ndarray, levels: np.ndarray, methods, means: np.ndarray, ses: np.ndarray | None
+) -> dict[str, np.ndarray]:
+    """The intervals of rows x (R, c) from their bootstrap means (R, B) and, for bootstrap-t, SEs (R, B)."""
     c = x.shape[-1]
-    if c < 2:  # one topic: no interval (NaN, verdict inconclusive)
-        return {m: np.full((len(x), len(levels), 2), np.nan) for m in CI_METHODS if m in methods}
     theta = x.mean(axis=-1)[:, None]  # (R, 1)
     se = (x.std(axis=-1, ddof=1) / np.sqrt(c))[:, None]
     lower_q, upper_q = (1 - levels) / 2, (1 + levels) / 2  # (L,)
-    means, ses = bootstrap_moments(x, None, with_se="bootstrap_t" in methods, weights=weights)
     out: dict[str, np.ndarray] = {}
     if "student_t" in methods:
         half = stats.t.ppf(upper_q, c - 1) * se
@@ -218,7 +223,7 @@ def _interval_chunk(x: np.ndarray, levels: np.ndarray, methods, weights: np.ndar
         t_lo = np.stack([_quantiles(t_star, np.broadcast_to(lower_q, shape)[:, i]) for i in range(len(levels))], -1)
         t_hi = np.stack([_quantiles(t_star, np.broadcast_to(upper_q, shape)[:, i]) for i in range(len(levels))], -1)
         out["bootstrap_t"] = np.stack([theta - t_hi * se, theta - t_lo * se], -1)
-        del t_star, ses
+        del t_star
     wanted: dict[str, np.ndarray] = {}  # name -> q per row (R,)
     for i in range(len(levels)):
         if "percentile" in methods or "basic" in methods:
@@ -287,7 +292,7 @@ def bootstrap_table(
     challengers, _, x = challenger_deltas(matrix, cast(str, baseline), alphas)  # (A, S, T)
     alphas = [float(a) for a in alphas]
     used = adjusted_levels(levels, correction, family or len(challengers))
-    weights = drawn_weights(x.shape[-1], samples, np.random.default_rng(seed))
+    weights = DrawnWeights(x.shape[-1], samples, seed)  # streamed: memory flat in the number of topics
     intervals = confidence_intervals(x, used, None, methods, workers, weights=weights)
     parts = []
     for method, ci in intervals.items():  # ci: (A, S, L, 2)
@@ -318,4 +323,4 @@ def bootstrap_distribution(
     """The bootstrap means of one challenger's URisk_α, from the same resamples as `bootstrap_table`."""
     delta = system_row(matrix, system, "system") - system_row(matrix, baseline)
     x = risk_adjusted(delta.to_numpy(dtype=float), [alpha])[0]
-    return bootstrap_moments(x, None, weights=drawn_weights(x.shape[-1], samples, np.random.default_rng(seed)))[0]
+    return bootstrap_moments(x, None, with_se=False, weights=DrawnWeights(x.shape[-1], samples, seed))[0]

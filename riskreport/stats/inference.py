@@ -18,7 +18,6 @@ from scipy import stats
 from riskreport.stats.bootstrap import (
     BOOTSTRAP_COLUMNS,
     CI_METHODS,
-    DRAWS_AT_ONCE,
     MEMORY_BUDGET,
     acceleration,
     bootstrap_distribution,
@@ -29,6 +28,7 @@ from riskreport.stats.bootstrap import (
     resample_counts,
 )
 from riskreport.stats.corrections import adjust_pvalues
+from riskreport.stats.resampling import all_flips, flip_blocks
 from riskreport.stats.risk import (
     FLOAT_NOISE,
     baselines_of,
@@ -115,14 +115,13 @@ def wilcoxon_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def sign_flips(n_topics: int, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
-    """Sign vectors for the randomisation test: all 2^c when 2^c ≤ samples (exact), else `samples` random ones."""
+    """Sign vectors for the randomisation test: all 2^c when 2^c ≤ samples (exact), else `samples` random ones
+    (`rng.choice([-1, 1], (B, c))`). The test itself streams them (`_flip_stream`); this holds them whole."""
     if 2**n_topics <= samples:
-        codes = np.arange(2**n_topics)[:, None] >> np.arange(n_topics)[None, :]
-        return np.where(codes & 1, -1.0, 1.0), True
-    signs, flips = np.array([-1.0, 1.0]), np.empty((samples, n_topics))
-    rows = max(1, DRAWS_AT_ONCE // n_topics)  # `rng.choice(signs, (B, c))` in blocks: the same signs, less memory
-    for start in range(0, samples, rows):
-        flips[start : start + rows] = signs[rng.integers(0, 2, size=(min(rows, samples - start), n_topics))]
+        return all_flips(n_topics), True
+    flips = np.empty((samples, n_topics))
+    for start, block in flip_blocks(n_topics, samples, rng):
+        flips[start : start + len(block)] = block
     return flips, False
 
 
@@ -153,18 +152,25 @@ def risk_randomisation_test(
 
 def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray, samples: int, seed: int) -> np.ndarray:
     """p-values (A, S) of the `observed` means (A, S) of Σ_k weights[a, k]·parts[k] under sign flips of the
-    topics: parts (K, S, T) are flipped together and each flipped product is shared by every row a."""
+    topics: parts (K, S, T) are flipped together and each flipped product is shared by every row a.
+
+    The sign vectors are streamed a block at a time (`riskreport.stats.resampling`), so memory does not
+    grow with samples x topics; the count of extreme flipped means is summed over the blocks.
+    """
     c = parts.shape[-1]
-    flips, exact = sign_flips(c, samples, np.random.default_rng(seed))
+    exact = 2**c <= samples
+    blocks = iter([(0, all_flips(c))]) if exact else flip_blocks(c, samples, np.random.default_rng(seed))
+    flipped = 2**c if exact else samples
     extreme = np.zeros(observed.shape)
-    step = max(1, MEMORY_BUDGET // (len(flips) * len(parts)))
-    for start in range(0, observed.shape[1], step):
-        part = slice(start, start + step)
-        products = [p[part] @ flips.T / c for p in parts]
-        for a, row in enumerate(weights):
-            means = sum(w * product for w, product in zip(row, products))
-            extreme[a, part] = (np.abs(means) >= np.abs(observed[a, part])[:, None] - 1e-12).sum(axis=1)
-    return extreme / len(flips) if exact else (1 + extreme) / (1 + len(flips))
+    for _, flips in blocks:
+        step = max(1, MEMORY_BUDGET // (len(flips) * len(parts)))
+        for start in range(0, observed.shape[1], step):
+            part = slice(start, start + step)
+            products = [(flips @ p[part].T).T / c for p in parts]  # flips k x c: rows keep the product fast
+            for a, row in enumerate(weights):
+                means = sum(w * product for w, product in zip(row, products))
+                extreme[a, part] += (np.abs(means) >= np.abs(observed[a, part])[:, None] - 1e-12).sum(axis=1)
+    return extreme / flipped if exact else (1 + extreme) / (1 + flipped)
 
 
 def tests_table(

@@ -1,11 +1,11 @@
 """Scale in topics: an MS MARCO dev-sized score table (30 systems x 6,980 topics, generated) through every table
-of a risk report (`rr.analyse(frame).tables`), in child processes, with the bootstrap's resample counts built
-in blocks of resamples straight into the weights of the bootstrap means (`bootstrap.drawn_weights`) and the
-randomisation test's signs in blocks (`inference.sign_flips`), and, side by side, as before (the reference: every
-draw of B x c at once, the counts and the weights both held, `rng.choice` for the signs).
+of a risk report (`rr.analyse(frame).tables`), in child processes, with the bootstrap's weights and the
+randomisation test's signs streamed a block at a time (`riskreport.stats.resampling`: `DrawnWeights`,
+`flip_blocks`), and, side by side, the reference it replaces: the same resamples built in blocks but held whole
+(the weights c x B, `bootstrap.drawn_weights`; the signs B x c).
 
 Prints per topic count: the peak RSS of the child (ru_maxrss) after each table, the CPU time of the child and the
-ratio new/reference; the load average beside it (wall time is not used). Equal tables are asserted.
+ratio new/reference; the load average beside it (wall time is not used). Tables equal to 1e-12 are asserted.
 
     python tests/benchmarks/bench_topics.py [--systems 30] [--topics 1000 3000 6980] [--samples 10000]
 """
@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pandas as pd
+
 CHILD = r"""
 import json, resource, sys, time
 import numpy as np, pandas as pd
@@ -27,18 +29,14 @@ import riskreport as rr
 from riskreport.stats import bootstrap
 
 systems, topics, samples, reference, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
-if reference:  # the former draws: every draw, cell index and count of B x c at once, then the weights beside them
-    from riskreport.stats import inference
-    def resample_counts(n_topics, samples, rng):
-        draws = rng.integers(0, n_topics, size=(samples, n_topics))
-        cells = (np.arange(samples)[:, None] * n_topics + draws).reshape(-1)
-        return np.bincount(cells, minlength=samples * n_topics).reshape(samples, n_topics).astype(np.float64)
-    def drawn_weights(n_topics, samples, rng):
-        counts = resample_counts(n_topics, samples, rng)
-        return bootstrap.resample_weights(counts)
-    def sign_flips(n_topics, samples, rng):
-        return rng.choice([-1.0, 1.0], size=(samples, n_topics)), False
-    bootstrap.resample_counts, bootstrap.drawn_weights, inference.sign_flips = resample_counts, drawn_weights, sign_flips
+if reference:  # held whole: the bootstrap's weights (c x B) and the randomisation test's signs (B x c)
+    from riskreport.stats import inference, resampling
+    class HeldWeights(resampling.DrawnWeights):
+        def blocks(self):
+            yield 0, bootstrap.drawn_weights(self.n_topics, self.samples, np.random.default_rng(self.seed)).T
+    def flip_blocks(n_topics, samples, rng):
+        yield 0, np.concatenate([block for _, block in resampling.flip_blocks(n_topics, samples, rng)])
+    bootstrap.DrawnWeights, inference.flip_blocks = HeldWeights, flip_blocks
 rng = np.random.default_rng(7)
 skill = rng.normal(0.35, 0.05, systems)
 scores = np.clip(skill[:, None] + rng.normal(0, 0.25, (systems, topics)), 0, 1)
@@ -79,8 +77,8 @@ def main() -> None:
             new = child(args.systems, topics, args.samples, False, root / "new", root / "cache")
             old = child(args.systems, topics, args.samples, True, root / "old", root / "cache")
             for name in ("risk", "bootstrap"):
-                same = (root / f"new-{name}.csv").read_bytes() == (root / f"old-{name}.csv").read_bytes()
-                assert same, f"{name} differs"
+                new_table, old_table = (pd.read_csv(root / f"{which}-{name}.csv") for which in ("new", "old"))
+                pd.testing.assert_frame_equal(new_table, old_table, check_exact=False, rtol=1e-12, atol=1e-14)
             print(f"{args.systems} systems x {topics} topics, B = {args.samples}; load {os.getloadavg()[0]:.1f}")
             for name in new["peaks"]:
                 ratio = new["peaks"][name] / old["peaks"][name]
