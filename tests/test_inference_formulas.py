@@ -16,6 +16,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from riskreport.stats import inference as inf
+from riskreport.stats import resampling
 from riskreport.stats.risk import risk_adjusted
 
 
@@ -129,13 +130,16 @@ def test_sign_flips_enumerate_every_vector_then_sample():
     assert not exact and flips.tolist() == drawn.tolist()
 
 
-def test_sign_flips_drawn_in_blocks_are_drawn_at_once(monkeypatch):
-    monkeypatch.setattr(inf, "DRAWS_AT_ONCE", 13)  # blocks of 2 rows of 6 topics, the last one short
-    flips, exact = inf.sign_flips(6, 33, np.random.default_rng(9))
+def test_sign_flips_and_randomisation_in_blocks_are_drawn_at_once(monkeypatch):
     drawn = np.array([-1.0, 1.0])[np.random.default_rng(9).integers(0, 2, size=(33, 6))]
+    x = np.random.default_rng(2).normal(0, 0.3, (3, 6))
+    whole = inf.randomisation_test(x, samples=33, seed=9)
+    monkeypatch.setattr(resampling, "DRAWS_AT_ONCE", 13)  # blocks of 2 sign vectors of 6 topics, the last one short
+    flips, exact = inf.sign_flips(6, 33, np.random.default_rng(9))
     assert not exact and flips.tolist() == drawn.tolist()
-    monkeypatch.setattr(inf, "DRAWS_AT_ONCE", 3)  # fewer draws than topics: one row at a time
-    assert inf.sign_flips(6, 33, np.random.default_rng(9))[0].tolist() == drawn.tolist()
+    assert inf.randomisation_test(x, samples=33, seed=9).tolist() == whole.tolist()
+    hits = [sum(abs((f * row).mean()) >= abs(row.mean()) - 1e-12 for f in drawn) for row in x]
+    assert whole.tolist() == pytest.approx([(1 + h) / 34 for h in hits], rel=1e-14)
 
 
 def enumerated_p(x):
