@@ -346,3 +346,63 @@ def test_studentized_range_values_are_computed_once_per_shape(cache_dir, monkeyp
     assert inf._studentized_range_critical(0.95, 3, 10.0) == critical
     again = inf._studentized_range_grid(3, 10.0)
     assert again[1].tolist() == values.tolist() and inf._studentized_range_grid(3, 10.0) is again
+
+
+def test_exact_randomisation_divides_by_two_to_the_c_not_by_samples():
+    x = np.array([[0.5, 0.25, -0.125, 0.75, 0.0, 0.25]])
+    assert inf.randomisation_test(x, samples=100).tolist() == [enumerated_p(list(x[0]))]  # 2^6 = 64 < 100: exact
+
+
+def test_defaults_are_10000_flips_from_seed_2026_holm_and_no_measure():
+    delta = np.random.default_rng(12).normal(0.05, 0.3, (2, 14))  # 2^14 > 10,000: sampled
+    flips, exact = inf.sign_flips(14, 10_000, np.random.default_rng(2026))
+    assert not exact
+    x = risk_adjusted(delta, [0, 1])
+    hits = (np.abs(x @ flips.T / 14) >= np.abs(x.mean(axis=-1))[..., None] - 1e-12).sum(axis=-1)
+    expected = (1 + hits) / 10_001
+    expected = expected.reshape(-1)
+    assert inf.randomisation_test(x).reshape(-1).tolist() == pytest.approx(expected.tolist(), rel=1e-14)
+    assert inf.risk_randomisation_test(delta, [0, 1]).reshape(-1).tolist() == pytest.approx(
+        expected.tolist(), rel=1e-14
+    )
+    matrix = pd.DataFrame(np.vstack([np.full(14, 0.5), 0.5 + delta]), index=["b", "s", "t"])
+    table = inf.tests_table(matrix, "b", [0, 1])
+    assert (table["measure"] == "").all() and (table["correction"] == "holm").all()
+    assert table.index.tolist() == list(range(16))
+    randomisation = table[table["test"] == "randomisation"]
+    assert randomisation["p_value"].tolist() == pytest.approx(expected.tolist(), rel=1e-14)
+    for _, group in table.groupby(["test", "alpha"]):
+        assert group["p_adjusted"].tolist() == pytest.approx(multipletests(group["p_value"], method="holm")[1].tolist())
+    several = inf.tests_table(matrix, ["b", "t"], [0], "AP", samples=100)
+    assert (several["measure"] == "AP").all() and several.index.tolist() == list(range(16))
+
+
+def test_diagnostics_of_one_challenger_three_topics_and_the_noise_edge():
+    one = inf.diagnostics_table(MATRIX.loc[["b", "s1"], ["t0", "t1", "t2", "t3"]], "b", [0])  # 1 challenger
+    x = (MATRIX.loc["s1"] - MATRIX.loc["b"]).to_numpy()[:4]
+    assert one["shapiro_w"].tolist() == pytest.approx([stats.shapiro(x).statistic], rel=1e-12)
+    assert one["d_z"].tolist() == pytest.approx([x.mean() / x.std(ddof=1)], rel=1e-12)
+    three = inf.diagnostics_table(MATRIX[["t0", "t1", "t2"]], "b", [0])  # Shapiro–Wilk from 3 topics
+    assert three["shapiro_p"].notna().all()
+    edge = pd.DataFrame([[0.0] * 4, list(np.array([1, -1, 1, -1]) * 1.7320508075688775e-15)], index=["b", "s"])
+    assert edge.loc["s"].std(ddof=1) == 2e-15  # exactly 1e-15·√4: float noise, as in TRisk
+    assert inf.diagnostics_table(edge, "b", [0])["d_z"].isna().all()
+    wide = inf.diagnostics_table(MATRIX[["t0"]], "b", [0, 1, 2])  # 3 α x 3 challengers, one topic: all NaN
+    assert len(wide) == 9 and wide[["skewness", "excess_kurtosis", "shapiro_w", "shapiro_p", "d_z"]].isna().all().all()
+    for column in ("skewness", "excess_kurtosis", "shapiro_w", "shapiro_p", "d_z"):
+        assert wide[column].dtype == float and one[column].dtype == float
+
+
+def test_tukey_hsd_defaults_sorted_alphas_and_one_degree_of_freedom(cache_dir):
+    table = inf.tukey_hsd(MATRIX, "b", [2, 0])  # α in the order given: the table is sorted by α
+    assert table["alpha"].tolist() == [0.0] * 6 + [2.0] * 6
+    first = table.iloc[0]
+    x = MATRIX.to_numpy()
+    scale = math.sqrt(two_way_mse(x.tolist()) / 8)
+    assert first["ci_high"] - first["diff"] == pytest.approx(stats.studentized_range.ppf(0.95, 4, 21) * scale)
+    small = inf.tukey_hsd(MATRIX.loc[["b", "s1"], ["t0", "t1"]], "b", [0])  # k = c = 2: df = 1
+    diff = (0.5 + 0.25 - 0.75 - 0.0) / 2
+    resid = np.array([[0.5, 0.25], [0.75, 0.0]])
+    resid = resid - resid.mean(1, keepdims=True) - resid.mean(0, keepdims=True) + resid.mean()
+    half = stats.studentized_range.ppf(0.95, 2, 1) * math.sqrt((resid**2).sum() / 2)
+    assert small[["diff", "ci_low", "ci_high"]].iloc[0].tolist() == pytest.approx([diff, diff - half, diff + half])
