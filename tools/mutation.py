@@ -74,9 +74,18 @@ use_git_change_detection = false
     return folder
 
 
+def scratch_cache(folder: Path) -> dict[str, str]:
+    """The environment of a mutated run: riskreport's cache in the scratch folder, not the user's. A mutant
+    of the code that fills the cache (the studentized range values of `stats/inference.py`) would otherwise
+    store wrong values under the right key, and every later report and test would read them."""
+    return {**os.environ, "RISKREPORT_CACHE": str(folder.resolve() / "cache")}
+
+
 def mutmut(folder: Path, *args: str, timeout: float | None = None) -> str:
     command = [str(Path(sys.executable).with_name("mutmut")), *args]
-    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False)
+    done = subprocess.run(
+        command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False, env=scratch_cache(folder)
+    )
     return done.stdout + done.stderr
 
 
@@ -163,7 +172,9 @@ def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str], again: 
         str(cpu_limit),
         module,
     ]
-    subprocess.run(command, cwd=folder / "mutants", check=True, capture_output=True, text=True)
+    subprocess.run(
+        command, cwd=folder / "mutants", check=True, capture_output=True, text=True, env=scratch_cache(folder)
+    )
     codes = json.loads(names.with_suffix(".out.json").read_text())
     still = sorted(name for name in alive if codes[name] == 0)
     lines = [f"{module}: {len(alive) - len(still)} of {len(alive)} mutants now killed; still alive:"]
