@@ -406,3 +406,13 @@ def test_tukey_hsd_defaults_sorted_alphas_and_one_degree_of_freedom(cache_dir):
     resid = resid - resid.mean(1, keepdims=True) - resid.mean(0, keepdims=True) + resid.mean()
     half = stats.studentized_range.ppf(0.95, 2, 1) * math.sqrt((resid**2).sum() / 2)
     assert small[["diff", "ci_low", "ci_high"]].iloc[0].tolist() == pytest.approx([diff, diff - half, diff + half])
+
+
+def test_studentized_range_tail_is_relative_and_each_shape_has_its_own_entry(cache_dir):
+    inf._studentized_range_critical.cache_clear()
+    assert inf._studentized_range_critical(0.95, 3, 10.0) == pytest.approx(stats.studentized_range.ppf(0.95, 3, 10))
+    assert inf._studentized_range_critical(0.95, 3, 12.0) == pytest.approx(stats.studentized_range.ppf(0.95, 3, 12))
+    assert inf._studentized_range_critical(0.9, 3, 12.0) == pytest.approx(stats.studentized_range.ppf(0.9, 3, 12))
+    tail = inf._studentized_range_sf(np.array([15.9, 16.0]), 3, 10)  # ~1.4e-6: 0 would pass an absolute check
+    assert tail.tolist() == pytest.approx(stats.studentized_range.sf([15.9, 16.0], 3, 10).tolist(), rel=1e-2)
+    assert tail[1] == pytest.approx(stats.studentized_range.sf(16.0, 3, 10), rel=1e-9)  # the last grid point
