@@ -319,6 +319,7 @@ def test_tukey_hsd_without_residual_or_topics(cache_dir):
     exact = pd.DataFrame([[0.25, 0.5, 0.75], [0.5, 0.75, 1.0], [0.25, 0.5, 0.75]], index=["b", "up", "same"])
     table = inf.tukey_hsd(exact, "b", [0])  # MSE = 0: a difference is infinitely many SEs away, none is 0 of them
     assert table["diff"].tolist() == [-0.25, 0.0, 0.25] and table["p_value"].tolist() == [0.0, 1.0, 0.0]
+    assert table["significant"].tolist() == [True, False, True]  # an interval of width 0 at 0 does not exclude 0
     one = inf.tukey_hsd(exact[[0]], "b", [0, 1])  # one topic: no error term
     assert len(one) == 6 and one[["ci_low", "ci_high", "p_value"]].isna().all().all() and not one["significant"].any()
 
@@ -406,6 +407,8 @@ def test_tukey_hsd_defaults_sorted_alphas_and_one_degree_of_freedom(cache_dir):
     resid = resid - resid.mean(1, keepdims=True) - resid.mean(0, keepdims=True) + resid.mean()
     half = stats.studentized_range.ppf(0.95, 2, 1) * math.sqrt((resid**2).sum() / 2)
     assert small[["diff", "ci_low", "ci_high"]].iloc[0].tolist() == pytest.approx([diff, diff - half, diff + half])
+    q = abs(diff) / math.sqrt((resid**2).sum() / 2)
+    assert small["p_value"].iloc[0] == pytest.approx(stats.studentized_range.sf(q, 2, 1), abs=2e-4)
 
 
 def test_studentized_range_tail_is_relative_and_each_shape_has_its_own_entry(cache_dir):
