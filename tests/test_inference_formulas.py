@@ -84,23 +84,24 @@ def wilcoxon_rows():
     normal approximation computed in bulk (n = 50 / 51 without ties, n = 13 / 14 with ties)."""
     signs = np.tile([1.0, -1.0, -1.0, 1.0, 1.0, -1.0, 1.0], 9)[:60]
     distinct = np.arange(1, 61) * 0.01 * signs
-    rows = np.zeros((6, 60))
+    rows = np.zeros((7, 60))
     rows[0, :50] = distinct[:50]  # n = 50, no ties: exact
     rows[1, :51] = distinct[:51]  # n = 51: normal
     tied = np.array([0.1, -0.1 + 3e-11, 0.2, 0.2, -0.3, 0.4, 0.5, -0.5, 0.6, 0.7, 0.8, 0.9, -1.0, 1.1])
     rows[2, :13] = tied[:13]  # n = 13 with ties: scipy's permutation p
     rows[3, :14] = tied  # n = 14 with ties: normal, tie-corrected (0.1 and −0.1 + 3e-11 tie once rounded)
     rows[4, ::2] = np.round(np.sin(np.arange(30)) * 0.4, 1)  # ties and zeros: normal
+    rows[6, :55] = np.round(np.linspace(-0.9, 0.95, 55), 1)  # n = 54 with ties (the largest too), last: normal
     return rows  # row 5: all zeros
 
 
 def test_wilcoxon_statistic_and_p_against_their_definitions():
     rows = wilcoxon_rows()
-    w_plus, p = inf.wilcoxon_test(rows.reshape(2, 3, 60))
-    assert w_plus.shape == p.shape == (2, 3)
+    w_plus, p = inf.wilcoxon_test(rows[None])
+    assert w_plus.shape == p.shape == (1, 7)
     w_plus, p = w_plus.reshape(-1), p.reshape(-1)
-    for i, row in enumerate(rows[:5]):
-        nonzero = [v for v in np.round(row, 10) if v != 0]
+    for i in (0, 1, 2, 3, 4, 6):
+        nonzero = [v for v in np.round(rows[i], 10) if v != 0]
         ranks = direct_ranks(nonzero)
         assert w_plus[i] == sum(r for r, v in zip(ranks, nonzero) if v > 0), i
         if i == 0:
@@ -316,12 +317,18 @@ def test_tukey_hsd_against_the_anova_and_scipys_studentized_range(cache_dir):
 
 
 def test_tukey_hsd_without_residual_or_topics(cache_dir):
-    exact = pd.DataFrame([[0.25, 0.5, 0.75], [0.5, 0.75, 1.0], [0.25, 0.5, 0.75]], index=["b", "up", "same"])
+    # 4 systems x 2 topics, each a shift of the others by a multiple of 1/4: the residuals are exactly 0
+    exact = pd.DataFrame([[0.25, 0.5], [0.5, 0.75], [0.25, 0.5], [0.0, 0.25]], index=["b", "up", "same", "down"])
+    x = exact.to_numpy()
+    assert (x - x.mean(1, keepdims=True) - x.mean(0, keepdims=True) + x.mean() == 0).all()
     table = inf.tukey_hsd(exact, "b", [0])  # MSE = 0: a difference is infinitely many SEs away, none is 0 of them
-    assert table["diff"].tolist() == [-0.25, 0.0, 0.25] and table["p_value"].tolist() == [0.0, 1.0, 0.0]
-    assert table["significant"].tolist() == [True, False, True]  # an interval of width 0 at 0 does not exclude 0
+    assert table["diff"].tolist() == [-0.25, 0.0, 0.25, 0.25, 0.5, 0.25]
+    assert table["p_value"].tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert table["ci_low"].tolist() == table["diff"].tolist() == table["ci_high"].tolist()
+    assert table["significant"].tolist() == [True, False, True, True, True, True]  # [0, 0] does not exclude 0
     one = inf.tukey_hsd(exact[[0]], "b", [0, 1])  # one topic: no error term
-    assert len(one) == 6 and one[["ci_low", "ci_high", "p_value"]].isna().all().all() and not one["significant"].any()
+    assert len(one) == 12 and one.index.tolist() == list(range(12)) and one["p_value"].dtype == float
+    assert one[["ci_low", "ci_high", "p_value"]].isna().all().all() and not one["significant"].any()
 
 
 def test_studentized_range_sf_interpolates_scipy_and_ends_at_zero(cache_dir):
@@ -419,3 +426,15 @@ def test_studentized_range_tail_is_relative_and_each_shape_has_its_own_entry(cac
     tail = inf._studentized_range_sf(np.array([15.9, 16.0]), 3, 10)  # ~1.4e-6: 0 would pass an absolute check
     assert tail.tolist() == pytest.approx(stats.studentized_range.sf([15.9, 16.0], 3, 10).tolist(), rel=1e-2)
     assert tail[1] == pytest.approx(stats.studentized_range.sf(16.0, 3, 10), rel=1e-9)  # the last grid point
+
+
+def test_studentized_range_values_are_computed_again_for_another_scipy(cache_dir, monkeypatch):
+    import scipy
+
+    inf._studentized_range_critical.cache_clear()
+    first = inf._studentized_range_critical(0.95, 3, 10.0)
+    inf._studentized_range_critical.cache_clear()
+    monkeypatch.setattr(scipy, "__version__", "0.0")
+    monkeypatch.setattr(inf.stats.studentized_range, "ppf", lambda *args: np.array([42.0]))
+    assert first != 42.0 and inf._studentized_range_critical(0.95, 3, 10.0) == 42.0
+    inf._studentized_range_critical.cache_clear()
