@@ -202,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--drive", type=Path, help=argparse.SUPPRESS)  # internal: the child of --recheck
     args = parser.parse_args(argv)
+    args.work = args.work.resolve()  # the recheck runs its child in the scratch folder
     if args.drive:
         codes = drive(args.tests or MODULES[args.modules[0]], json.loads(args.drive.read_text()), args.cpu_limit)
         args.drive.with_suffix(".out.json").write_text(json.dumps(codes))
