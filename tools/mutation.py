@@ -39,7 +39,7 @@ MODULES: dict[str, list[str]] = {
     "riskreport/ltr/objectives.py": ["tests/test_ltr_objectives.py"],
     "riskreport/bayes/psis.py": ["tests/test_psis.py"],
     "riskreport/bayes/convergence.py": ["tests/test_convergence.py"],
-    "riskreport/bayes/likelihood.py": ["tests/test_psis.py"],
+    "riskreport/bayes/likelihood.py": ["tests/test_likelihood.py", "tests/test_psis.py"],
     "riskreport/measures/gdeval.py": ["tests/test_gdeval.py"],
     "riskreport/measures/rbp.py": ["tests/test_rbp.py"],
 }
