@@ -120,7 +120,9 @@ def one_cell_draws(size, **parameters):
     return d
 
 
-ONE = scores.BayesData(y=np.array([0.5]), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",), topics=("1",))
+ONE = scores.BayesData(
+    y=np.array([0.5]), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",), topics=("1",)
+)
 SIZE = 100_000
 KS = 0.01  # the Kolmogorov–Smirnov distance of 100,000 draws from their own distribution is below 0.0055 at p = 0.999
 
@@ -154,7 +156,12 @@ def test_zoib_replicates_are_the_mixture():
 
 def test_zero_inflated_replicates_are_the_mixture():
     data = scores.BayesData(
-        y=np.array([0.5]), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",), topics=("1",), rank=np.ones(1)
+        y=np.array([0.5]),
+        system=np.zeros(1, int),
+        topic=np.zeros(1, int),
+        systems=("a",),
+        topics=("1",),
+        rank=np.ones(1),
     )
     d = one_cell_draws(SIZE, b=-0.5, beta=1.0, phi=3.0, zi=0.2)
     y = likelihood.predict("zoib_rank", data, d, np.random.default_rng(4)).ravel()
@@ -168,7 +175,12 @@ def test_replicates_are_independent_across_cells(model):
     """Cells with the same η get their own draws: two such cells' replicates are uncorrelated, not equal."""
     size = 20_000
     data = scores.BayesData(
-        y=np.array([0.5, 0.5]), system=np.zeros(2, int), topic=np.zeros(2, int), systems=("a",), topics=("1",), rank=np.ones(2)
+        y=np.array([0.5, 0.5]),
+        system=np.zeros(2, int),
+        topic=np.zeros(2, int),
+        systems=("a",),
+        topics=("1",),
+        rank=np.ones(2),
     )
     d = one_cell_draws(size, b=0.2, beta=0.0, sigma=0.3, alpha=2.0, phi=4.0, zoi=0.3, coi=0.5, zi=0.3)
     y = likelihood.predict(model, data, d, np.random.default_rng(6))
@@ -182,7 +194,12 @@ def test_beta_replicates_stay_inside_the_interval_for_tiny_precision(model):
     point masses give 0 and 1."""
     d = one_cell_draws(20_000, b=0.0, beta=0.0, phi=1e-3, zoi=0.0, coi=0.5, zi=0.0)
     data = scores.BayesData(
-        y=np.array([0.5]), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",), topics=("1",), rank=np.ones(1)
+        y=np.array([0.5]),
+        system=np.zeros(1, int),
+        topic=np.zeros(1, int),
+        systems=("a",),
+        topics=("1",),
+        rank=np.ones(1),
     )
     y = likelihood.predict(model, data, d, np.random.default_rng(7))
     assert np.all((y > 0) & (y < 1))
