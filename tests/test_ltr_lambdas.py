@@ -72,9 +72,12 @@ def georisk_one_query_moved(model, baselines, alpha, j, d):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_geo_value_is_the_one_query_update(seed):
+    """Scores of every size: seeds 4–7 scaled down so that the grand total N is below 1."""
     rng = np.random.default_rng(seed)
     c = int(rng.integers(1, 8))
-    model, baselines = rng.random(c), rng.random((int(rng.integers(1, 4)), c))
+    scale = 1.0 if seed < 4 else 0.05
+    model, baselines = scale * rng.random(c), scale * rng.random((int(rng.integers(1, 4)), c))
+    assert (model.sum() + baselines.sum() < 1) == (seed >= 4)
     alpha = float(rng.choice([0.0, 1.0, 5.0]))
     column, lz, geo = georisk_state(model, baselines, alpha)
     for j in range(c):
@@ -101,6 +104,12 @@ def test_geo_value_edges():
     assert _lambdas.geo_value(0.0, 0.0, column[0], lz[0], geo) == 0.0
     column, lz, geo = georisk_state(np.array([0.2, 0.1]), np.array([[0.5, 0.5]]), 1.0)
     assert _lambdas.geo_value(-0.5, 0.2, column[0], lz[0], geo) == 0.0
+    # a query every system scores 0 on (learner moved there): no expectation, z = 0
+    model, baselines = np.array([0.5, 0.25]), np.array([[0.4, 0.0]])
+    column, lz, geo = georisk_state(model, baselines, 1.0)
+    want = georisk_one_query_moved(model, baselines, 1.0, 1, -0.25)
+    assert _lambdas.geo_value(-0.25, 0.25, column[1], lz[1], geo) == pytest.approx(want, rel=1e-14)
+    assert want == pytest.approx(math.sqrt(0.5 / 2 * stats.norm.cdf(lz[0] / 2)), rel=1e-14)  # S + d = 0.5, c = 2
 
 
 def test_weights_of_each_kind():
@@ -144,3 +153,40 @@ def test_lightgbm_sigmoid_is_the_table_entry(sigma):
         assert got == lightgbm_table_entry(gap, sigma)
         assert got == pytest.approx(1 / (1 + math.exp(sigma * gap)), rel=1e-4, abs=1e-10)  # within a bin of ρ
     assert _lambdas.lightgbm_sigmoid(0.0, sigma) == 0.5  # the bin that starts at 0
+
+
+def lambdas(labels, bounds, scores, mode, **options):
+    from riskreport.ltr.objectives import make_objective
+
+    return make_objective("lambdamart", np.array(labels), np.array(bounds), ndcg=mode, **options)(np.array(scores))
+
+
+def test_lightgbm_mode_sigma_enters_gradient_and_hessian():
+    """σ ≠ 1 in LightGBM's arithmetic: λ = σρ·ΔM′, h = σ²ρ(1 − ρ)·ΔM′ (ρ from the table), as the brute force."""
+    from test_ltr_objectives import brute_force_lambdas, random_queries
+
+    labels, bounds, scores = random_queries(3, n_queries=5)
+    grad, hess = lambdas(labels, bounds, scores, "lightgbm", sigma=2.5, k=5)
+    want_grad, want_hess = brute_force_lambdas(labels, bounds, scores, 5, "lightgbm", sigma=2.5)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-3, atol=1e-6)  # the table's bins are σ times coarser in ρ
+    np.testing.assert_allclose(hess, want_hess, rtol=1e-3, atol=1e-6)
+
+
+def test_lightgbm_mode_query_without_a_pair():
+    """A query with a relevant document but no pair of different labels (one document; all labels equal) has
+    Σλ = 0: its gradients are 0, with no normalisation log2(1 + Σλ)/Σλ = 0/0."""
+    grad, hess = lambdas([2, 1, 1, 1, 0], [0, 1, 3, 5], [0.3, 0.5, 0.1, 0.2, 0.4], "lightgbm")
+    assert grad[:3].tolist() == hess[:3].tolist() == [0.0, 0.0, 0.0]
+    assert grad[3] < 0 < grad[4]
+
+
+def test_lightgbm_mode_spread_is_the_query_s_own_top_and_bottom_score():
+    """LightGBM divides ΔM′ by 0.01 + |gap| unless every score of the query ties: query 2's top document is its second
+    row and its bottom score equals the row before the query (the last of query 1); the spread is query 2's own."""
+    from test_ltr_objectives import brute_force_lambdas
+
+    labels, bounds, scores = [1, 0, 2, 0, 2, 1], [0, 3, 6], [0.5, 0.3, 0.1, 0.1, 0.9, 0.1]
+    grad, hess = lambdas(labels, bounds, scores, "lightgbm")
+    want_grad, want_hess = brute_force_lambdas(np.array(labels), np.array(bounds), np.array(scores), 10, "lightgbm")
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-7)
+    np.testing.assert_allclose(hess, want_hess, rtol=1e-4, atol=1e-7)
