@@ -39,7 +39,11 @@ MODULES: dict[str, list[str]] = {
     "riskreport/stats/risk.py": ["tests/test_risk.py"],
     "riskreport/stats/inference.py": ["tests/test_inference.py", "tests/test_significance.py"],
     "riskreport/stats/corrections.py": ["tests/test_corrections.py", "tests/test_inference.py"],
-    "riskreport/ltr/objectives.py": ["tests/test_ltr_objectives.py", "tests/test_ltr_objective_options.py"],
+    "riskreport/ltr/objectives.py": [
+        "tests/test_ltr_objectives.py",
+        "tests/test_ltr_objective_options.py",
+        "tests/test_ltr_lambdas.py",
+    ],
     "riskreport/ltr/_lambdas.py": ["tests/test_ltr_lambdas.py", "tests/test_ltr_objectives.py"],
     "riskreport/bayes/psis.py": ["tests/test_psis.py"],
     "riskreport/bayes/convergence.py": ["tests/test_convergence.py"],
