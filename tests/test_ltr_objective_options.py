@@ -51,7 +51,7 @@ def test_every_spelling_of_the_names():
     }
     for key, names in spellings.items():
         assert [objective_key(name) for name in names] == [key] * len(names)
-    with pytest.raises(UnknownNameError, match="objective"):
+    with pytest.raises(UnknownNameError, match=r"^Unknown objective 'lambda'\. Did you mean 'lambdamart'\?"):
         objective_key("lambda")
 
 
