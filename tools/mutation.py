@@ -11,7 +11,10 @@ git-ignored) with a `[tool.mutmut]` section that mutates that one file and runs 
 mutated function, a CPU-time limit of (test time + constant) x multiplier x 2). Afterwards the
 surviving mutants (and those no test reaches) are written with their diffs to
 `<work>/<module>/survivors.md` and summed up on stdout. mutmut does not mutate decorated functions
-(numba's @njit kernels in ltr/_lambdas.py among them) nor module-level constants.
+nor module-level constants: for the modules in `NO_JIT` (or with `--undecorate`) the scratch copy of
+the module has its `@njit` decorators removed, and its tests run with NUMBA_DISABLE_JIT=1, so that
+mutmut mutates numba kernels as plain Python functions (and a forked test process does not call a
+parallel kernel: GNU OpenMP, numba's threading layer here, terminates a child forked after it ran).
 """
 
 from __future__ import annotations
@@ -37,13 +40,23 @@ MODULES: dict[str, list[str]] = {
     "riskreport/stats/risk.py": ["tests/test_risk.py"],
     "riskreport/stats/inference.py": ["tests/test_inference.py", "tests/test_significance.py"],
     "riskreport/stats/corrections.py": ["tests/test_corrections.py", "tests/test_inference.py"],
-    "riskreport/ltr/objectives.py": ["tests/test_ltr_objectives.py"],
+    "riskreport/ltr/objectives.py": [
+        "tests/test_ltr_objectives.py",
+        "tests/test_ltr_objective_options.py",
+        "tests/test_ltr_lambdas.py",
+    ],
+    "riskreport/ltr/_lambdas.py": ["tests/test_ltr_lambdas.py", "tests/test_ltr_objectives.py"],
     "riskreport/bayes/psis.py": ["tests/test_psis.py"],
     "riskreport/bayes/convergence.py": ["tests/test_convergence.py"],
-    "riskreport/bayes/likelihood.py": ["tests/test_psis.py"],
+    "riskreport/bayes/likelihood.py": ["tests/test_likelihood.py", "tests/test_psis.py"],
     "riskreport/measures/gdeval.py": ["tests/test_gdeval.py"],
     "riskreport/measures/rbp.py": ["tests/test_rbp.py"],
 }
+
+# modules of numba kernels, or whose tests run them: mutated with their @njit decorators removed (if any) and tested
+# with numba's compiler off (NUMBA_DISABLE_JIT=1; the kernels give the same bits either way, docs/development.md)
+NO_JIT = {"riskreport/ltr/_lambdas.py", "riskreport/ltr/objectives.py"}
+DECORATOR = re.compile(r"^@(numba\.)?njit\b.*\n", re.MULTILINE)  # a one-line @njit / @njit(...) decorator
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "benchmarks", ".hypothesis")
 
@@ -52,14 +65,20 @@ def toml_list(values: list[str]) -> str:
     return "[" + ", ".join(f'"{v}"' for v in values) + "]"
 
 
-def prepare(module: str, tests: list[str], work: Path, multiplier: float, constant: float) -> Path:
-    """A fresh scratch copy of the package and tests whose pyproject mutates `module` only."""
+def prepare(
+    module: str, tests: list[str], work: Path, multiplier: float, constant: float, undecorate: bool = False
+) -> Path:
+    """A fresh scratch copy of the package and tests whose pyproject mutates `module` only; with `undecorate`, the
+    copy of `module` without its numba decorators."""
     folder = work / module.removeprefix("riskreport/").removesuffix(".py").replace("/", "-")
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     shutil.copytree(ROOT / "riskreport", folder / "riskreport", ignore=IGNORED)
     shutil.copytree(ROOT / "tests", folder / "tests", ignore=IGNORED)
+    if undecorate:
+        source = folder / module
+        source.write_text(DECORATOR.sub("", source.read_text()))
     config = f"""
 [tool.mutmut]
 source_paths = ["riskreport"]
@@ -74,9 +93,16 @@ use_git_change_detection = false
     return folder
 
 
-def mutmut(folder: Path, *args: str, timeout: float | None = None) -> str:
+def environment(undecorate: bool) -> dict[str, str]:
+    """The tests' environment: numba's compiler off for an undecorated module (its kernels run as Python)."""
+    return os.environ | ({"NUMBA_DISABLE_JIT": "1"} if undecorate else {})
+
+
+def mutmut(folder: Path, *args: str, timeout: float | None = None, undecorate: bool = False) -> str:
     command = [str(Path(sys.executable).with_name("mutmut")), *args]
-    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False)
+    done = subprocess.run(
+        command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False, env=environment(undecorate)
+    )
     return done.stdout + done.stderr
 
 
@@ -141,7 +167,9 @@ def drive(tests: list[str], names: list[str], cpu_limit: int) -> dict[str, int]:
     return codes
 
 
-def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str], again: bool = False) -> list[str]:
+def recheck(
+    module: str, folder: Path, cpu_limit: int, tests: list[str], again: bool = False, undecorate: bool = False
+) -> list[str]:
     """Try the mutants that the last run (with `again`: the last recheck) left alive against the current
     `tests`; those still alive."""
     if again:
@@ -163,7 +191,9 @@ def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str], again: 
         str(cpu_limit),
         module,
     ]
-    subprocess.run(command, cwd=folder / "mutants", check=True, capture_output=True, text=True)
+    subprocess.run(
+        command, cwd=folder / "mutants", check=True, capture_output=True, text=True, env=environment(undecorate)
+    )
     codes = json.loads(names.with_suffix(".out.json").read_text())
     still = sorted(name for name in alive if codes[name] == 0)
     lines = [f"{module}: {len(alive) - len(still)} of {len(alive)} mutants now killed; still alive:"]
@@ -189,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tests", action="append", help="with --recheck: only these test files (default: the module's own)"
     )
+    parser.add_argument(
+        "--undecorate",
+        action=argparse.BooleanOptionalAction,
+        help="remove the module's @njit decorators in the scratch copy and test with NUMBA_DISABLE_JIT=1 "
+        "(default: for the modules in NO_JIT)",
+    )
     parser.add_argument("--drive", type=Path, help=argparse.SUPPRESS)  # internal: the child of --recheck
     args = parser.parse_args(argv)
     if args.drive:
@@ -205,13 +241,16 @@ def main(argv: list[str] | None = None) -> int:
     for module in args.modules or list(MODULES):
         start, cpu = time.monotonic(), os.times()
         folder = args.work / module.removeprefix("riskreport/").removesuffix(".py").replace("/", "-")
+        undecorate = module in NO_JIT if args.undecorate is None else args.undecorate
         if args.recheck:
-            still = recheck(module, folder, args.cpu_limit, args.tests or MODULES[module], args.again)
+            still = recheck(module, folder, args.cpu_limit, args.tests or MODULES[module], args.again, undecorate)
             print(f"{module}: {len(still)} still alive -> {folder / 'recheck.md'}", flush=True)
             continue
         if not args.report_only:
-            folder = prepare(module, MODULES[module], args.work, args.timeout_multiplier, args.timeout_constant)
-            log = mutmut(folder, "run", "--max-children", str(args.children))
+            folder = prepare(
+                module, MODULES[module], args.work, args.timeout_multiplier, args.timeout_constant, undecorate
+            )
+            log = mutmut(folder, "run", "--max-children", str(args.children), undecorate=undecorate)
             (folder / "run.log").write_text(log)
         counts, alive = report(module, folder)
         used = os.times()
