@@ -136,3 +136,95 @@ def test_diagnose_equals_arviz():
     assert result["min_ess_tail"] == pytest.approx(effects[:, 2].min(), rel=RTOL)
     assert result["max_rhat"] == pytest.approx(max(v[0] for v in expected.values()), rel=RTOL)
     assert _min_ess(draws["r_sys"]) == pytest.approx((effects[:, 1].min(), effects[:, 2].min()), rel=RTOL)
+
+
+def arviz_tau(rho: np.ndarray, draws: int) -> float:
+    """τ by ArviZ 0.23's loops (`arviz.stats.diagnostics._ess`), transcribed to read the autocorrelations `rho`:
+    Geyer's initial positive sequence (stop at the first pair sum ≤ 0, keep a pair whose sum is ≥ 0), the last
+    even term when positive, then the initial monotone sequence by averaging."""
+    kept = np.zeros(draws)
+    kept[0] = even = 1.0
+    kept[1] = odd = rho[1]
+    t = 1
+    while t < draws - 3 and even + odd > 0.0:
+        even, odd = rho[t + 1], rho[t + 2]
+        if even + odd >= 0:
+            kept[t + 1], kept[t + 2] = even, odd
+        t += 2
+    last = t - 2
+    if even > 0:
+        kept[last + 1] = even
+    t = 1
+    while t <= last - 2:
+        if kept[t + 1] + kept[t + 2] > kept[t - 1] + kept[t]:
+            kept[t + 1] = kept[t + 2] = (kept[t - 1] + kept[t]) / 2.0
+        t += 2
+    return -1.0 + 2.0 * kept[: last + 1].sum() + kept[last + 1 : last + 2].sum()
+
+
+# autocorrelations whose pair sums Pₖ = ρ₂ₖ + ρ₂ₖ₊₁ hit 0 exactly: where the sequence stops, and its last term
+EDGE_RHOS = {
+    "P1 = 0, even term < 0": [1.0, 0.5, -0.25, 0.25, 0.5, 0.5, 0.125, 0.0, 0.0, 0.0],
+    "P1 = 0, even term > 0": [1.0, 0.5, 0.25, -0.25, 0.5, 0.5, 0.125, 0.0, 0.0, 0.0],
+    "P2 = 0, even term 0": [1.0, 0.5, 0.5, 0.25, 0.0, 0.0, 0.25, 0.25, 0.0, 0.0],
+    "P2 < 0, even term > 0": [1.0, 0.5, 0.5, 0.25, 0.125, -0.25, 0.25, 0.25, 0.0, 0.0],
+    "P1 rises (monotone)": [1.0, 0.25, 0.5, 0.5, 0.25, 0.125, -0.5, 0.0, 0.0, 0.0],
+    "never ends": [1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE_RHOS))
+def test_geyer_sequences_equal_arviz_s_loops_at_their_edges(name):
+    rho = np.array(EDGE_RHOS[name])
+    tau, unfinished = convergence._geyer_tau(rho[None], len(rho))
+    assert tau[0] == pytest.approx(arviz_tau(rho, len(rho)), rel=1e-14)
+    assert not unfinished[0]  # every lag within the draws was given
+
+
+def test_geyer_sequences_equal_arviz_s_loops_on_random_autocorrelations():
+    rng = np.random.default_rng(11)
+    for draws in (4, 5, 6, 7, 20, 21, 101):
+        rho = np.concatenate(([[1.0]] * 200, 0.9 ** np.arange(1, draws) + rng.normal(0, 0.2, (200, draws - 1))), axis=1)
+        rho = np.round(rho, 2)  # rounding makes some pair sums exactly 0
+        taus, unfinished = convergence._geyer_tau(rho, draws)
+        np.testing.assert_allclose(taus, [arviz_tau(r, draws) for r in rho], rtol=1e-12)
+        assert not unfinished.any()
+
+
+def test_geyer_sequences_report_which_need_more_lags():
+    """Given lags 0 … 9 of 41 draws: a sequence that ended within them is finished, one that did not is not."""
+    ended = np.array(EDGE_RHOS["P1 = 0, even term < 0"])
+    going = np.array(EDGE_RHOS["never ends"])
+    _, unfinished = convergence._geyer_tau(np.stack([ended, going]), 41)
+    assert unfinished.tolist() == [False, True]
+    _, unfinished = convergence._geyer_tau(np.full((1, 21), 0.5), 21)  # every lag of 21 draws: nothing more to get
+    assert unfinished.tolist() == [False]
+
+
+def test_float32_draws_are_folded_in_float32_as_arviz_does():
+    """The median of two neighbouring float32 values rounds to one of them in float32, which changes which draws tie
+    in |draw − median|: the folded R̂ differs from float64 arithmetic, and equals ArviZ's."""
+    rng = np.random.default_rng(4)
+    one, ulp = np.float32(1), np.float32(2.0**-23)
+    near = rng.permutation(np.repeat([one, one + ulp], 50)).reshape(2, 50)  # chains 0, 1 close to the median
+    far = rng.permutation(np.repeat([one - ulp, one + 2 * ulp], 50)).reshape(2, 50)  # chains 2, 3 farther
+    values = np.concatenate([near, far]).astype(np.float32)[..., None]  # median 1 + ulp/2: 1 in float32
+    want = arviz_values(values)[0]
+    np.testing.assert_allclose(convergence.rhat_rank(values), want, rtol=RTOL, atol=0)
+    # in float64, chains 0, 1 fold to ulp/2 and chains 2, 3 to 3 ulp/2: separated, a far larger folded R̂
+    assert convergence.rhat_rank(values.astype(float))[0] > 1.5 * want[0]
+
+
+def test_a_range_of_exactly_the_float_resolution_is_not_constant():
+    """ArviZ's constant test is `max − min < resolution` (1e-15): a range of exactly 1e-15 is a sequence."""
+    rng = np.random.default_rng(8)
+    values = np.where(rng.random((4, 200, 1)) < 0.5, 0.0, convergence.RESOLUTION)
+    assert np.ptp(values) == convergence.RESOLUTION
+    np.testing.assert_allclose(convergence.ess_mean(values), az.ess(values[..., 0], method="mean"), rtol=RTOL)
+    assert convergence.ess_mean(values)[0] != values.size
+
+
+def test_no_chain_gives_nan():
+    for function in (convergence.ess_bulk, convergence.ess_mean, convergence.ess_tail, convergence.rhat_rank):
+        assert np.isnan(function(np.zeros((0, 100, 2)))).all()
+    assert all(np.isnan(v).all() and v.shape == (2,) for v in convergence.rhat_ess(np.zeros((0, 100, 2))))

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from riskreport.errors import ParameterError, UnknownNameError
 from riskreport.ltr import _lambdas
@@ -87,14 +88,15 @@ def test_alpha_zero_is_lambdamart_exactly(name, mode):
         assert all(np.array_equal(a, b) for a, b in zip(risky(scores), plain))
 
 
-def brute_force_lambdas(labels, bounds, scores, k, mode, sigma=1.0):
-    """Gradients by swapping every pair and re-scoring the query, one pair at a time, in plain Python."""
+def brute_force_lambdas(labels, bounds, scores, k, mode, sigma=1.0, weight=None):
+    """Gradients by swapping every pair and re-scoring the query, one pair at a time, in plain Python; `weight(q, ΔM)`
+    gives ΔM′/|ΔM| of a swap that changes query q's NDCG by ΔM (default 1: LambdaMART)."""
     grad, hess = np.zeros(len(scores)), np.zeros(len(scores))
 
     def dcg(gains_in_order, cutoff):
         return sum(g / math.log2(r + 2) for r, g in enumerate(gains_in_order[:cutoff]))
 
-    for start, end in itertools.pairwise(bounds):
+    for q, (start, end) in enumerate(itertools.pairwise(bounds)):
         rows = list(range(start, end))
         ranked = sorted(rows, key=lambda r: -scores[r])  # stable: ties keep row order
         ideal = dcg(sorted((2.0 ** labels[r] - 1 for r in rows), reverse=True), k)
@@ -110,9 +112,10 @@ def brute_force_lambdas(labels, bounds, scores, k, mode, sigma=1.0):
                 continue
             swapped = list(ranked)
             swapped[i], swapped[j] = b, a
-            delta = abs(dcg([2.0 ** labels[r] - 1 for r in swapped], cutoff) / ideal - now)
-            if delta == 0:
+            signed = dcg([2.0 ** labels[r] - 1 for r in swapped], cutoff) / ideal - now
+            if signed == 0:
                 continue
+            delta = abs(signed) * (weight(q, signed) if weight else 1.0)
             high, low = (a, b) if labels[a] > labels[b] else (b, a)
             gap = scores[high] - scores[low]
             if mode == "lightgbm" and scores[ranked[0]] != scores[ranked[-1]]:
@@ -228,3 +231,90 @@ def test_ndcg_per_query_by_hand():
     assert got[0] == pytest.approx((3 / math.log2(3) + 0.5) / (3 + 1 / math.log2(3)), abs=1e-12)
     assert math.isnan(got[1])
     assert ndcg_per_query([0.5, 1.0, 0.2], [2, 0, 1], [0, 3], k=1)[0] == 0.0
+
+
+def risk_weight(name, model, baselines, alpha):
+    """ΔM′/|ΔM| of each objective from its definition (docs/ltr.md): M_m the learner's NDCG@k per query (NaN: no
+    relevant document), M_b the baseline's (T*-FARO: the baselines' mean)."""
+    from test_ltr_lambdas import georisk_one_query_moved
+
+    base = baselines.mean(axis=0) if name == "t*-faro" else baselines[0]
+    valid = np.isfinite(model)
+    delta = (model - base)[valid]
+    adjusted = np.where(delta < 0, (1 + alpha) * delta, delta)
+    se = adjusted.std(ddof=1) / math.sqrt(len(adjusted))
+    adaptive = np.full(len(model), np.nan)
+    adaptive[valid] = (1 - stats.norm.cdf(delta / se)) * alpha  # α′_j = [1 − Φ(δ_j / SE)]·α
+
+    def weight(q, signed):
+        if name == "u-cro":
+            return 1.0 if model[q] + signed >= base[q] else 1 + alpha
+        if name == "t-saro":
+            return 1.0 if model[q] + signed >= base[q] else 1 + adaptive[q]
+        if name in ("t-faro", "t*-faro"):
+            return 1 + adaptive[q]
+        j = int(valid[:q].sum())  # GeoRisk over the queries with an NDCG
+        kept, rows = model[valid], baselines[:, valid]
+        moved = georisk_one_query_moved(kept, rows, alpha, j, signed)
+        return len(kept) * abs(moved - georisk_one_query_moved(kept, rows, alpha, j, 0.0)) / abs(signed)
+
+    return weight
+
+
+RISKY = ["u-cro", "t-saro", "t-faro", "t*-faro", "georisk"]
+
+
+@pytest.mark.parametrize("mode", ["exact", "lightgbm"])
+@pytest.mark.parametrize("name", RISKY)
+def test_risk_sensitive_gradients_equal_a_brute_force_computation(name, mode):
+    """Every pair's ΔM′ from the objective's definition, the query re-scored after each swap in plain Python."""
+    labels, bounds, scores = random_queries(5, n_queries=10)
+    baselines = np.random.default_rng(9).random((3, len(bounds) - 1)) * 0.8
+    alpha, k = 2.0, 5
+    model = ndcg_per_query(scores, labels, bounds, k)
+    assert np.isnan(model).any() and (model < baselines[0]).any()  # queries without an NDCG, and below the baseline
+    grad, hess = make_objective(name, labels, bounds, baselines, alpha, k=k, ndcg=mode)(scores)
+    weight = risk_weight(name, model, baselines, alpha)
+    expected_grad, expected_hess = brute_force_lambdas(labels, bounds, scores, k, mode, weight=weight)
+    tolerance = {"rtol": 1e-10, "atol": 1e-13} if mode == "exact" else {"rtol": 1e-4, "atol": 1e-6}
+    np.testing.assert_allclose(grad, expected_grad, **tolerance)
+    np.testing.assert_allclose(hess, expected_hess, **tolerance)
+    plain = make_objective("lambdamart", labels, bounds, k=k, ndcg=mode)(scores)[0]
+    assert not np.allclose(grad, plain)  # the risk weights did something
+
+
+@pytest.mark.parametrize("name", ["lambdamart", *RISKY])
+def test_hessian_is_the_derivative_of_the_gradient(name):
+    """exact mode: a document's Hessian is d(gradient)/d(its score) by central differences, the ranking (and so every
+    ΔM′) unchanged by the small step; σ = 1.7 so that σ enters both."""
+    labels, bounds, scores = random_queries(8, n_queries=6, ties=False)
+    baselines = np.random.default_rng(2).random((2, len(bounds) - 1))
+    options = dict(k=4, ndcg="exact", sigma=1.7)
+    rows = None if name == "lambdamart" else baselines
+
+    def gradient(s):
+        return make_objective(name, labels, bounds, rows, 1.5, **options)(s)
+
+    _, hess = gradient(scores)
+    step = 1e-6
+    for row in range(len(scores)):
+        up, down = scores.copy(), scores.copy()
+        up[row] += step
+        down[row] -= step
+        derivative = (gradient(up)[0][row] - gradient(down)[0][row]) / (2 * step)
+        assert derivative == pytest.approx(hess[row], rel=1e-5, abs=1e-9)
+
+
+def test_adaptive_alpha_and_its_standard_error():
+    """α′_j = [1 − Φ(δ_j/SE)]·α; SE = sd(l_α(δ))/√c over the defined δ (1 or none: 0), and SE = 0 gives TR = ±∞."""
+    from riskreport.ltr.objectives import adaptive_alpha, risk_adjusted, urisk_se
+
+    delta = np.array([0.2, -0.1, np.nan, 0.05, -0.3])
+    adjusted = np.array([0.2, -0.3, 0.05, -0.9])  # α = 2
+    assert risk_adjusted(np.array([-0.5, 0.0, 0.5]), 2.0).tolist() == [-1.5, 0.0, 0.5]
+    assert urisk_se(delta, 2.0) == pytest.approx(adjusted.std(ddof=1) / 2, rel=1e-14)
+    assert urisk_se(np.array([0.3, np.nan]), 2.0) == 0.0 and urisk_se(np.array([np.nan]), 2.0) == 0.0
+    got = adaptive_alpha(delta, 0.25, 2.0)
+    np.testing.assert_allclose(got[[0, 1, 3, 4]], (1 - stats.norm.cdf(delta[[0, 1, 3, 4]] / 0.25)) * 2.0, rtol=1e-14)
+    assert got[2] == 1.0  # no δ (a query without an NDCG, which gets no gradient): TR = 0
+    assert adaptive_alpha(np.array([0.1, -0.1, 0.0, np.nan]), 0.0, 3.0).tolist() == [0.0, 3.0, 1.5, 1.5]

@@ -11,7 +11,10 @@ git-ignored) with a `[tool.mutmut]` section that mutates that one file and runs 
 mutated function, a CPU-time limit of (test time + constant) x multiplier x 2). Afterwards the
 surviving mutants (and those no test reaches) are written with their diffs to
 `<work>/<module>/survivors.md` and summed up on stdout. mutmut does not mutate decorated functions
-(numba's @njit kernels in ltr/_lambdas.py among them) nor module-level constants.
+nor module-level constants: for the modules in `NO_JIT` (or with `--undecorate`) the scratch copy of
+the module has its `@njit` decorators removed, and its tests run with NUMBA_DISABLE_JIT=1, so that
+mutmut mutates numba kernels as plain Python functions (and a forked test process does not call a
+parallel kernel: GNU OpenMP, numba's threading layer here, terminates a child forked after it ran).
 """
 
 from __future__ import annotations
@@ -37,13 +40,23 @@ MODULES: dict[str, list[str]] = {
     "riskreport/stats/risk.py": ["tests/test_risk_formulas.py", "tests/test_risk.py"],
     "riskreport/stats/inference.py": ["tests/test_inference_formulas.py"],
     "riskreport/stats/corrections.py": ["tests/test_corrections.py", "tests/test_inference.py"],
-    "riskreport/ltr/objectives.py": ["tests/test_ltr_objectives.py"],
+    "riskreport/ltr/objectives.py": [
+        "tests/test_ltr_objectives.py",
+        "tests/test_ltr_objective_options.py",
+        "tests/test_ltr_lambdas.py",
+    ],
+    "riskreport/ltr/_lambdas.py": ["tests/test_ltr_lambdas.py", "tests/test_ltr_objectives.py"],
     "riskreport/bayes/psis.py": ["tests/test_psis.py"],
     "riskreport/bayes/convergence.py": ["tests/test_convergence.py"],
-    "riskreport/bayes/likelihood.py": ["tests/test_psis.py"],
+    "riskreport/bayes/likelihood.py": ["tests/test_likelihood.py", "tests/test_psis.py"],
     "riskreport/measures/gdeval.py": ["tests/test_gdeval.py"],
     "riskreport/measures/rbp.py": ["tests/test_rbp.py"],
 }
+
+# modules of numba kernels, or whose tests run them: mutated with their @njit decorators removed (if any) and tested
+# with numba's compiler off (NUMBA_DISABLE_JIT=1; the kernels give the same bits either way, docs/development.md)
+NO_JIT = {"riskreport/ltr/_lambdas.py", "riskreport/ltr/objectives.py"}
+DECORATOR = re.compile(r"^@(numba\.)?njit\b.*\n", re.MULTILINE)  # a one-line @njit / @njit(...) decorator
 
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "benchmarks", ".hypothesis")
 
@@ -52,14 +65,20 @@ def toml_list(values: list[str]) -> str:
     return "[" + ", ".join(f'"{v}"' for v in values) + "]"
 
 
-def prepare(module: str, tests: list[str], work: Path, multiplier: float, constant: float) -> Path:
-    """A fresh scratch copy of the package and tests whose pyproject mutates `module` only."""
+def prepare(
+    module: str, tests: list[str], work: Path, multiplier: float, constant: float, undecorate: bool = False
+) -> Path:
+    """A fresh scratch copy of the package and tests whose pyproject mutates `module` only; with `undecorate`, the
+    copy of `module` without its numba decorators."""
     folder = work / module.removeprefix("riskreport/").removesuffix(".py").replace("/", "-")
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     shutil.copytree(ROOT / "riskreport", folder / "riskreport", ignore=IGNORED)
     shutil.copytree(ROOT / "tests", folder / "tests", ignore=IGNORED)
+    if undecorate:
+        source = folder / module
+        source.write_text(DECORATOR.sub("", source.read_text()))
     config = f"""
 [tool.mutmut]
 source_paths = ["riskreport"]
@@ -74,17 +93,28 @@ use_git_change_detection = false
     return folder
 
 
-def scratch_cache(folder: Path) -> dict[str, str]:
-    """The environment of a mutated run: riskreport's cache in the scratch folder, not the user's. A mutant
-    of the code that fills the cache (the studentized range values of `stats/inference.py`) would otherwise
-    store wrong values under the right key, and every later report and test would read them."""
-    return {**os.environ, "RISKREPORT_CACHE": str(folder.resolve() / "cache")}
+def environment(folder: Path, undecorate: bool) -> dict[str, str]:
+    """The tests' environment: riskreport's cache in the scratch folder, not the user's (a mutant of the code
+    that fills the cache, the studentized range values of `stats/inference.py`, would otherwise store wrong
+    values under the right key, and every later report and test would read them); numba's compiler off for
+    an undecorated module (its kernels run as Python)."""
+    return (
+        os.environ
+        | {"RISKREPORT_CACHE": str(folder.resolve() / "cache")}
+        | ({"NUMBA_DISABLE_JIT": "1"} if undecorate else {})
+    )
 
 
-def mutmut(folder: Path, *args: str, timeout: float | None = None) -> str:
+def mutmut(folder: Path, *args: str, timeout: float | None = None, undecorate: bool = False) -> str:
     command = [str(Path(sys.executable).with_name("mutmut")), *args]
     done = subprocess.run(
-        command, cwd=folder, capture_output=True, text=True, timeout=timeout, check=False, env=scratch_cache(folder)
+        command,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=environment(folder, undecorate),
     )
     return done.stdout + done.stderr
 
@@ -150,7 +180,9 @@ def drive(tests: list[str], names: list[str], cpu_limit: int) -> dict[str, int]:
     return codes
 
 
-def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str], again: bool = False) -> list[str]:
+def recheck(
+    module: str, folder: Path, cpu_limit: int, tests: list[str], again: bool = False, undecorate: bool = False
+) -> list[str]:
     """Try the mutants that the last run (with `again`: the last recheck) left alive against the current
     `tests`; those still alive."""
     if again:
@@ -173,7 +205,7 @@ def recheck(module: str, folder: Path, cpu_limit: int, tests: list[str], again: 
         module,
     ]
     subprocess.run(
-        command, cwd=folder / "mutants", check=True, capture_output=True, text=True, env=scratch_cache(folder)
+        command, cwd=folder / "mutants", check=True, capture_output=True, text=True, env=environment(folder, undecorate)
     )
     codes = json.loads(names.with_suffix(".out.json").read_text())
     still = sorted(name for name in alive if codes[name] == 0)
@@ -200,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tests", action="append", help="with --recheck: only these test files (default: the module's own)"
     )
+    parser.add_argument(
+        "--undecorate",
+        action=argparse.BooleanOptionalAction,
+        help="remove the module's @njit decorators in the scratch copy and test with NUMBA_DISABLE_JIT=1 "
+        "(default: for the modules in NO_JIT)",
+    )
     parser.add_argument("--drive", type=Path, help=argparse.SUPPRESS)  # internal: the child of --recheck
     args = parser.parse_args(argv)
     args.work = args.work.resolve()  # the recheck runs its child in the scratch folder
@@ -217,13 +255,16 @@ def main(argv: list[str] | None = None) -> int:
     for module in args.modules or list(MODULES):
         start, cpu = time.monotonic(), os.times()
         folder = args.work / module.removeprefix("riskreport/").removesuffix(".py").replace("/", "-")
+        undecorate = module in NO_JIT if args.undecorate is None else args.undecorate
         if args.recheck:
-            still = recheck(module, folder, args.cpu_limit, args.tests or MODULES[module], args.again)
+            still = recheck(module, folder, args.cpu_limit, args.tests or MODULES[module], args.again, undecorate)
             print(f"{module}: {len(still)} still alive -> {folder / 'recheck.md'}", flush=True)
             continue
         if not args.report_only:
-            folder = prepare(module, MODULES[module], args.work, args.timeout_multiplier, args.timeout_constant)
-            log = mutmut(folder, "run", "--max-children", str(args.children))
+            folder = prepare(
+                module, MODULES[module], args.work, args.timeout_multiplier, args.timeout_constant, undecorate
+            )
+            log = mutmut(folder, "run", "--max-children", str(args.children), undecorate=undecorate)
             (folder / "run.log").write_text(log)
         counts, alive = report(module, folder)
         used = os.times()
