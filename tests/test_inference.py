@@ -129,7 +129,7 @@ def test_diagnostics_and_effect_size():
     assert table.loc[0.0, "shapiro_p"] == pytest.approx(stats.shapiro(x0).pvalue)
 
 
-def test_tukey_hsd_matches_two_way_anova():
+def test_tukey_hsd_matches_two_way_anova(cache_dir):
     rng = np.random.default_rng(4)
     matrix = pd.DataFrame(rng.random((4, 30)) + np.array([[0], [0.1], [0.3], [0]]), index=list("abcd"))
     table = inf.tukey_hsd(matrix, "a", [0])
