@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,6 +125,26 @@ def chromium(browser: str, work, *arguments: str) -> str:
     """Headless Chromium's standard output, with its profile in `work`."""
     command = [browser, *FLAGS, f"--user-data-dir={work / 'profile'}", *arguments]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+def measured(browser: str, work, page: str, element: str, *arguments: str) -> tuple[tuple[int, int, int], str]:
+    """((width, height) of `element` (a JavaScript expression) and the page's scroll width, in px; the DOM) of `page`
+    (a whole HTML page) rendered in a 1400 px window by headless Chromium (`arguments`: more of its flags)."""
+    script = (
+        f"<script>window.addEventListener('load', () => {{ const r = ({element}).getBoundingClientRect();"
+        "document.body.setAttribute('data-size', "
+        "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
+    )
+    probe = work / "probe.html"
+    probe.write_text(page.replace("</body>", script + "</body>"), encoding="utf-8")
+    dom = chromium(browser, work, "--window-size=1400,3000", *arguments, "--dump-dom", probe.as_uri())
+    width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
+    return (width, height, scroll), dom
+
+
+def markup_page(markup: str) -> str:
+    """A whole UTF-8 page around a fragment of markup."""
+    return f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}</body></html>"
 
 
 @pytest.fixture

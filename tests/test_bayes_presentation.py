@@ -4,11 +4,9 @@ at 1400 px wide in headless Chromium."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
-from conftest import chromium, find_browser
+from conftest import find_browser, markup_page, measured
 
 from riskreport.bayes import presentation
 from riskreport.render import bayes as bplots
@@ -92,20 +90,9 @@ def test_the_verdict_matrix_of_110_systems_stays_under_8000_px_at_1400_px(tmp_pa
     ppdrisk, brisk = _tables(110, seed=9)
     ppdrisk.loc[ppdrisk["verdict"] == "inconclusive", "verdict"] = "risk"  # worst case: every challenger flagged
     markup = bplots.verdict_matrix(ppdrisk, brisk, "minus", "nDCG@10", "bm25").markup
-    script = (
-        "<script>window.addEventListener('load', () => { const r = document.body.getBoundingClientRect();"
-        "document.body.setAttribute('data-size', "
-        "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
+    (width, height, scroll), dom = measured(
+        browser, tmp_path, markup_page(markup), "document.body", "--virtual-time-budget=2000"
     )
-    page = tmp_path / "matrix.html"
-    page.write_text(
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}{script}</body></html>",
-        encoding="utf-8",
-    )
-    dom = chromium(
-        browser, tmp_path, "--window-size=1400,3000", "--virtual-time-budget=2000", "--dump-dom", page.as_uri()
-    )
-    width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
     print(
         f"Bayesian verdicts (flagged list and matrix, every row) 110 x 4: {width} x {height} px, page {scroll} px wide"
     )

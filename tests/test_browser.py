@@ -12,7 +12,7 @@ import warnings
 from html.parser import HTMLParser
 
 import pytest
-from conftest import chromium, find_browser
+from conftest import chromium, find_browser, markup_page, measured
 
 from riskreport.render.export import TEMPLATE_DIR, external_references
 from riskreport.run.runner import run_report
@@ -149,20 +149,13 @@ def test_verdict_matrix_of_100_systems_3_baselines_3_alphas_stays_readable(brows
         disagree="sign: risk; wilcoxon: risk; randomisation: reward; bca: risk; percentile: risk",
     )
     markup = report.verdict_matrix(summary, caption="Verdict matrix").markup
-    script = (
-        "<script>window.addEventListener('load', () => { const m = document.getElementById('verdict-matrix');"
-        "const r = m.getBoundingClientRect(); document.body.setAttribute('data-size', "
-        "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
+    (width, height, scroll), dom = measured(
+        browser,
+        tmp_path,
+        markup_page(markup),
+        "document.getElementById('verdict-matrix')",
+        "--virtual-time-budget=2000",
     )
-    page = tmp_path / "matrix.html"
-    page.write_text(
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{markup}{script}</body></html>",
-        encoding="utf-8",
-    )
-    dom = chromium(
-        browser, tmp_path, "--window-size=1400,3000", "--virtual-time-budget=2000", "--dump-dom", page.as_uri()
-    )
-    width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
     print(f"verdict matrix 100 x 3 x 3: {width} x {height} px, page {scroll} px wide")
     assert height < 8000 and scroll <= 1400, (width, height, scroll)
     assert dom.count("<tr>") >= 100
@@ -176,15 +169,9 @@ def test_the_index_of_50_jobs_of_100_reports_fits_a_1400_px_window(browser, tmp_
 
     write_job_reports(tmp_path, 50, 100)
     page = write_index(tmp_path)
-    script = (
-        "<script>window.addEventListener('load', () => { const t = document.querySelector('table');"
-        "const r = t.getBoundingClientRect(); document.body.setAttribute('data-size', "
-        "Math.round(r.width) + 'x' + Math.round(r.height) + 'x' + document.body.scrollWidth); });</script>"
+    (width, height, scroll), dom = measured(
+        browser, tmp_path, page.read_text(encoding="utf-8"), "document.querySelector('table')"
     )
-    probe = tmp_path / "probe.html"
-    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
-    dom = chromium(browser, tmp_path, "--window-size=1400,3000", "--dump-dom", probe.as_uri())
-    width, height, scroll = map(int, re.search(r'data-size="(\d+)x(\d+)x(\d+)"', dom).groups())
     print(f"index 50 jobs x 100 reports: jobs table {width} x {height} px, page {scroll} px wide")
     assert scroll <= 1400 and height < 50 * 40, (width, height, scroll)
     assert dom.count('<svg class="history"') == 50 and "<details>" in dom
