@@ -124,6 +124,20 @@ ONE = scores.BayesData(
     y=np.array([0.5]), system=np.zeros(1, int), topic=np.zeros(1, int), systems=("a",), topics=("1",)
 )
 SIZE = 100_000
+
+
+def same_cells(n: int) -> scores.BayesData:
+    """`n` observations of one system on one topic at rank 1 (the same η for every cell)."""
+    return scores.BayesData(
+        y=np.full(n, 0.5),
+        system=np.zeros(n, int),
+        topic=np.zeros(n, int),
+        systems=("a",),
+        topics=("1",),
+        rank=np.ones(n),
+    )
+
+
 KS = 0.01  # the Kolmogorov–Smirnov distance of 100,000 draws from their own distribution is below 0.0055 at p = 0.999
 
 
@@ -155,14 +169,7 @@ def test_zoib_replicates_are_the_mixture():
 
 
 def test_zero_inflated_replicates_are_the_mixture():
-    data = scores.BayesData(
-        y=np.array([0.5]),
-        system=np.zeros(1, int),
-        topic=np.zeros(1, int),
-        systems=("a",),
-        topics=("1",),
-        rank=np.ones(1),
-    )
+    data = same_cells(1)
     d = one_cell_draws(SIZE, b=-0.5, beta=1.0, phi=3.0, zi=0.2)
     y = likelihood.predict("zoib_rank", data, d, np.random.default_rng(4)).ravel()
     assert (y == 0).mean() == pytest.approx(0.2, abs=0.005) and not (y == 1).any()
@@ -174,14 +181,7 @@ def test_zero_inflated_replicates_are_the_mixture():
 def test_replicates_are_independent_across_cells(model):
     """Cells with the same η get their own draws: two such cells' replicates are uncorrelated, not equal."""
     size = 20_000
-    data = scores.BayesData(
-        y=np.array([0.5, 0.5]),
-        system=np.zeros(2, int),
-        topic=np.zeros(2, int),
-        systems=("a",),
-        topics=("1",),
-        rank=np.ones(2),
-    )
+    data = same_cells(2)
     d = one_cell_draws(size, b=0.2, beta=0.0, sigma=0.3, alpha=2.0, phi=4.0, zoi=0.3, coi=0.5, zi=0.3)
     y = likelihood.predict(model, data, d, np.random.default_rng(6))
     assert y.shape == (size, 2)
@@ -193,14 +193,7 @@ def test_beta_replicates_stay_inside_the_interval_for_tiny_precision(model):
     """For φ → 0 a Beta draw rounds to 0 or 1; the interior part is kept strictly inside (0, 1), so that only the
     point masses give 0 and 1."""
     d = one_cell_draws(20_000, b=0.0, beta=0.0, phi=1e-3, zoi=0.0, coi=0.5, zi=0.0)
-    data = scores.BayesData(
-        y=np.array([0.5]),
-        system=np.zeros(1, int),
-        topic=np.zeros(1, int),
-        systems=("a",),
-        topics=("1",),
-        rank=np.ones(1),
-    )
+    data = same_cells(1)
     y = likelihood.predict(model, data, d, np.random.default_rng(7))
     assert np.all((y > 0) & (y < 1))
     assert y.min() == 1e-300 and y.max() == 1 - 1e-16  # rounded draws are clipped to these, both sides occur
