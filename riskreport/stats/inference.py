@@ -116,7 +116,7 @@ def wilcoxon_test(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def sign_flips(n_topics: int, samples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
     """Sign vectors for the randomisation test: all 2^c when 2^c ≤ samples (exact), else `samples` random ones
-    (`rng.choice([-1, 1], (B, c))`). The test itself streams them (`_flip_stream`); this holds them whole."""
+    (`rng.choice([-1, 1], (B, c))`). The test itself streams them (`_randomisation`); this holds them whole."""
     if 2**n_topics <= samples:
         return all_flips(n_topics), True
     flips = np.empty((samples, n_topics))
