@@ -12,7 +12,7 @@ from riskreport.errors import ParameterError, UnknownNameError
 from riskreport.run.gate import Gate, check_gate, offenders, parse_gate
 from riskreport.run.index import write_index
 from riskreport.run.index_jobs import HISTORY
-from riskreport.run.junit import write_junit
+from riskreport.run.junit import Suite, write_junit
 from riskreport.stats import changes
 from riskreport.stats.changes import CHANGE_COLUMNS, changes_table, count_changes, rule_summary
 
@@ -55,8 +55,8 @@ def test_changed_verdicts_systems_files_parameters_and_means_one_row_each_in_ord
         AFTER,
         effectiveness({"a": 0.50, "b": 0.45, "c": 0.60, "gone": 0.4}),
         effectiveness({"a": 0.45, "b": 0.45, "c": 0.59, "new": 0.4}),  # a moved by 0.05 > SE 0.04; c by 0.01
-        {"/x/runs/a.run": "1" * 64, "/x/qrels": "2" * 64},
-        {"/x/runs/a.run": "3" * 64, "/x/qrels": "2" * 64},
+        {"runs/a.run": "1" * 64, "qrels.txt": "2" * 64},
+        {"runs/a.run": "3" * 64, "qrels.txt": "2" * 64},
         {"measure": "P@10", "sig_level": 0.05, "context": {"x": 1}},
         {"measure": "P@10", "sig_level": 0.01, "context": {"x": 2}},
     )
@@ -71,7 +71,7 @@ def test_changed_verdicts_systems_files_parameters_and_means_one_row_each_in_ord
         "verdict",
         "effectiveness",
     ]
-    assert table.loc[0, ["name", "before", "after"]].tolist() == ["a.run", "1" * 12, "3" * 12]
+    assert table.loc[0, ["name", "before", "after"]].tolist() == ["runs/a.run", "1" * 12, "3" * 12]
     assert table.loc[1, ["name", "before", "after"]].tolist() == ["sig_level", "0.05", "0.01"]
     assert table.loc[2, "system"] == "new" and table.loc[3, "system"] == "gone"
     verdicts = table[table["change"] == "verdict"]
@@ -190,13 +190,46 @@ def test_a_gate_on_an_unknown_system_or_alpha_is_refused_before_the_report_runs(
 
 def test_junit_has_one_case_per_verdict_failed_when_risk(tmp_path):
     junitparser = pytest.importorskip("junitparser")
-    path = write_junit(tmp_path / "ci" / "risk.xml", [("nightly", SUMMARY, "/r/1"), ("empty", None, "/r/2")])
+    path, replaced = write_junit(
+        tmp_path / "ci" / "risk.xml", [Suite("nightly", SUMMARY, "/r/1", 8.0), Suite("empty", None, "/r/2")]
+    )
     suites = list(junitparser.JUnitXml.fromfile(str(path)))
-    assert [s.name for s in suites] == ["nightly", "empty"] and suites[1].tests == 0
+    assert [s.name for s in suites] == ["nightly", "empty"] and suites[1].tests == 0 and not replaced
     cases = list(suites[0])
     assert [c.name for c in cases] == ["weak at α=0", "weak at α=5", "ok at α=5", "odd at α=5"]
     assert [bool(c.result) for c in cases] == [True, True, False, True]
     assert cases[0].classname == "riskreport.nightly.b" and suites[0].failures == 3
+    assert suites[0].time == 8.0 and [c.time for c in cases] == [2.0] * 4  # the report's time, shared by its cases
+
+
+@pytest.mark.parametrize("bad", ["\x1b[31m", "\x0c", "\x00", "\x08", "\ufffe", "\ud800"])
+def test_junit_is_well_formed_whatever_characters_names_hold(tmp_path, bad):
+    """Names come from users' files: characters XML 1.0 cannot hold are written as escapes and said; <&"' and
+    non-ASCII stay as they are."""
+    import xml.etree.ElementTree as ET
+
+    odd = f"sys{bad}tem <&\"'> é"
+    summary = {"verdicts": [{**SUMMARY["verdicts"][0], "system": odd, "baseline": f"b{bad}"}]}
+    path, replaced = write_junit(tmp_path / "risk.xml", [Suite(f"job{bad}", summary, f"/r/{bad}")])
+    root = ET.parse(path).getroot()  # raises on malformed XML
+    case = root.find("testsuite/testcase")
+    assert replaced == [f"U+{ord(bad[0]):04X}"]
+    escape = f"\\x{ord(bad[0]):02x}" if ord(bad[0]) < 256 else f"\\u{ord(bad[0]):04x}"
+    assert case.get("name") == f"sys{escape}{bad[1:]}tem <&\"'> é at α=0"
+    assert root.find("testsuite").get("name") == f"job{escape}{bad[1:]}" and case.get("time") is not None
+
+
+def test_a_junit_destination_that_cannot_be_written_is_refused_before_anything(tmp_path):
+    from riskreport.io.files import DestinationError
+    from riskreport.run.junit import check_junit_path
+
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(DestinationError, match="is a folder"):
+        check_junit_path(tmp_path)
+    with pytest.raises(DestinationError, match="file is a file, not a folder"):
+        check_junit_path(tmp_path / "file" / "deeper" / "risk.xml")
+    assert check_junit_path(tmp_path / "new" / "risk.xml") == tmp_path / "new" / "risk.xml"
+    assert not (tmp_path / "new").exists()  # checked, nothing made
 
 
 def test_index_shows_findings_changes_and_history_of_many_jobs(tmp_path):

@@ -133,7 +133,7 @@ def run_report(
         show_code=show_code,
         figure_formats=figure_formats,
     )
-    check_gate(gate, plan.params.systems, plan.params.alphas)
+    check_gate(gate, plan.params.systems, plan.params.alphas, plan.template)
     folder = build_report(
         plan,
         out=out,
