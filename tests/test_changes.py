@@ -1,5 +1,6 @@
-"""Changes between two reports (`stats.changes`), the risk gate (`run.gate`), JUnit XML (`run.junit`) and the
-index's findings (`run.index_jobs`): pure functions on hand-made tables and summaries, no report is run."""
+"""Changes between two reports (`stats.changes`; a previous report checked as a whole, `run.changes`), the risk
+gate (`run.gate`), JUnit XML (`run.junit`) and the index's findings (`run.index_jobs`): pure functions on hand-made
+tables and summaries; the previous reports checked are written by `Analysis.save`, no template is run."""
 
 import doctest
 import json
@@ -9,6 +10,7 @@ import pytest
 from conftest import write_job_reports
 
 from riskreport.errors import ParameterError, UnknownNameError
+from riskreport.run.cli import main
 from riskreport.run.gate import Gate, check_gate, offenders, parse_gate
 from riskreport.run.index import write_index
 from riskreport.run.index_jobs import HISTORY
@@ -271,3 +273,94 @@ def test_a_gate_on_a_report_without_verdicts_is_an_error_not_a_pass(tmp_path):
     with pytest.raises(ParameterError, match="has no verdicts to gate"):
         enforce_gate(Gate(), tmp_path)
     enforce_gate(None, tmp_path)  # no gate: nothing to say
+
+
+@pytest.fixture
+def saved_report(tmp_path, tiny_collection, cache_dir):
+    """A complete risk report of the tiny collection, as `Analysis.save` (and `riskreport run`) writes it."""
+    import warnings
+
+    import riskreport as rr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rr.analyse(str(tiny_collection), bootstrap_samples=50).save(tmp_path / "before")
+
+
+def _cut_lines(path, keep):
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:keep]))
+
+
+DAMAGES = [  # (file in tables/, damage, what the error says)
+    ("verdicts.csv", lambda p: p.write_bytes(p.read_bytes()[:150]), "is truncated: its last line is incomplete"),
+    ("verdicts.csv", lambda p: p.write_bytes(b""), "is empty"),
+    ("verdicts.csv", lambda p: p.write_text(p.read_text().replace("method", "mthd", 1)), "has no column 'method'"),
+    ("verdicts.csv", lambda p: _cut_lines(p, 1), "has a header but no rows"),
+    ("verdicts.csv", lambda p: _cut_lines(p, 9), "lacks"),  # whole lines cut: the keys and methods say so
+    ("verdicts.csv", lambda p: p.write_text(p.read_text().replace(",inconclusive", ",inconclusiv", 1)), "line "),
+    ("verdicts.csv", lambda p: p.write_text(p.read_text().replace(",base,0,", ",base,zero,", 1)), "is not a number"),
+    ("verdicts.csv", lambda p: p.unlink(), "missing"),
+    ("risk.csv", lambda p: _cut_lines(p, 3), "lacks"),
+    ("risk.csv", lambda p: p.write_bytes(p.read_bytes()[:-5]), "is truncated"),
+    ("risk.csv", lambda p: p.write_text(p.read_text().replace("urisk", "u_risk", 1)), "has no column 'urisk'"),
+    ("risk.csv", lambda p: p.unlink(), "missing"),
+    ("effectiveness.csv", lambda p: _cut_lines(p, 2), "lacks system(s)"),
+    ("effectiveness.csv", lambda p: p.write_text('"a,b\n'), "is not a readable CSV table"),
+    ("params.json", lambda p: p.write_text("{"), "no report to compare with"),
+]
+
+
+def test_a_damaged_previous_report_is_refused_before_anything_runs(saved_report, tiny_collection, tmp_path, capsys):
+    """Every table a comparison reads is checked, its columns, rows and cells and against the others: a damaged
+    one is one line naming the file and what is wrong (exit 1), and nothing is made; the intact report passes."""
+    import shutil
+
+    from riskreport.errors import InputFormatError
+    from riskreport.run.changes import saved_side
+
+    assert len(saved_side(saved_report).verdicts)
+    for n, (name, damage, problem) in enumerate(DAMAGES):
+        broken = tmp_path / f"broken-{n}"
+        shutil.copytree(saved_report, broken)
+        path = broken / name if name == "params.json" else broken / "tables" / name
+        damage(path)
+        with pytest.raises(InputFormatError) as info:
+            saved_side(broken)
+        assert str(path) in str(info.value) and problem in str(info.value), (name, problem, info.value)
+        out = tmp_path / f"out-{n}"
+        assert main(["run", "-c", str(tiny_collection), "--compare-with", str(broken), "--out", str(out), "-q"]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"riskreport: error: {path}") and not out.exists()
+
+
+def test_a_report_of_another_collection_names_it_and_inputs_go_by_their_path(saved_report, tiny_collection, tmp_path):
+    import shutil
+    import warnings
+
+    import riskreport as rr
+    from riskreport.render.changes import since_section
+
+    other = tmp_path / "other"
+    shutil.copytree(tiny_collection, other)
+    (other / "runs" / "risky.txt").write_text((other / "runs" / "risky.txt").read_text().replace("99-a", "99-b"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        changes = rr.analyse(str(other), bootstrap_samples=50).compare(saved_report)
+    table = changes.table
+    assert table.loc[0, ["change", "before", "after"]].tolist() == ["collection", "tiny", "other"]
+    assert table.loc[table["change"] == "input", "name"].tolist() == ["runs/risky.txt"]  # moved, not changed: the rest
+    assert changes.counts["collection"] == 1
+    assert "previous report is of collection <code>tiny</code>, this one of <code>other</code>" in str(
+        since_section(changes)._repr_html_()
+    )
+
+
+def test_files_of_the_same_name_in_a_collection_are_told_apart_by_their_path():
+    from riskreport.run.changes import collection_files
+
+    before = collection_files({"/c/instances/a/1.run.gz": "1" * 64, "/c/instances/b/1.run.gz": "2" * 64}, "/c")
+    after = collection_files({"/d/instances/a/1.run.gz": "3" * 64, "/d/instances/b/1.run.gz": "4" * 64}, "/d")
+    assert list(before) == ["instances/a/1.run.gz", "instances/b/1.run.gz"]
+    rows = changes_table(BEFORE, BEFORE, files_before=before, files_after=after)
+    assert rows["name"].tolist() == ["instances/a/1.run.gz", "instances/b/1.run.gz"]
+    assert collection_files({"/elsewhere/systems.txt": "5" * 64}, "/c") == {"/elsewhere/systems.txt": "5" * 64}

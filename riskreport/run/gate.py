@@ -83,19 +83,19 @@ def check_gate(gate: Gate | None, systems, alphas, template=None) -> None:
     for name in gate.systems:
         if name not in systems:
             raise UnknownNameError("system", name, list(systems), hint="(--fail-on-system names a challenger)")
-    problem = alpha_outside(gate, alphas, "the report's")
+    problem = alpha_outside(gate, alphas, "the report's grid")
     if problem:
         raise ParameterError(f"--fail-on risk@{gate.alpha:g}: {problem}.")
 
 
-def alpha_outside(gate: Gate | None, alphas, whose: str) -> str | None:
-    """What is wrong with the gate's α for `whose` grid `alphas` ("α = 7 is not in the report's grid (0, 1, 5,
-    10)"), or None (no α gated, or the grid not known: `alphas` None)."""
+def alpha_outside(gate: Gate | None, alphas, grid: str) -> str | None:
+    """What is wrong with the gate's α for the `grid` ("the report's grid") `alphas`: "α = 7 is not in the report's
+    grid (0, 1, 5, 10)"; None when it is in it, no α is gated or the grid is not known (`alphas` None)."""
     if gate is None or gate.alpha is None or alphas is None:
         return None
     if any(abs(gate.alpha - float(a)) < 1e-9 for a in alphas):
         return None
-    return f"α = {gate.alpha:g} is not in {whose} grid ({', '.join(f'{float(a):g}' for a in alphas)})"
+    return f"α = {gate.alpha:g} is not in {grid} ({', '.join(f'{float(a):g}' for a in alphas)})"
 
 
 def check_gated_template(name: str, verdicts: bool) -> None:
