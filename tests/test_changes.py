@@ -333,6 +333,25 @@ def test_a_damaged_previous_report_is_refused_before_anything_runs(saved_report,
         assert err.count("\n") == 1 and err.startswith(f"riskreport: error: {path}") and not out.exists()
 
 
+def test_a_batch_job_does_not_compare_with_a_damaged_previous_report_and_says_why(saved_report, tmp_path):
+    import shutil
+
+    from riskreport.run.changes import job_previous
+
+    parent = tmp_path / "jobs" / "nightly"
+    shutil.copytree(saved_report, parent / "20260101T000000Z")
+    (parent / "latest").symlink_to("20260101T000000Z")
+    said: list[str] = []
+    assert job_previous(parent, said.append)["folder"] == str(parent / "20260101T000000Z") and not said
+    verdicts = parent / "latest" / "tables" / "verdicts.csv"
+    verdicts.write_bytes(verdicts.read_bytes()[:150])
+    assert job_previous(parent, said.append) is None
+    (line,) = said
+    assert line.startswith(f"warning: not compared with its previous report: {verdicts.resolve()}: is truncated")
+    verdicts.unlink()  # a report of a template without verdicts: nothing to compare, nothing to say
+    assert job_previous(parent, said.append) is None and len(said) == 1
+
+
 def test_a_report_of_another_collection_names_it_and_inputs_go_by_their_path(saved_report, tiny_collection, tmp_path):
     import shutil
     import warnings

@@ -146,16 +146,24 @@ def previous_report(parent: Path) -> Path | None:
     return latest.resolve() if isinstance(record, dict) and record.get("status") == "ok" else None
 
 
-def previous_of(folder: str | os.PathLike | None, required: bool = True) -> dict | None:
+def previous_of(folder: str | os.PathLike | None) -> dict | None:
     """What params.json records of the report compared with (`folder`, `name`, `finished_utc`), checked: a folder
-    that is not a complete risk report raises `InputFormatError` before anything runs (None: no comparison);
-    not `required` (a batch job's previous report, which may be of a template without verdicts): None then."""
+    that is not a complete risk report raises `InputFormatError` before anything runs (None: no comparison)."""
     if folder is None:
         return None
-    try:
-        side = saved_side(folder)
-    except InputFormatError:
-        if required:
-            raise
-        return None
+    side = saved_side(folder)
     return {"folder": str(Path(folder).resolve()), "name": side.name, "finished_utc": side.finished}
+
+
+def job_previous(parent: Path, say) -> dict | None:
+    """`previous_of` the report a batch job's `latest` points at, if any: None for a report of a template without
+    verdicts (nothing to compare); a damaged one is not compared with, and `say` names the file and what is wrong
+    (the new report becomes `latest`, so the next run compares again)."""
+    folder = previous_report(parent)
+    if folder is None or not (folder / "tables" / "verdicts.csv").is_file():
+        return None
+    try:
+        return previous_of(folder)
+    except InputFormatError as error:
+        say(f"warning: not compared with its previous report: {error}")
+        return None
