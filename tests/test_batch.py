@@ -431,6 +431,12 @@ def test_a_hook_at_its_time_limit_is_stopped_with_everything_it_started(tmp_path
     children = [int(p) for p in pids.read_text().split()]
     assert len(children) == 3 and not [pid for pid in children if _alive(pid)]
     assert "stopped after 1 s (on_change_timeout), with every process it started" in said[0]
+    pids.unlink()
+    said.clear()  # a hook that exits at once, leaving a child behind: the child is the hook's too
+    quick = f"sleep 300 & echo $! >> {pids}\nexit 0\n"
+    assert not run_hook(_hook_job(["sh", "-c", quick], timeout=1.0), tmp_path / "summary.json", tmp_path, said.append)
+    (child,) = [int(p) for p in pids.read_text().split()]
+    assert not _alive(child) and "stopped after 1 s" in said[0]
 
 
 def test_what_a_failing_hook_prints_is_bounded_in_the_log(tmp_path):

@@ -124,27 +124,13 @@ def _junit_path(path: str | None) -> Path | None:
 
 
 def _junit(path: Path | None, folders: list[Path], names: list[str] | None = None) -> None:
-    """--junit FILE: the verdicts of the report folders as JUnit XML (`run.junit`), each suite naming the report's
-    stamped folder (a skipped job's `latest` resolved) and its duration."""
+    """--junit FILE: the verdicts of the report folders as JUnit XML (`run.junit`), a suite per report named
+    `names[i]` (default: its job, or its collection and template)."""
     if path is None:
         return
-    import json
+    from riskreport.run.junit import report_suite, write_junit
 
-    from riskreport.run.junit import Suite, write_junit
-    from riskreport.run.summary import read_summary
-
-    suites = []
-    for n, folder in enumerate(folders):
-        folder = Path(folder).resolve()
-        summary = read_summary(folder)
-        report = (summary or {}).get("report") or {}
-        try:
-            duration = json.loads((folder / "params.json").read_text(encoding="utf-8")).get("duration_s")
-        except (OSError, ValueError, AttributeError):
-            duration = None
-        name = names[n] if names else report.get("job") or f"{report.get('collection')}.{report.get('template')}"
-        suites.append(Suite(str(name), summary, str(folder), duration if isinstance(duration, (int, float)) else None))
-    written, replaced = write_junit(path, suites)
+    written, replaced = write_junit(path, [report_suite(f, names[n] if names else None) for n, f in enumerate(folders)])
     if replaced:
         _say(
             f"warning: JUnit XML: characters XML 1.0 cannot hold ({', '.join(replaced)}) are written as \\xNN in "

@@ -194,7 +194,8 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
     if qrels is not None:
         parameters["collection"] = _with_qrels(path, parameters.get("collection", "demo"), qrels, bad)
     job = Job(name, template, parameters, keep, show_code, timeout, figure_formats, **hooks, verdicts=tpl.verdicts)
-    problem = alpha_outside(parse_gate(job.fail_on), job_grid(job), "the job's grid")
+    gate = parse_gate(job.fail_on)
+    problem = gate and gate.alpha is not None and alpha_outside(gate, job_grid(job), "the job's grid")
     if problem:
         raise bad("fail_on", f"{problem}; gate an α of its grid, or add this α to its alphas.")
     return job
@@ -230,7 +231,7 @@ def check_batch_gate(path: str | os.PathLike, jobs: list[Job], gate) -> None:
             f"--fail-on: no job of {path} writes verdicts (no template writes tables/verdicts.csv), so the risk "
             "gate could never judge them."
         )
-    for job in gated:
+    for job in gated if gate.alpha is not None else ():
         problem = alpha_outside(gate, job_grid(job), f"the grid of job {job.name!r}")
         if problem:
             raise ParameterError(f"--fail-on risk@{gate.alpha:g}: {problem} ({path}).")

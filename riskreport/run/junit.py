@@ -45,6 +45,24 @@ class JUnit:
     replaced: list[str] = field(default_factory=list)
 
 
+def report_suite(folder: str | os.PathLike, name: str | None = None) -> Suite:
+    """The suite of the report in `folder` (`latest` resolved to the stamped folder it points at): its summary.json
+    and params.json duration; `name` by default its job, or its collection and template."""
+    import json
+
+    from riskreport.run.summary import read_summary
+
+    folder = Path(folder).resolve()
+    summary = read_summary(folder)
+    report = (summary or {}).get("report") or {}
+    try:
+        duration = json.loads((folder / "params.json").read_text(encoding="utf-8")).get("duration_s")
+    except (OSError, ValueError, AttributeError):
+        duration = None
+    name = name or report.get("job") or f"{report.get('collection')}.{report.get('template')}"
+    return Suite(str(name), summary, str(folder), duration if isinstance(duration, (int, float)) else None)
+
+
 def junit_xml(suites: list[Suite]) -> JUnit:
     """The JUnit XML of `suites` (one `Suite` per report)."""
     replaced: dict[str, None] = {}
