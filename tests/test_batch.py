@@ -225,6 +225,24 @@ def test_dask_local_cluster(tmp_path, tiny_collection, mini_template, cache_dir)
         ('[[job]]\nname = "a"\nshow_code = "yes"\n', "key 'show_code': expected true or false"),
         ('[[job]]\nname = "a"\nfigure_formats = ["png", "jpeg"]\n', "key 'figure_formats': unknown format(s) 'jpeg'"),
         ('[[job]]\nname = "a"\nfail_on = "reward"\n', 'key \'fail_on\': expected "risk" (any α) or "risk@ALPHA"'),
+        ('[[job]]\nname = "a"\nfail_on = "riskk"\n', 'key \'fail_on\': expected "risk" (any α) or "risk@ALPHA"'),
+        ('[[job]]\nname = "a"\nfail_on = "risk@abc"\n', "key 'fail_on': expected \"risk\""),
+        (
+            '[[job]]\nname = "a"\nalphas = [0, 1, 5, 10]\nfail_on = "risk@7"\n',
+            "key 'fail_on': α = 7 is not in the job's grid (0, 1, 5, 10); gate an α of its grid",
+        ),
+        (
+            '[defaults]\nfail_on = "risk@3"\n[[job]]\nname = "a"\n',  # the demo's own grid: 0, 1, 2, 5, 10
+            "key 'fail_on' (from [defaults]): α = 3 is not in the job's grid (0, 1, 2, 5, 10)",
+        ),
+        (
+            '[[job]]\nname = "a"\ntemplate = "nondeterministic"\nfail_on = "risk"\n',
+            "key 'fail_on': template 'nondeterministic' writes no verdicts",
+        ),
+        (
+            '[[job]]\nname = "a"\ntemplate = "bayesian_risk"\nfail_on_systems = ["x"]\n',
+            "key 'fail_on_systems': template 'bayesian_risk' writes no verdicts",
+        ),
         ('[[job]]\nname = "a"\nfail_on_systems = "x"\n', "key 'fail_on_systems': expected a list of system ids"),
         ('[[job]]\nname = "a"\non_change = "mail"\n', "key 'on_change': expected a command as a list of strings"),
         ('[[job]]\nname = "a"\non_change_timeout = 0\n', "key 'on_change_timeout': expected a time limit"),
@@ -237,6 +255,53 @@ def test_jobs_file_errors(tmp_path, text, message):
     with pytest.raises(JobFileError) as info:
         load_jobs(path)
     assert message in str(info.value) and str(path) in str(info.value)
+
+
+def test_a_batch_gate_that_can_never_fire_is_refused_before_any_job_runs(tmp_path, tiny_collection, capsys):
+    """`batch --fail-on risk@7` on jobs of grid 0, 1, 5, 10 (or on jobs without verdicts): refused as `run` refuses
+    it, before the reports folder is touched; a job's own `fail_on = "risk@7"` is a jobs-file error (exit 1)."""
+    jobs = write_jobs(
+        tmp_path / "jobs.toml",
+        f'[[job]]\nname = "a"\ncollection = "{tiny_collection}"\nalphas = [0, 1, 5, 10]\n'
+        f'[[job]]\nname = "b"\ncollection = "{tiny_collection}"\ntemplate = "nondeterministic"\n',
+    )
+    reports = tmp_path / "reports"
+    assert main(["batch", str(jobs), "--reports", str(reports), "--fail-on", "risk@7", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        f"--fail-on risk@7: α = 7 is not in the grid of job 'a' (0, 1, 5, 10) ({jobs})" in err and not reports.exists()
+    )
+    assert main(["batch", str(jobs), "--reports", str(reports), "--fail-on", "risk@5", "--dry-run"]) == 0
+    jobs.write_text(f'[[job]]\nname = "b"\ncollection = "{tiny_collection}"\ntemplate = "nondeterministic"\n')
+    assert main(["batch", str(jobs), "--reports", str(reports), "--fail-on", "risk", "--quiet"]) == 1
+    assert "no job of" in capsys.readouterr().err and not reports.exists()
+    jobs.write_text(f'[[job]]\nname = "a"\ncollection = "{tiny_collection}"\nfail_on = "risk@7"\n')
+    assert main(["batch", str(jobs), "--reports", str(reports), "--quiet"]) == 1
+    assert "key 'fail_on': α = 7 is not in the job's grid (0, 1, 5)" in capsys.readouterr().err
+
+
+def test_a_bayesian_jobs_executor_options_are_checked_when_it_is_planned(tmp_path, tiny_collection, cache_dir):
+    """A misspelt executor, a missing or malformed scheduler: the job's error before a kernel starts, no failed-*."""
+    jobs = write_jobs(
+        tmp_path / "jobs.toml",
+        "".join(
+            f'[[job]]\nname = "{name}"\ntemplate = "bayesian_risk"\ncollection = "{tiny_collection}"\n{keys}\n'
+            for name, keys in (
+                ("typo", 'bayes_executor = "dsak"'),
+                ("alone", 'bayes_executor = "dask"'),
+                ("noport", 'bayes_executor = "dask"\nscheduler = "tcp://10.0.0.5"'),
+                ("badport", 'bayes_executor = "dask"\nscheduler = "10.0.0.5:87x6"'),
+            )
+        ),
+    )
+    result = batch(jobs, tmp_path / "reports")
+    assert statuses(result) == dict.fromkeys(("typo", "alone", "noport", "badport"), "error")
+    messages = {r.name: r.message for r in result.results}
+    assert "bayes_executor must be local (this machine) or dask" in messages["typo"]
+    assert "bayes_executor dask needs the Dask scheduler's address" in messages["alone"]
+    assert "scheduler 'tcp://10.0.0.5': no port number" in messages["noport"]
+    assert "port '87x6' is not a number from 1 to 65535" in messages["badport"]
+    assert not list((tmp_path / "reports" / "jobs").rglob("failed-*"))
 
 
 def test_a_job_asks_for_figure_formats_and_a_change_of_them_runs_it_again(tmp_path, tiny_collection, cache_dir):
@@ -336,3 +401,53 @@ def test_a_bayesian_job_sends_its_chains_to_dask_with_two_keys(tmp_path):
     (job,) = load_jobs(path)
     assert job.parameters["bayes_executor"] == "dask" and job.parameters["scheduler"] == "tcp://10.0.0.5:8786"
     assert job.parameters["chains"] == 8
+
+
+def _hook_job(command: list[str], timeout: float = 60.0):
+    from riskreport.run.jobs import Job
+
+    return Job("j", "risk_report", {}, on_change=tuple(command), on_change_timeout=timeout)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_a_hook_at_its_time_limit_is_stopped_with_everything_it_started(tmp_path):
+    """The hook runs in a session of its own; at its limit the whole group goes: the `sleep` it started (in the
+    background, and one that ignores SIGTERM) is gone when `run_hook` returns."""
+    from riskreport.run.job_hooks import run_hook
+
+    pids = tmp_path / "pids"
+    script = f"(trap '' TERM; sleep 300) & echo $! >> {pids}\nsleep 300 & echo $! >> {pids}\necho $$ >> {pids}\nwait\n"
+    said: list[str] = []
+    started = time.monotonic()
+    assert not run_hook(_hook_job(["sh", "-c", script], timeout=1.0), tmp_path / "summary.json", tmp_path, said.append)
+    assert time.monotonic() - started < 30
+    children = [int(p) for p in pids.read_text().split()]
+    assert len(children) == 3 and not [pid for pid in children if _alive(pid)]
+    assert "stopped after 1 s (on_change_timeout), with every process it started" in said[0]
+    pids.unlink()
+    said.clear()  # a hook that exits at once, leaving a child behind: the child is the hook's too
+    quick = f"sleep 300 & echo $! >> {pids}\nexit 0\n"
+    assert not run_hook(_hook_job(["sh", "-c", quick], timeout=1.0), tmp_path / "summary.json", tmp_path, said.append)
+    (child,) = [int(p) for p in pids.read_text().split()]
+    assert not _alive(child) and "stopped after 1 s" in said[0]
+
+
+def test_what_a_failing_hook_prints_is_bounded_in_the_log(tmp_path):
+    """5 MB on one line, then the error: the warning carries the output's tail (a few kB), the error included."""
+    from riskreport.run.job_hooks import HOOK_TAIL, run_hook
+
+    code = "import sys\nsys.stderr.write('x' * 5_000_000 + ' the real error')\nsys.exit(3)"
+    said: list[str] = []
+    assert not run_hook(_hook_job([sys.executable, "-c", code]), tmp_path / "s.json", tmp_path, said.append)
+    (line,) = said
+    assert "exited with 3: …" in line and line.endswith("the real error") and len(line) < HOOK_TAIL + 200
+    said.clear()
+    assert run_hook(_hook_job([sys.executable, "-c", "print('fine')"]), tmp_path / "s.json", tmp_path, said.append)
+    assert said == [f"j: on_change {sys.executable} done ({tmp_path / 's.json'})"]

@@ -80,7 +80,7 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
     assert verdict_rows == [
         ["verdict", "", "candidate", "base", f"{a}", "inconclusive", "risk"] for a in ("0", "1", "5")
     ]
-    assert changes[1].startswith("input,candidate.run,,,,")  # what went in: the one file that changed
+    assert changes[1].startswith("input,runs/candidate.run,,,,")  # what went in: the one file that changed, by its path
     assert [row.split(",")[2] for row in changes if row.startswith("effectiveness,")] == ["candidate"]
 
     summary = json.loads((second / "summary.json").read_text())
@@ -94,10 +94,15 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
     index = (reports / "index.html").read_text()
     assert f"href='jobs/nightly/{second.name}/report.html#since'>3 changed</a>" in index
     assert "1 ▼ risk</span>" in index and index.count("<svg class='history'") == 1
+    assert "⛔ gate: 3 risk</span>" in index  # the job whose gate fired is marked
+    log = sorted((reports / "logs").glob("batch-*.log"))[-1].read_text()
+    assert [line.split(" ", 1)[1] for line in log.splitlines() if " gate: " in line] == [
+        f"gate: {line.removeprefix('riskreport: ')}" for line in lines
+    ]  # the gate's lines are in the batch's log as on stderr
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert main(cli) == GATE_EXIT  # unchanged: skipped, and its latest report still fails the gate
+        assert main(cli + ["--junit", str(junit)]) == GATE_EXIT  # unchanged: skipped, its latest still fails the gate
     out = capsys.readouterr().out
     assert "nightly  skipped" in out and (reports / "jobs" / "nightly" / "latest").resolve() == second
     assert hook_log.read_text().splitlines() == [str(second / "summary.json")]
@@ -108,6 +113,10 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
     (suite,) = junitparser.JUnitXml.fromfile(str(junit))
     assert suite.name == "nightly" and suite.tests == 2 * len(ALPHAS) and suite.failures == len(ALPHAS)
     assert sorted(c.name for c in suite if c.result) == [f"candidate at α={a:g}" for a in ALPHAS]
+    report = {p.name: p.value for p in suite.properties()}["report"]
+    assert report == str(second)  # the skipped job's stamped report, not jobs/nightly/latest, which moves
+    duration = json.loads((second / "params.json").read_text())["duration_s"]
+    assert suite.time == pytest.approx(duration, abs=1e-3) and all(c.time > 0 for c in suite)
 
 
 def test_the_gate_on_the_demo_names_its_two_risky_challengers(tmp_path, capsys):

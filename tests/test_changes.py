@@ -1,5 +1,6 @@
-"""Changes between two reports (`stats.changes`), the risk gate (`run.gate`), JUnit XML (`run.junit`) and the
-index's findings (`run.index_jobs`): pure functions on hand-made tables and summaries, no report is run."""
+"""Changes between two reports (`stats.changes`; a previous report checked as a whole, `run.changes`), the risk
+gate (`run.gate`), JUnit XML (`run.junit`) and the index's findings (`run.index_jobs`): pure functions on hand-made
+tables and summaries; the previous reports checked are written by `Analysis.save`, no template is run."""
 
 import doctest
 import json
@@ -9,10 +10,11 @@ import pytest
 from conftest import write_job_reports
 
 from riskreport.errors import ParameterError, UnknownNameError
+from riskreport.run.cli import main
 from riskreport.run.gate import Gate, check_gate, offenders, parse_gate
 from riskreport.run.index import write_index
 from riskreport.run.index_jobs import HISTORY
-from riskreport.run.junit import write_junit
+from riskreport.run.junit import Suite, write_junit
 from riskreport.stats import changes
 from riskreport.stats.changes import CHANGE_COLUMNS, changes_table, count_changes, rule_summary
 
@@ -55,8 +57,8 @@ def test_changed_verdicts_systems_files_parameters_and_means_one_row_each_in_ord
         AFTER,
         effectiveness({"a": 0.50, "b": 0.45, "c": 0.60, "gone": 0.4}),
         effectiveness({"a": 0.45, "b": 0.45, "c": 0.59, "new": 0.4}),  # a moved by 0.05 > SE 0.04; c by 0.01
-        {"/x/runs/a.run": "1" * 64, "/x/qrels": "2" * 64},
-        {"/x/runs/a.run": "3" * 64, "/x/qrels": "2" * 64},
+        {"runs/a.run": "1" * 64, "qrels.txt": "2" * 64},
+        {"runs/a.run": "3" * 64, "qrels.txt": "2" * 64},
         {"measure": "P@10", "sig_level": 0.05, "context": {"x": 1}},
         {"measure": "P@10", "sig_level": 0.01, "context": {"x": 2}},
     )
@@ -71,7 +73,7 @@ def test_changed_verdicts_systems_files_parameters_and_means_one_row_each_in_ord
         "verdict",
         "effectiveness",
     ]
-    assert table.loc[0, ["name", "before", "after"]].tolist() == ["a.run", "1" * 12, "3" * 12]
+    assert table.loc[0, ["name", "before", "after"]].tolist() == ["runs/a.run", "1" * 12, "3" * 12]
     assert table.loc[1, ["name", "before", "after"]].tolist() == ["sig_level", "0.05", "0.01"]
     assert table.loc[2, "system"] == "new" and table.loc[3, "system"] == "gone"
     verdicts = table[table["change"] == "verdict"]
@@ -190,13 +192,46 @@ def test_a_gate_on_an_unknown_system_or_alpha_is_refused_before_the_report_runs(
 
 def test_junit_has_one_case_per_verdict_failed_when_risk(tmp_path):
     junitparser = pytest.importorskip("junitparser")
-    path = write_junit(tmp_path / "ci" / "risk.xml", [("nightly", SUMMARY, "/r/1"), ("empty", None, "/r/2")])
+    path, replaced = write_junit(
+        tmp_path / "ci" / "risk.xml", [Suite("nightly", SUMMARY, "/r/1", 8.0), Suite("empty", None, "/r/2")]
+    )
     suites = list(junitparser.JUnitXml.fromfile(str(path)))
-    assert [s.name for s in suites] == ["nightly", "empty"] and suites[1].tests == 0
+    assert [s.name for s in suites] == ["nightly", "empty"] and suites[1].tests == 0 and not replaced
     cases = list(suites[0])
     assert [c.name for c in cases] == ["weak at α=0", "weak at α=5", "ok at α=5", "odd at α=5"]
     assert [bool(c.result) for c in cases] == [True, True, False, True]
     assert cases[0].classname == "riskreport.nightly.b" and suites[0].failures == 3
+    assert suites[0].time == 8.0 and [c.time for c in cases] == [2.0] * 4  # the report's time, shared by its cases
+
+
+@pytest.mark.parametrize("bad", ["\x1b[31m", "\x0c", "\x00", "\x08", "\ufffe", "\ud800"])
+def test_junit_is_well_formed_whatever_characters_names_hold(tmp_path, bad):
+    """Names come from users' files: characters XML 1.0 cannot hold are written as escapes and said; <&"' and
+    non-ASCII stay as they are."""
+    import xml.etree.ElementTree as ET
+
+    odd = f"sys{bad}tem <&\"'> é"
+    summary = {"verdicts": [{**SUMMARY["verdicts"][0], "system": odd, "baseline": f"b{bad}"}]}
+    path, replaced = write_junit(tmp_path / "risk.xml", [Suite(f"job{bad}", summary, f"/r/{bad}")])
+    root = ET.parse(path).getroot()  # raises on malformed XML
+    case = root.find("testsuite/testcase")
+    assert replaced == [f"U+{ord(bad[0]):04X}"]
+    escape = f"\\x{ord(bad[0]):02x}" if ord(bad[0]) < 256 else f"\\u{ord(bad[0]):04x}"
+    assert case.get("name") == f"sys{escape}{bad[1:]}tem <&\"'> é at α=0"
+    assert root.find("testsuite").get("name") == f"job{escape}{bad[1:]}" and case.get("time") is not None
+
+
+def test_a_junit_destination_that_cannot_be_written_is_refused_before_anything(tmp_path):
+    from riskreport.io.files import DestinationError
+    from riskreport.run.junit import check_junit_path
+
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(DestinationError, match="is a folder"):
+        check_junit_path(tmp_path)
+    with pytest.raises(DestinationError, match="file is a file, not a folder"):
+        check_junit_path(tmp_path / "file" / "deeper" / "risk.xml")
+    assert check_junit_path(tmp_path / "new" / "risk.xml") == tmp_path / "new" / "risk.xml"
+    assert not (tmp_path / "new").exists()  # checked, nothing made
 
 
 def test_index_shows_findings_changes_and_history_of_many_jobs(tmp_path):
@@ -238,3 +273,113 @@ def test_a_gate_on_a_report_without_verdicts_is_an_error_not_a_pass(tmp_path):
     with pytest.raises(ParameterError, match="has no verdicts to gate"):
         enforce_gate(Gate(), tmp_path)
     enforce_gate(None, tmp_path)  # no gate: nothing to say
+
+
+@pytest.fixture
+def saved_report(tmp_path, tiny_collection, cache_dir):
+    """A complete risk report of the tiny collection, as `Analysis.save` (and `riskreport run`) writes it."""
+    import warnings
+
+    import riskreport as rr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rr.analyse(str(tiny_collection), bootstrap_samples=50).save(tmp_path / "before")
+
+
+def _cut_lines(path, keep):
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:keep]))
+
+
+DAMAGES = [  # (file in tables/, damage, what the error says)
+    ("verdicts.csv", lambda p: p.write_bytes(p.read_bytes()[:150]), "is truncated: its last line is incomplete"),
+    ("verdicts.csv", lambda p: p.write_bytes(b""), "is empty"),
+    ("verdicts.csv", lambda p: p.write_text(p.read_text().replace("method", "mthd", 1)), "has no column 'method'"),
+    ("verdicts.csv", lambda p: _cut_lines(p, 1), "has a header but no rows"),
+    ("verdicts.csv", lambda p: _cut_lines(p, 9), "lacks"),  # whole lines cut: the keys and methods say so
+    ("verdicts.csv", lambda p: p.write_text(p.read_text().replace(",inconclusive", ",inconclusiv", 1)), "line "),
+    ("verdicts.csv", lambda p: p.write_text(p.read_text().replace(",base,0,", ",base,zero,", 1)), "is not a number"),
+    ("verdicts.csv", lambda p: p.unlink(), "missing"),
+    ("risk.csv", lambda p: _cut_lines(p, 3), "lacks"),
+    ("risk.csv", lambda p: p.write_bytes(p.read_bytes()[:-5]), "is truncated"),
+    ("risk.csv", lambda p: p.write_text(p.read_text().replace("urisk", "u_risk", 1)), "has no column 'urisk'"),
+    ("risk.csv", lambda p: p.unlink(), "missing"),
+    ("effectiveness.csv", lambda p: _cut_lines(p, 2), "lacks system(s)"),
+    ("effectiveness.csv", lambda p: p.write_text('"a,b\n'), "is not a readable CSV table"),
+    ("params.json", lambda p: p.write_text("{"), "no report to compare with"),
+]
+
+
+def test_a_damaged_previous_report_is_refused_before_anything_runs(saved_report, tiny_collection, tmp_path, capsys):
+    """Every table a comparison reads is checked, its columns, rows and cells and against the others: a damaged
+    one is one line naming the file and what is wrong (exit 1), and nothing is made; the intact report passes."""
+    import shutil
+
+    from riskreport.errors import InputFormatError
+    from riskreport.run.changes import saved_side
+
+    assert len(saved_side(saved_report).verdicts)
+    for n, (name, damage, problem) in enumerate(DAMAGES):
+        broken = tmp_path / f"broken-{n}"
+        shutil.copytree(saved_report, broken)
+        path = broken / name if name == "params.json" else broken / "tables" / name
+        damage(path)
+        with pytest.raises(InputFormatError) as info:
+            saved_side(broken)
+        assert str(path) in str(info.value) and problem in str(info.value), (name, problem, info.value)
+        out = tmp_path / f"out-{n}"
+        assert main(["run", "-c", str(tiny_collection), "--compare-with", str(broken), "--out", str(out), "-q"]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"riskreport: error: {path}") and not out.exists()
+
+
+def test_a_batch_job_does_not_compare_with_a_damaged_previous_report_and_says_why(saved_report, tmp_path):
+    import shutil
+
+    from riskreport.run.changes import job_previous
+
+    parent = tmp_path / "jobs" / "nightly"
+    shutil.copytree(saved_report, parent / "20260101T000000Z")
+    (parent / "latest").symlink_to("20260101T000000Z")
+    said: list[str] = []
+    assert job_previous(parent, said.append)["folder"] == str(parent / "20260101T000000Z") and not said
+    verdicts = parent / "latest" / "tables" / "verdicts.csv"
+    verdicts.write_bytes(verdicts.read_bytes()[:150])
+    assert job_previous(parent, said.append) is None
+    (line,) = said
+    assert line.startswith(f"warning: not compared with its previous report: {verdicts.resolve()}: is truncated")
+    verdicts.unlink()  # a report of a template without verdicts: nothing to compare, nothing to say
+    assert job_previous(parent, said.append) is None and len(said) == 1
+
+
+def test_a_report_of_another_collection_names_it_and_inputs_go_by_their_path(saved_report, tiny_collection, tmp_path):
+    import shutil
+    import warnings
+
+    import riskreport as rr
+    from riskreport.render.changes import since_section
+
+    other = tmp_path / "other"
+    shutil.copytree(tiny_collection, other)
+    (other / "runs" / "risky.txt").write_text((other / "runs" / "risky.txt").read_text().replace("99-a", "99-b"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        changes = rr.analyse(str(other), bootstrap_samples=50).compare(saved_report)
+    table = changes.table
+    assert table.loc[0, ["change", "before", "after"]].tolist() == ["collection", "tiny", "other"]
+    assert table.loc[table["change"] == "input", "name"].tolist() == ["runs/risky.txt"]  # moved, not changed: the rest
+    assert changes.counts["collection"] == 1
+    assert "previous report is of collection <code>tiny</code>, this one of <code>other</code>" in str(
+        since_section(changes)._repr_html_()
+    )
+
+
+def test_files_of_the_same_name_in_a_collection_are_told_apart_by_their_path():
+    from riskreport.run.changes import collection_files
+
+    before = collection_files({"/c/instances/a/1.run.gz": "1" * 64, "/c/instances/b/1.run.gz": "2" * 64}, "/c")
+    after = collection_files({"/d/instances/a/1.run.gz": "3" * 64, "/d/instances/b/1.run.gz": "4" * 64}, "/d")
+    assert list(before) == ["instances/a/1.run.gz", "instances/b/1.run.gz"]
+    rows = changes_table(BEFORE, BEFORE, files_before=before, files_after=after)
+    assert rows["name"].tolist() == ["instances/a/1.run.gz", "instances/b/1.run.gz"]
+    assert collection_files({"/elsewhere/systems.txt": "5" * 64}, "/c") == {"/elsewhere/systems.txt": "5" * 64}

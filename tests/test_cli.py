@@ -27,7 +27,24 @@ def test_help_lists_commands(capsys):
         (["run", "-p", "sig_level", "high"], "Parameter 'sig_level' of template 'risk_report' expects float"),
         (["run", "-p", "systems", "__import__('os').system('true')"], "expects Optional[list[str]]"),
         (["run", "--compare-with", "nowhere"], "nowhere/params.json: no report to compare with"),
-        (["run", "--fail-on", "reward"], "--fail-on 'reward': expected risk (any α) or risk@ALPHA"),
+        (["run", "nondeterministic", "--fail-on", "risk"], "template 'nondeterministic' writes no verdicts"),
+        (["run", "bayesian_risk", "--fail-on-system", "x"], "template 'bayesian_risk' writes no verdicts"),
+        (["run", "--junit", "TINY"], "tiny: is a folder; give the path of the XML file"),
+        (["run", "--junit", "TINY/runs/base.run/risk.xml"], "TINY/runs/base.run is a file, not a folder"),
+        (
+            ["run", "bayesian_risk", "-p", "bayes_executor", "dsak"],
+            "bayes_executor must be local (this machine) or dask",
+        ),
+        (["run", "bayesian_risk", "-p", "bayes_executor", "dask"], "bayes_executor dask needs the Dask scheduler's"),
+        (
+            ["run", "bayesian_risk", "-p", "bayes_executor", "dask", "-p", "scheduler", "tcp://10.0.0.5"],
+            "scheduler 'tcp://10.0.0.5': no port number; expected a Dask scheduler address",
+        ),
+        (
+            ["run", "bayesian_risk", "-p", "bayes_executor", "dask", "-p", "scheduler", "tpc://h:8786"],
+            "scheduler 'tpc://h:8786': unknown protocol 'tpc'",
+        ),
+        (["run", "bayesian_risk", "-p", "scheduler", "tcp://h:8786"], "only used with bayes_executor dask"),
         (["run", "--fail-on-system", "rsiky"], "Unknown system 'rsiky'. Did you mean 'risky'?"),
         (["run", "--fail-on", "risk@2"], "--fail-on risk@2: α = 2 is not in the report's grid (0, 1, 5)"),
         (["run", "--collection", "./no/such/folder"], "./no/such/folder does not exist (. exists, no does not)"),
@@ -63,6 +80,13 @@ def test_run_errors(tiny_collection, monkeypatch, capsys, args, message):
             "unrecognized arguments: --colection (did you mean --collection?)",
         ),
         (["run", "a", "b"], "riskreport run: error: unrecognized arguments: b"),
+        (["run", "--fail-on", "reward"], "riskreport run: error: argument --fail-on: expected risk (any α) or risk@"),
+        (["run", "--fail-on", "riskk"], "argument --fail-on: expected risk (any α) or risk@ALPHA"),
+        (["run", "--fail-on", "risk@abc"], "got 'risk@abc'"),
+        (["run", "--fail-on", "risk@-1"], "got 'risk@-1'"),
+        (["run", "--fail-on", "risk@"], "got 'risk@'"),
+        (["batch", "jobs.toml", "--fail-on", "riskk"], "riskreport batch: error: argument --fail-on: expected risk"),
+        (["batch", "jobs.toml", "--fail-on", "risk@inf"], "got 'risk@inf'"),
     ],
 )
 def test_flag_errors_are_the_commands_usage_errors(capsys, args, message):
@@ -128,3 +152,30 @@ def test_a_misspelt_second_baseline_is_caught_before_anything_runs(tiny_collecti
     err = capsys.readouterr().err
     assert err.startswith("riskreport: error: Unknown baseline 'godo'. Did you mean 'good'?") and "Cell" not in err
     assert not reports.exists() or not any(reports.rglob("failed-*"))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "no_such_template"], "Unknown template 'no_such_template'"),
+        (["run", "-c", "TINY", "-b", "bsae"], "Did you mean 'base'? Available baselines: base, good, risky"),
+        (["run", "-c", "no-such-collection"], "Unknown collection 'no-such-collection'"),
+        (["run", "nondeterministic", "-c", "TINY", "--fail-on", "risk"], "writes no verdicts"),
+        (["run", "-c", "TINY", "--junit", "TINY"], "is a folder"),
+        (["run", "--fail-on", "riskk"], "argument --fail-on"),
+        (["run", "--alpah", "5"], "did you mean --alpha?"),
+    ],
+)
+def test_usage_errors_are_found_before_the_heavy_imports(tiny_collection, args, message):
+    """A misspelt template, an unknown collection or baseline, a gate that cannot apply, a --junit folder: said
+    before scipy, pandas or papermill is imported (they cost seconds of CPU; measured in
+    tests/benchmarks/bench_startup.py)."""
+    args = [str(tiny_collection) if a == "TINY" else a for a in args]
+    probe = (
+        "import sys\nfrom riskreport.run.cli import main\n"
+        "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
+        "print(code, [m for m in ('scipy', 'pandas', 'papermill', 'statsmodels') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120)
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout.split(" ", 1) == [str(2 if "--" in message else 1), "[]\n"]

@@ -161,8 +161,42 @@ def test_unwritable_destinations_fail_at_once_with_one_line(tmp_path, cache_dir)
         done = cli("batch", jobs, "--reports", locked_folder / "reports", cwd=tmp_path)
         assert done.returncode == 1 and "cannot write in" in done.stderr
         no_traceback(done)
+        for command in (("run", "--out", tmp_path / "r"), ("batch", jobs, "--reports", tmp_path / "reports")):
+            done = cli(*command, "--junit", locked_folder / "ci" / "risk.xml", cwd=tmp_path)  # before anything runs
+            assert (
+                done.returncode == 1 and f"--junit {locked_folder / 'ci' / 'risk.xml'}: cannot write in" in done.stderr
+            )
+            assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "r").exists(), done.stderr
+            assert not (tmp_path / "reports").exists()
+            no_traceback(done)
     done = cli("run", "--out", tmp_path / "no" / "such" / "report", cwd=tmp_path)
     assert done.returncode == 1 and "does not exist" in done.stderr and not (tmp_path / "no").exists()
+    no_traceback(done)
+
+
+def test_junit_of_names_with_control_characters_is_well_formed_and_says_so(tmp_path, cache_dir):
+    """A score CSV whose system names hold ESC and form feed: the report is written, its JUnit XML parses, the
+    names are written as escapes, a warning line says which characters were; the property names the report."""
+    import xml.etree.ElementTree as ET
+
+    rows = ["system,topic,score"]
+    for n in range(12):
+        rows += [f"base,t{n},0.5", f"sys\x1btem,t{n},{0.1 if n < 9 else 0.9}", f"a\x0cb,t{n},{0.5 + n % 2 / 10}"]
+    table = tmp_path / "odd.csv"
+    table.write_text("\n".join(rows) + "\n")
+    junit = tmp_path / "ci" / "risk.xml"
+    out = tmp_path / "report"
+    done = cli(
+        "run", "-c", table, "-b", "base", "-a", "0", "5", "-p", "bootstrap_samples", "50", "--out", out,
+        "--junit", junit, "-q", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == str(out / "report.html"), done.stderr
+    root = ET.parse(junit).getroot()
+    names = sorted(case.get("name") for case in root.iter("testcase"))
+    assert names == ["a\\x0cb at α=0", "a\\x0cb at α=5", "sys\\x1btem at α=0", "sys\\x1btem at α=5"]
+    assert "characters XML 1.0 cannot hold (U+000C, U+001B)" in done.stderr or "(U+001B, U+000C)" in done.stderr
+    suite = root.find("testsuite")
+    assert suite.find("properties/property").get("value") == str(out) and float(suite.get("time")) > 0
     no_traceback(done)
 
 

@@ -40,6 +40,12 @@ def since_section(changes: Changes | None, convention: str = "standard") -> HTML
         f"({html.escape(counts)}; every row: tables/changes.csv).</p>",
     ]
     table = changes.table
+    for row in table[table["change"] == "collection"].itertuples(index=False):
+        parts.append(
+            f"<p class='rr-collection-changed'><strong>Another collection:</strong> the previous report is of "
+            f"collection <code>{html.escape(row.before)}</code>, this one of <code>{html.escape(row.after)}</code>; "
+            "its inputs, systems and verdicts are compared all the same.</p>"
+        )
     verdicts = table[table["change"] == "verdict"]
     if len(verdicts):
         parts.append(styled(_verdict_frame(verdicts, convention), precision=4).to_html())
@@ -48,7 +54,8 @@ def since_section(changes: Changes | None, convention: str = "standard") -> HTML
         parts.append(
             interactive(
                 styled(_other_frame(others), precision=4),
-                summary=f"Other changes ({len(others)}): input files, parameters, systems, effectiveness means",
+                summary=f"Other changes ({len(others)}): collection, input files, parameters, systems, "
+                "effectiveness means",
             )._repr_html_()
         )
     return HTML(f"<section class='rr-since'>{''.join(parts)}</section>")

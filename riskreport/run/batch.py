@@ -49,7 +49,7 @@ from riskreport.run.gate import parse_gate
 from riskreport.run.index import LOGS, write_index
 from riskreport.run.job_hooks import after_job, gate_job
 from riskreport.run.job_reports import clear_leftovers, last_success, prune, prune_job, why_run
-from riskreport.run.jobs import Job, JobFileError, JobResult, _with_timeout, load_jobs
+from riskreport.run.jobs import Job, JobFileError, JobResult, _with_timeout, check_batch_gate, load_jobs
 from riskreport.run.lock import locked
 from riskreport.run.runner import ReportPlan, check_timeout, job_folder, plan_report, prewarm
 
@@ -145,6 +145,7 @@ def run_batch(
         job if job.timeout is not None or timeout is None else _with_timeout(job, timeout)
         for job in load_jobs(jobs_file)
     ]
+    check_batch_gate(jobs_file, job_list, gate)
     reports = Path(reports_dir).resolve()
     if executor == "dask":
         _check_dask(scheduler)
@@ -179,6 +180,8 @@ def run_batch(
             if results[job.name].status == "skipped":
                 prune_job(reports, job_list, job.name, tell)
             gate_job(job, results[job.name], gate, tell)
+            for line in results[job.name].gate:  # on stderr from the command line, at the end; here in the log
+                _Log(log, None)(f"gate: {line}")
         _write_summary(log, [results[job.name] for job in job_list])
         batch = BatchResult([results[job.name] for job in job_list], log=log, index=write_index(reports))
         _Log(log, None)("summary\n" + batch.table())

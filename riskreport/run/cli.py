@@ -60,7 +60,12 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _run(args) -> int:
-    from riskreport.run.gate import RiskGateError
+    from riskreport.run.gate import RiskGateError, UngatedReportError, parse_gate
+    from riskreport.run.usage import check_run_usage
+
+    gate = parse_gate(args.fail_on, args.fail_on_system)
+    junit = _junit_path(args.junit)
+    check_run_usage(args.template, collection=args.collection, baselines=args.baseline, gate=gate, qrels=args.qrels)
     from riskreport.run.runner import run_report
 
     parameters = dict(args.parameter)
@@ -74,14 +79,17 @@ def _run(args) -> int:
         collection = with_qrels(collection or "demo", args.qrels)
     try:
         folder = _run_report(run_report, args, collection, baseline, parameters)
-    except RiskGateError as gate:
-        _junit(args.junit, [gate.report])
-        for line in gate.lines:
+    except RiskGateError as gate_error:
+        print(gate_error.report / "report.html", flush=True)
+        _junit(junit, [gate_error.report])
+        for line in gate_error.lines:
             print(f"riskreport: {line}", file=sys.stderr)
-        print(gate.report / "report.html")
-        return gate.exit_code
-    _junit(args.junit, [folder])
-    print(folder / "report.html")
+        return gate_error.exit_code
+    except UngatedReportError as error:  # the report is written: say where, then why the gate could not judge it
+        print(error.report / "report.html", flush=True)
+        raise
+    print(folder / "report.html", flush=True)
+    _junit(junit, [folder])
     return 0
 
 
@@ -106,20 +114,29 @@ def _run_report(run_report, args, collection, baseline, parameters) -> Path:
     )
 
 
-def _junit(path: str | None, folders: list[Path], names: list[str] | None = None) -> None:
-    """--junit FILE: the verdicts of the report folders as JUnit XML (`run.junit`)."""
+def _junit_path(path: str | None) -> Path | None:
+    """--junit FILE checked before anything runs (`junit.check_junit_path`)."""
+    if path is None:
+        return None
+    from riskreport.run.junit import check_junit_path
+
+    return check_junit_path(path)
+
+
+def _junit(path: Path | None, folders: list[Path], names: list[str] | None = None) -> None:
+    """--junit FILE: the verdicts of the report folders as JUnit XML (`run.junit`), a suite per report named
+    `names[i]` (default: its job, or its collection and template)."""
     if path is None:
         return
-    from riskreport.run.junit import write_junit
-    from riskreport.run.summary import read_summary
+    from riskreport.run.junit import report_suite, write_junit
 
-    suites = []
-    for n, folder in enumerate(folders):
-        summary = read_summary(folder)
-        report = (summary or {}).get("report") or {}
-        name = names[n] if names else report.get("job") or f"{report.get('collection')}.{report.get('template')}"
-        suites.append((str(name), summary, str(folder)))
-    _say(f"JUnit XML: {write_junit(path, suites)}")
+    written, replaced = write_junit(path, [report_suite(f, names[n] if names else None) for n, f in enumerate(folders)])
+    if replaced:
+        _say(
+            f"warning: JUnit XML: characters XML 1.0 cannot hold ({', '.join(replaced)}) are written as \\xNN in "
+            f"{written}"
+        )
+    _say(f"JUnit XML: {written}")
 
 
 def _batch(args) -> int:
@@ -127,6 +144,7 @@ def _batch(args) -> int:
     from riskreport.run.gate import GATE_EXIT
     from riskreport.run.lock import LockedError
 
+    junit = None if args.dry_run else _junit_path(args.junit)
     try:
         result = run_batch(
             args.jobs_file,
@@ -145,12 +163,12 @@ def _batch(args) -> int:
     except LockedError as error:
         print(f"riskreport: error: {error}", file=sys.stderr)
         return 3
-    print(result.table())
+    print(result.table(), flush=True)
     reported = [(r.name, Path(r.report)) for r in result.results if r.report and r.status in ("ok", "skipped")]
-    if not result.dry_run:
-        _junit(args.junit, [folder for _, folder in reported], [name for name, _ in reported])
     for line in result.gate:
         print(f"riskreport: {line}", file=sys.stderr)
+    if not result.dry_run:
+        _junit(junit, [folder for _, folder in reported], [name for name, _ in reported])
     if not result.ok:
         return 1
     return GATE_EXIT if result.gate else 0

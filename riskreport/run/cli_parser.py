@@ -324,8 +324,11 @@ def _positive_int(text: str) -> int:
 
 def _gate_arguments(parser: argparse.ArgumentParser, what: str) -> None:
     """--fail-on, --fail-on-system and --junit of `run` and `batch`."""
+    from riskreport.run.gate import gate_option
+
     parser.add_argument(
         "--fail-on",
+        type=gate_option,
         metavar="risk[@ALPHA]",
         help=f"risk gate: exit with status 4 when a challenger of {what} is significantly riskier than its "
         "baseline (the report's verdict rule) at any α (risk) or at one α (risk@5), one line per offending "

@@ -20,6 +20,7 @@ from pathlib import Path
 from riskreport.errors import ReportExecutionError, ReportTimeoutError, RiskReportError
 from riskreport.io.processes import exit_with_parent, ignore_interrupts, raise_on_signals
 from riskreport.measures.evaluation import Progress
+from riskreport.run.executor_options import check_dask_address
 from riskreport.run.jobs import Job, JobResult
 from riskreport.run.runner import run_report
 
@@ -135,7 +136,7 @@ def _check_dask(scheduler: str | None) -> str:
         raise RiskReportError("--executor dask needs Dask distributed: pip install 'riskreport[dask]'.")
     if not scheduler:
         raise RiskReportError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786).")
-    return scheduler
+    return check_dask_address(scheduler, "--scheduler")
 
 
 @contextmanager

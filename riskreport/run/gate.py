@@ -39,6 +39,20 @@ class RiskGateError(RiskReportError):
         return (self.__class__, (self.report, self.lines))
 
 
+class UngatedReportError(ParameterError):
+    """The report is written but has no verdicts for the gate to judge (a template that declared none)."""
+
+    def __init__(self, report: str | os.PathLike):
+        self.report = Path(report)
+        super().__init__(
+            f"--fail-on: the report {self.report} has no verdicts to gate (its template wrote no "
+            "tables/verdicts.csv); the risk gate needs a risk_report report."
+        )
+
+    def __reduce__(self):
+        return (self.__class__, (self.report,))
+
+
 def parse_gate(fail_on: str | None, systems=None, where: str = "--fail-on") -> Gate | None:
     """`fail_on` ("risk" or "risk@ALPHA") and the named challengers as a `Gate`; None when neither is given."""
     names = tuple(dict.fromkeys(str(s) for s in systems or ()))
@@ -59,18 +73,52 @@ def parse_gate(fail_on: str | None, systems=None, where: str = "--fail-on") -> G
     return Gate(value, names)
 
 
-def check_gate(gate: Gate | None, systems, alphas) -> None:
-    """Refuse, before a report runs, a gate naming a system or an α the report does not have."""
+def check_gate(gate: Gate | None, systems, alphas, template=None) -> None:
+    """Refuse, before a report runs, a gate naming a system or an α the report does not have, or a gate on a
+    `template` (`templates.Template`) that writes no verdicts (it could never judge)."""
     if gate is None:
         return
+    if template is not None:
+        check_gated_template(template.name, template.verdicts)
     for name in gate.systems:
         if name not in systems:
             raise UnknownNameError("system", name, list(systems), hint="(--fail-on-system names a challenger)")
-    if gate.alpha is not None and not any(abs(gate.alpha - float(a)) < 1e-9 for a in alphas):
+    problem = alpha_outside(gate, alphas, "the report's grid")
+    if problem:
+        raise ParameterError(f"--fail-on risk@{gate.alpha:g}: {problem}.")
+
+
+def alpha_outside(gate: Gate | None, alphas, grid: str) -> str | None:
+    """What is wrong with the gate's α for the `grid` ("the report's grid") `alphas`: "α = 7 is not in the report's
+    grid (0, 1, 5, 10)"; None when it is in it, no α is gated or the grid is not known (`alphas` None)."""
+    if gate is None or gate.alpha is None or alphas is None:
+        return None
+    if any(abs(gate.alpha - float(a)) < 1e-9 for a in alphas):
+        return None
+    return f"α = {gate.alpha:g} is not in {grid} ({', '.join(f'{float(a):g}' for a in alphas)})"
+
+
+def check_gated_template(name: str, verdicts: bool) -> None:
+    """Refuse a gate on template `name` when it writes no verdicts table (`verdicts` False, `templates.Template`):
+    its report would run in full, then the gate could not judge it."""
+    if not verdicts:
         raise ParameterError(
-            f"--fail-on risk@{gate.alpha:g}: α = {gate.alpha:g} is not in the report's grid "
-            f"({', '.join(f'{float(a):g}' for a in alphas)})."
+            f"--fail-on: template {name!r} writes no verdicts (no tables/verdicts.csv), so the risk gate "
+            "could never judge its report; gate a risk_report report instead."
         )
+
+
+def gate_option(text: str) -> str:
+    """The value of `--fail-on` checked as the command line reads it (a wrong kind is a usage error, exit 2)."""
+    import argparse
+
+    try:
+        parse_gate(text)
+    except ParameterError:
+        raise argparse.ArgumentTypeError(
+            f"expected risk (any α) or risk@ALPHA (one α ≥ 0 of the report, e.g. risk@5), got {text!r}"
+        ) from None
+    return text
 
 
 def offenders(gate: Gate, summary: dict | None) -> list[str]:
@@ -100,10 +148,7 @@ def enforce_gate(gate: Gate | None, folder: Path) -> None:
 
     summary = read_summary(folder)
     if not (summary or {}).get("verdicts"):  # a gate that cannot judge must not pass unseen
-        raise ParameterError(
-            f"--fail-on: the report {folder} has no verdicts to gate (its template writes no tables/verdicts.csv); "
-            "the risk gate needs a risk_report report."
-        )
+        raise UngatedReportError(folder)
     lines = offenders(gate, summary)
     if lines:
         raise RiskGateError(folder, lines)

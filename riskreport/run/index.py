@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from riskreport.io.files import write_atomic
-from riskreport.run.index_jobs import JOBS_STYLE, findings, found_cell, history, render_changed, sparkline
+from riskreport.run.index_jobs import JOBS_STYLE, findings, found_cell, gate_mark, history, render_changed, sparkline
 from riskreport.run.lock import locked
 
 INDEX_LOCK = ".index.lock"
@@ -106,6 +106,7 @@ def last_batch(root: Path) -> dict | None:
                 "duration_s": job.get("duration_s"),
                 "latest_ok": good,
                 "older": job.get("status") not in ("ok", "skipped"),
+                "gate": [str(line) for line in job["gate"]] if isinstance(job.get("gate"), list) else [],
             }
         )
     return {"finished_utc": summary.get("finished_utc"), "log": f"{LOGS}/{summary.get('log')}", "jobs": entries}
@@ -214,6 +215,7 @@ def _render_batch(batch: dict | None, e, histories: dict) -> str:
             link = "<span class='muted'>no complete report</span>"
         status = _job_status(job)
         message = f"<div class='error'>{e(_shorten(job['message']))}</div>" if job["older"] and job["message"] else ""
+        message += gate_mark(job.get("gate") or [])
         rows.append(
             f"<tr><td>{e(job['job'])}</td><td class='{e(status)}'>{e(status)}{message}</td>"
             f"<td class='num'>{e(_duration(job.get('duration_s')))}</td><td>{link}</td>"
@@ -229,7 +231,8 @@ def _render_batch(batch: dict | None, e, histories: dict) -> str:
         f"<h2>Last batch</h2><p>{len(batch['jobs'])} job(s): {tally}. "
         f"Finished {e(_when(batch.get('finished_utc')))} UTC "
         f"(<a href='{e(quote(batch['log']))}'>log</a>).</p><p class='muted'>found: challengers ▼ at risk, ▲ "
-        "rewarded and ○ inconclusive at the largest α of the job's latest complete report; verdicts changed: since "
+        "rewarded and ○ inconclusive at the largest α of the job's latest complete report; ⛔ gate: the job's report "
+        "tripped the risk gate (--fail-on, its fail_on; hover for its lines); verdicts changed: since "
         "the job's previous report (a link to that report's section); history: challengers at risk in each report "
         "of the job, oldest left (hover for the date), then how many now and the number of reports.</p><table><thead><tr><th>job</th><th>status</th>"
         f"<th>duration</th><th>latest complete report</th><th>found</th><th>verdicts changed</th><th>history</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -17,6 +17,7 @@ JOBS_STYLE = """
 .found .risk { color: #c62828; font-weight: 600; }
 .found .reward { color: #1a7f37; font-weight: 600; }
 .changed { color: #b35900; font-weight: 600; }
+.gate { color: #fff; background: #c62828; border-radius: 3px; padding: 0 4px; font-size: 12px; font-weight: 600; }
 svg.history { vertical-align: middle; }
 details > summary { cursor: pointer; font-size: 1.2em; font-weight: 600; margin: 1em 0 0.5em; }
 """
@@ -64,6 +65,14 @@ def found_cell(found: dict | None, compact: bool = False) -> str:
         f"<span class='{'reward' if found['reward'] else 'muted'}'>{found['reward']} ▲ reward</span> · "
         f"{found['inconclusive']} ○{at}</span>"
     )
+
+
+def gate_mark(lines: list[str]) -> str:
+    """The mark of a job whose report tripped the risk gate: '⛔ gate: 2 risk' (its lines as the tooltip)."""
+    if not lines:
+        return ""
+    tip = html.escape("\n".join(lines), quote=True)
+    return f" <span class='gate' title='{tip}'>⛔ gate: {len(lines)} risk</span>"
 
 
 def render_changed(changed: int | None, path: str | None) -> str:

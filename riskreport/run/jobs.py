@@ -13,6 +13,7 @@ from pathlib import Path
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.measures.params import is_system_file
 from riskreport.render.figures import check_formats
+from riskreport.run.gate import alpha_outside, parse_gate
 from riskreport.run.runner import FILE_PARAMETERS, check_timeout, coerce_parameter, find_template
 
 JOB_KEYS = (
@@ -58,6 +59,7 @@ class Job:
     fail_on_systems: tuple[str, ...] = ()  # the challengers it gates (empty: all)
     on_change: tuple[str, ...] = ()  # command run after a report whose verdicts changed, + the summary's path
     on_change_timeout: float = ON_CHANGE_TIMEOUT
+    verdicts: bool = True  # its template writes verdicts (`templates.Template.verdicts`): a gate can judge it
 
 
 @dataclass
@@ -151,6 +153,13 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
             raise bad("figure_formats", str(error).removeprefix("expected: ")) from None
     qrels = merged.pop("qrels", None)
     hooks = _hooks(merged, bad)
+    if (hooks["fail_on"] is not None or hooks["fail_on_systems"]) and not tpl.verdicts:
+        key = "fail_on" if hooks["fail_on"] is not None else "fail_on_systems"
+        raise bad(
+            key,
+            f"template {tpl.name!r} writes no verdicts (no tables/verdicts.csv), so the risk gate could never judge "
+            "its reports; remove the key or gate a risk_report job.",
+        )
     timeout = merged.pop("timeout", None)
     try:
         timeout = check_timeout(timeout, "expected")
@@ -184,13 +193,52 @@ def _load_job(path: Path, number: int, defaults: dict, entry: dict) -> Job:
             raise bad(key, str(error)) from None
     if qrels is not None:
         parameters["collection"] = _with_qrels(path, parameters.get("collection", "demo"), qrels, bad)
-    return Job(name, template, parameters, keep, show_code, timeout, figure_formats, **hooks)
+    job = Job(name, template, parameters, keep, show_code, timeout, figure_formats, **hooks, verdicts=tpl.verdicts)
+    gate = parse_gate(job.fail_on)
+    problem = gate and gate.alpha is not None and alpha_outside(gate, job_grid(job), "the job's grid")
+    if problem:
+        raise bad("fail_on", f"{problem}; gate an α of its grid, or add this α to its alphas.")
+    return job
+
+
+def job_grid(job: Job) -> list[float] | None:
+    """The α grid of a job's reports as the report will resolve it (its `alphas`, else its collection's default,
+    else the default grid); None when that cannot be told before the report is planned (e.g. no such collection,
+    whose error the job then reports)."""
+    from riskreport.io.collection import load_collection
+    from riskreport.measures.params import DEFAULT_ALPHAS
+    from riskreport.run.templates import template_path
+    from riskreport.run.usage import collection_default
+
+    if job.parameters.get("alphas") is not None:
+        return list(job.parameters["alphas"])
+    try:
+        default = collection_default(template_path(job.template)[0])
+        collection = load_collection(job.parameters.get("collection") or default or "demo")
+    except (RiskReportError, OSError):
+        return None
+    return list(collection.default_alphas or DEFAULT_ALPHAS)
+
+
+def check_batch_gate(path: str | os.PathLike, jobs: list[Job], gate) -> None:
+    """Refuse the batch's gate (`--fail-on`, a `gate.Gate`) when no job can be gated (no template writes
+    verdicts) or its α is outside the grid of a job it gates, before any job runs (as `run` refuses it)."""
+    if gate is None:
+        return
+    gated = [job for job in jobs if job.verdicts]
+    if not gated:
+        raise ParameterError(
+            f"--fail-on: no job of {path} writes verdicts (no template writes tables/verdicts.csv), so the risk "
+            "gate could never judge them."
+        )
+    for job in gated if gate.alpha is not None else ():
+        problem = alpha_outside(gate, job_grid(job), f"the grid of job {job.name!r}")
+        if problem:
+            raise ParameterError(f"--fail-on risk@{gate.alpha:g}: {problem} ({path}).")
 
 
 def _hooks(merged: dict, bad) -> dict:
     """A job's `fail_on`, `fail_on_systems`, `on_change` and `on_change_timeout`, checked (removed from `merged`)."""
-    from riskreport.run.gate import parse_gate
-
     fail_on = merged.pop("fail_on", None)
     systems = merged.pop("fail_on_systems", [])
     if not isinstance(systems, list) or not all(isinstance(s, str) and s for s in systems):

@@ -16,6 +16,7 @@ from riskreport.ltr.params import LetorParameters
 from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
 from riskreport.measures.params import ReportParameters, check_report_options, resolve_parameters
 from riskreport.render.figures import DEFAULT_FORMATS, check_formats
+from riskreport.run.executor_options import check_executor_options
 from riskreport.run.templates import CONTEXT, FILE_PARAMETERS, Template, _literal, coerce_parameter, find_template
 
 
@@ -101,6 +102,7 @@ def plan_report(
     }
     effective = {k: v for k, v in effective.items() if k in tpl.parameters and k != CONTEXT}
     check_report_options(effective, params)
+    check_executor_options(effective)
     return _plan(tpl, params, effective, given, show_code, chosen=("baseline", "measure"), formats=formats)
 
 

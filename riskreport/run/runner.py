@@ -35,7 +35,7 @@ from riskreport.io.files import (
 from riskreport.io.processes import Interrupted, deferred_signals
 from riskreport.measures.evaluation import Progress
 from riskreport.render.export import export_html, prepare
-from riskreport.run.changes import previous_of, previous_report
+from riskreport.run.changes import job_previous, previous_of
 from riskreport.run.execute import KERNEL_NAME, _execute, _Limit
 from riskreport.run.gate import check_gate, enforce_gate, parse_gate
 from riskreport.run.index import write_index
@@ -133,7 +133,7 @@ def run_report(
         show_code=show_code,
         figure_formats=figure_formats,
     )
-    check_gate(gate, plan.params.systems, plan.params.alphas)
+    check_gate(gate, plan.params.systems, plan.params.alphas, plan.template)
     folder = build_report(
         plan,
         out=out,
@@ -208,7 +208,7 @@ def build_report(
         parent = ensure_folder(report_parent(plan, reports_dir, job), "--reports")
         destination = Destination(_unique(parent / generated.strftime("%Y%m%dT%H%M%SZ")), "new", parent)
         if previous is None and job is not None:
-            previous = previous_of(previous_report(parent), required=False)
+            previous = job_previous(parent, say)
     final = destination.final
     say(
         f"template {tpl.name}: {tpl.path} ({tpl.origin}); collection {params.collection.name}, "

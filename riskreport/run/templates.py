@@ -3,23 +3,26 @@ notebook metadata), and a user-given parameter checked against its declaration."
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from riskreport.errors import ParameterError, RiskReportError, UnknownNameError
 from riskreport.io.collection import PROJECT_ROOT
-from riskreport.io.letor import read_run_scores
-from riskreport.io.trec import read_rank_gains, read_system_list
-from riskreport.measures.params import is_system_file
 
-# parameters that may name an input file, with the reader that checks it: the file is hashed with the collection's
+# parameters that may name an input file, with the reader that checks it (module, function; imported when a file
+# is given, so that finding a template imports no pandas): the file is hashed with the collection's
 FILE_PARAMETERS = {
-    "systems": read_system_list,
-    "pool": read_system_list,
-    "rank_gains": read_rank_gains,
-    "run_scores": read_run_scores,
+    "systems": ("riskreport.io.trec", "read_system_list"),
+    "pool": ("riskreport.io.trec", "read_system_list"),
+    "rank_gains": ("riskreport.io.trec", "read_rank_gains"),
+    "run_scores": ("riskreport.io.letor", "read_run_scores"),
 }
+VERDICTS_TABLE = re.compile(
+    r"""["']verdicts["']"""
+)  # a code cell naming the verdicts table (`save_table(t, "verdicts")`)
 
 
 CONTEXT = "context"  # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
@@ -34,6 +37,8 @@ class Template:
     instances: bool = False  # notebook metadata riskreport.instances: the template reads non-deterministic systems
     letor: bool = False  # notebook metadata riskreport.letor: `collection` is a LETOR data folder (riskreport.ltr)
     origin: str = "given as a path"  # where it was found: "installed", "$RISKREPORT_TEMPLATES", "given as a path"
+    verdicts: bool = False  # it writes tables/verdicts.csv (metadata riskreport.verdicts, else a code cell naming
+    # the "verdicts" table): only such a report can be gated (`gate.check_gated_template`)
 
 
 def template_dirs() -> list[tuple[Path, str]]:
@@ -76,6 +81,11 @@ def find_template(spec: str | os.PathLike) -> Template:
 
     A name loads the one notebook it names, the first of `template_dirs` that holds it, as `list_templates`
     would find it (reading every template to find one took ~1 s of each `riskreport run`)."""
+    return load_template(*template_path(spec))
+
+
+def template_path(spec: str | os.PathLike) -> tuple[Path, str]:
+    """The file a template name or path means and where it was found (`find_template`), without reading it."""
     text = str(spec)
     path = Path(text).expanduser()
     if path.suffix == ".ipynb" or os.sep in text or "/" in text:
@@ -83,11 +93,11 @@ def find_template(spec: str | os.PathLike) -> Template:
             raise RiskReportError(
                 f"Template file {path} does not exist (give a template name, or the path of an .ipynb file)."
             )
-        return load_template(path)
+        return path, "given as a path"
     if text and not text.startswith("."):  # a glob of *.ipynb, as list_templates's, never lists a hidden file
         for folder, origin in template_dirs():
             if (folder / f"{text}.ipynb").is_file():
-                return load_template(folder / f"{text}.ipynb", origin)
+                return folder / f"{text}.ipynb", origin
     local = Path.cwd() / "templates" / f"{text}.ipynb"
     hint = (
         "Give a template by name (an installed template or one in $RISKREPORT_TEMPLATES) or by path to an .ipynb file."
@@ -97,22 +107,49 @@ def find_template(spec: str | os.PathLike) -> Template:
             f" {local} is not used for a bare name, since templates are code and the working directory "
             f"may be shared: run it as templates/{text}.ipynb, or add its folder to $RISKREPORT_TEMPLATES."
         )
-    raise UnknownNameError("template", text, [t.name for t in list_templates()], hint=hint)
+    raise UnknownNameError("template", text, template_names(), hint=hint)
+
+
+def template_names() -> list[str]:
+    """The names `list_templates` finds, without reading a notebook (an unknown name is refused at once)."""
+    names: dict[str, None] = {}
+    for folder, _ in template_dirs():
+        names.update((path.stem, None) for path in sorted(folder.glob("*.ipynb")))
+    return list(names)
 
 
 def load_template(path: Path, origin: str = "given as a path") -> Template:
-    import nbformat
     import papermill
 
+    notebook = _read_notebook(path)
     try:
-        notebook = nbformat.read(path, as_version=4)
         parameters = papermill.inspect_notebook(str(path))
-    except Exception as error:  # noqa: BLE001 - nbformat/papermill raise many kinds for a broken notebook
+    except Exception as error:  # noqa: BLE001 - papermill raises many kinds for a broken notebook
         raise RiskReportError(f"{path}: not a readable notebook template ({error})") from None
     params = {
         name: {"default": p["default"], "type": p["inferred_type_name"], "help": p["help"]}
         for name, p in parameters.items()
     }
+    return _outline(path, notebook, origin, params)
+
+
+def template_outline(path: Path, origin: str = "given as a path") -> Template:
+    """A template's name, flags and description without its parameters (no papermill import: what a command
+    checks before the heavy imports; `load_template` reads the parameters too)."""
+    return _outline(path, _read_notebook(path), origin, {})
+
+
+def _read_notebook(path: Path):
+    import nbformat
+
+    try:
+        return nbformat.read(path, as_version=4)
+    except Exception as error:  # noqa: BLE001 - nbformat raises many kinds for a broken notebook
+        raise RiskReportError(f"{path}: not a readable notebook template ({error})") from None
+
+
+def _outline(path: Path, notebook, origin: str, params: dict) -> Template:
+    """The `Template` of a notebook read from `path` whose parameters are `params`."""
     description = next(
         (
             c.source.strip().splitlines()[0].lstrip("# ").strip()
@@ -122,6 +159,9 @@ def load_template(path: Path, origin: str = "given as a path") -> Template:
         "",
     )
     flags = notebook.metadata.get("riskreport", {})
+    verdicts = flags.get("verdicts")
+    if not isinstance(verdicts, bool):
+        verdicts = any(c.cell_type == "code" and VERDICTS_TABLE.search(c.source) for c in notebook.cells)
     return Template(
         path.stem,
         path.resolve(),
@@ -130,6 +170,7 @@ def load_template(path: Path, origin: str = "given as a path") -> Template:
         instances=bool(flags.get("instances", False)),
         origin=origin,
         letor=bool(flags.get("letor", False)),
+        verdicts=verdicts,
     )
 
 
@@ -150,9 +191,10 @@ def coerce_parameter(template: Template, name: str, value):
     optional = declared.startswith("Optional[") and declared.endswith("]")
     base = declared[len("Optional[") : -1] if optional else declared
     kind = base.split("[", 1)[0].lower()
-    if name in FILE_PARAMETERS and kind in ("list", "str") and is_system_file(value):
+    if name in FILE_PARAMETERS and kind in ("list", "str") and _is_system_file(value):
         path = Path(value).expanduser().resolve()  # the kernel runs in the report's build folder: an absolute path
-        FILE_PARAMETERS[name](path)  # a format error now, naming the file and line
+        module, reader = FILE_PARAMETERS[name]
+        getattr(importlib.import_module(module), reader)(path)  # a format error now, naming the file and line
         return str(path)
     if isinstance(value, str) and kind != "str":
         value = _literal(value, default=value)
@@ -185,6 +227,12 @@ def coerce_parameter(template: Template, name: str, value):
             f"are allowed, got {type(value).__name__}."
         )
     return value
+
+
+def _is_system_file(value) -> bool:
+    from riskreport.measures.params import is_system_file
+
+    return is_system_file(value)
 
 
 def _is_plain_data(value) -> bool:

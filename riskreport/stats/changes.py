@@ -2,8 +2,8 @@
 
 A pure function of two reports' tables (`changes_table`): the rule's verdict per challenger, baseline and α
 (with URisk and TRisk, `rule_summary` of a report's verdicts and risk tables), the effectiveness table, the
-SHA-256 of the input files and the effective parameters. It returns one tidy row per change
-(`CHANGE_COLUMNS`), in the order a reader wants them: what went in (input files, parameters, systems), then
+SHA-256 of the input files, the effective parameters and the collection's name. It returns one tidy row per change
+(`CHANGE_COLUMNS`), in the order a reader wants them: what went in (collection, input files, parameters, systems), then
 what came out (verdicts that changed, means that moved by more than their standard error sd/√n of the later
 report). The verdicts are the report's one rule (`significance.RULE`), so a change here is a change of a mark
 on the page.
@@ -27,12 +27,12 @@ import pandas as pd
 from riskreport.stats.significance import KEY, RULE
 
 CHANGE_COLUMNS = [
-    "change",  # input, parameter, system added, system removed, verdict, effectiveness
-    "name",  # the input file or parameter (input, parameter rows)
+    "change",  # collection, input, parameter, system added, system removed, verdict, effectiveness
+    "name",  # the input file (its path in the collection) or parameter (input, parameter rows); "collection"
     "system",
     "baseline",
     "alpha",
-    "before",  # the verdict, the file's SHA-256 (first 12 digits) or the parameter's value; empty when absent
+    "before",  # the verdict, the collection, the file's SHA-256 (first 12 digits) or the parameter's value; empty when absent
     "after",
     "urisk_before",
     "urisk_after",
@@ -42,7 +42,7 @@ CHANGE_COLUMNS = [
     "mean_after",
     "se",  # standard error of the later mean, sd/√n: an effectiveness row moved by more than this
 ]
-ORDER = ("input", "parameter", "system added", "system removed", "verdict", "effectiveness")
+ORDER = ("collection", "input", "parameter", "system added", "system removed", "verdict", "effectiveness")
 RULE_COLUMNS = [*KEY, "urisk", "trisk", "verdict"]
 
 
@@ -84,6 +84,8 @@ def changes_table(
     files_after: dict[str, str] | None = None,
     parameters_before: dict | None = None,
     parameters_after: dict | None = None,
+    collection_before: str | None = None,
+    collection_after: str | None = None,
 ) -> pd.DataFrame:
     """Every change from one report to the next, one row each (`CHANGE_COLUMNS`), in `ORDER`.
 
@@ -91,11 +93,17 @@ def changes_table(
     (challenger, baseline, α) present in both with a different verdict; systems present in one report only are
     `system added`/`system removed` (challengers and baselines alike). `effectiveness_*`: the effectiveness
     tables (system, mean, sd, n_topics); a system whose mean moved by more than its later standard error
-    sd/√n is an `effectiveness` row. `files_*`: input file → SHA-256 (params.json's `files_sha256`),
-    compared by file name when the paths differ (a collection moved). `parameters_*`: the effective parameters
-    (params.json's `parameters`); `context` is ignored. Nothing changed: an empty table with these columns.
+    sd/√n is an `effectiveness` row. `files_*`: input file → SHA-256 (params.json's `files_sha256`), the
+    file named by its path in the collection (`runs/a.run`, `instances/x/1.run.gz`), compared by file name when
+    the paths differ and the names are unique (a collection moved). `parameters_*`: the effective parameters
+    (params.json's `parameters`); `context` is ignored. `collection_*`: the collections' names; reports of two
+    collections are a `collection` row first. Nothing changed: an empty table with these columns.
     """
     rows: list[dict] = []
+    if collection_before is not None and collection_after is not None and collection_before != collection_after:
+        rows.append(
+            {"change": "collection", "name": "collection", "before": collection_before, "after": collection_after}
+        )
     rows += _file_rows(files_before or {}, files_after or {})
     rows += _parameter_rows(parameters_before or {}, parameters_after or {})
     before, after = _keyed(verdicts_before), _keyed(verdicts_after)
@@ -163,12 +171,7 @@ def _file_rows(before: dict[str, str], after: dict[str, str]) -> list[dict]:
         if len(by_name(before)) == len(before) and len(by_name(after)) == len(after):
             before, after = by_name(before), by_name(after)
     return [
-        {
-            "change": "input",
-            "name": PurePath(path).name,
-            "before": before.get(path, "")[:12],
-            "after": after.get(path, "")[:12],
-        }
+        {"change": "input", "name": str(path), "before": before.get(path, "")[:12], "after": after.get(path, "")[:12]}
         for path in sorted(set(before) | set(after))
         if before.get(path) != after.get(path)
     ]
