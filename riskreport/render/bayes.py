@@ -174,16 +174,20 @@ def verdict_matrix(
     """
     summary = verdict_summary(ppdrisk, brisk)
     value = "PPDRisk⁻" if convention == "minus" else "−PPDRisk⁻"
+    instead = (
+        " Where PPDRisk⁻'s fit failed its checks a cell gives BRisk⁻'s verdict instead (the overlap rule's, with how "
+        "many of its two rules agree) and no median."
+    )
+    failed = summary.attrs["failed"]
     caption = (
         f"Verdicts per challenger and α on {measure} against {baseline}: PPDRisk⁻'s verdict, the {value} median "
         f"and (rules agreeing/rules giving a verdict, of {', '.join(RULES[:1])} and BRisk⁻'s {' and '.join(RULES[1:])} "
         "rules); the last column names the rules that disagree. Challengers flagged by a rule at some α come first, "
-        "riskiest first. Where PPDRisk⁻'s fit failed its checks a cell gives BRisk⁻'s verdict instead (the overlap "
-        "rule's, with how many of its two rules agree) and no median."
-        * bool((summary["by"] != RULES[0]).any())
+        "riskiest first."
+        + (instead if (summary["by"] != RULES[0]).any() else "")
         + (
             f" No verdict from the fits that failed their checks (see above and Diagnostics): {'; '.join(failed)}."
-            if (failed := summary.attrs["failed"])
+            if failed
             else ""
         )
     )
@@ -208,9 +212,11 @@ def headline(kind: str, summary: pd.DataFrame, total: int, convention: str) -> s
         said = "no verdict" if alpha not in judged else f"{n} of {total}" if n else "none"
         counts.append(f"{_alpha_label(alpha, convention)} ({said})")
     names = [name + _separated(at[name], other.get(name), convention) for name in summary.attrs[kind]]
+    if not names:
+        return f"<li><b>{kind.capitalize()}</b> under at least one rule: none at any α</li>"
     return (
         f"<li><b>{kind.capitalize()}</b> under at least one rule at {html.escape(', '.join(counts))}: "
-        f"{html.escape(', '.join(names)) if names else 'none'}</li>"
+        f"{html.escape(', '.join(names))}</li>"
     )
 
 
@@ -275,7 +281,7 @@ def _matrix(summary: pd.DataFrame, convention: str, caption: str, first: list[st
         for system, g in summary[summary["disagree"] != ""].groupby("system", sort=False)
     }
     wide = wide.fillna("").assign(**{"rules that disagree": [notes.get(s, "") for s in order]}).reset_index()
-    paint = verdicts.map(_cell_style).reset_index(drop=True).reindex(columns=wide.columns).fillna("")
+    paint = verdicts.map(_cell_style).reset_index(drop=True).reindex(columns=wide.columns, fill_value="")
     style = (
         wide.style.hide(axis="index")
         .format(escape="html")
