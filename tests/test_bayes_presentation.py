@@ -199,6 +199,8 @@ def test_the_remedy_fits_the_kind_of_failure():
     unmixed, _ = _fit(rhat=1.05, ess=(900.0, 800.0))
     assert failure(unmixed) == "R̂ 1.050 ≥ 1.01; tail ESS 800 < 10,000"
     assert remedy(unmixed) == "sample longer: a longer warm-up (-p tune 600) and more draws (-p max_draws 144000)"
+    unmixed, _ = _fit(rhat=1.05, ess=(100.0, 40.0))  # 800 draws to 40: 200,000 for 10,000, and 10 % more
+    assert remedy(unmixed) == "sample longer: a longer warm-up (-p tune 600) and more draws (-p max_draws 220000)"
     both, _ = _fit(divergences=3, ess=(100.0, 100.0))
     assert remedy(both).startswith("raise target_accept to 0.95") and "-p max_draws" in remedy(both)
     passed, _ = _fit()
@@ -292,7 +294,7 @@ def test_a_failed_fit_neither_colours_the_verdict_matrix_nor_counts_in_the_headl
     assert "no verdict comes from it (PPDRisk⁻)" in warning and "raise target_accept to 0.95" in warning
     brisk[["verdict_overlap", "verdict_difference", "diagnostics"]] = ["no verdict", "no verdict", "FAILED: R̂ 1.1"]
     markup = bplots.verdict_matrix(ppd, brisk, "standard", "ERR@20", "base").markup
-    assert "at α = 0 (no verdict), α = 1 (no verdict)" not in markup  # no rule judged: said as such, not as none
+    assert "<b>Risk</b> under at least one rule: no verdict at any α" in markup  # not 'none': no rule judged
     assert "no verdict: fits failed (PPDRisk⁻: 4 divergences; BRisk⁻: R̂ 1.1)" in markup
     assert "PPDRisk⁻&#x27;s fit failed its checks: no verdict comes from it (see Diagnostics)." in markup
 

@@ -126,13 +126,16 @@ def remedy(result: BayesFit) -> str:
             "scores; report another (models, family, ppd_model)"
         )
     draws, max_draws = int(d.get("draws", 0)), int(s.get("max_draws", d.get("draws", 0)))
-    if not d.get("rhat_ok", True):
-        tune = 2 * int(s.get("tune", 1000))
-        steps.append(f"sample longer: a longer warm-up (-p tune {tune}) and more draws (-p max_draws {2 * max_draws})")
-    elif not d.get("ess_ok", True):
+    more = max_draws
+    if not d.get("ess_ok", True):
         reached = min(d["min_ess_bulk"], d["min_ess_tail"])
         needed = draws * d["target_ess"] / max(reached, 1.0) * 1.1  # ESS grows in proportion to the draws
-        more = max(int(np.ceil(needed / 1000)) * 1000, max_draws + 1000)
+        more = max(int(np.ceil(needed / 1000 - 1e-9)) * 1000, max_draws + 1000)  # whole thousands
+    if not d.get("rhat_ok", True):
+        tune = 2 * int(s.get("tune", 1000))
+        more = max(more, 2 * max_draws)
+        steps.append(f"sample longer: a longer warm-up (-p tune {tune}) and more draws (-p max_draws {more})")
+    elif not d.get("ess_ok", True):
         steps.append(f"raise max_draws to {more:,} (-p max_draws {more}): {draws:,} draws reached ESS {reached:,.0f}")
     return "; ".join(steps)
 
