@@ -4,6 +4,7 @@ at 1400 px wide in headless Chromium."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import numpy as np
@@ -254,6 +255,9 @@ def test_the_failed_fits_are_named_with_what_they_serve_and_the_terminal_says_so
     assert err == "".join(f"riskreport: bayes: {line}\n" for line in lines)
     assert "-p tune 600" in err.splitlines()[1]
     assert presentation.warn_failed(_result(good, [good, good]), say=lambda line: pytest.fail(line)) == []
+    box = bplots.failed_fits(failures).markup  # section 8, under the diagnostics table
+    assert box.startswith("<div class='rr-warning'><strong>Fits that failed their checks</strong>")
+    assert all(html.escape(f.sentence()) in box for f in failures) and bplots.failed_fits([]).markup == ""
 
 
 def test_section_8_says_which_fit_was_sampled_again_and_why():

@@ -196,7 +196,9 @@ def verdict_matrix(
     flagged = f"<ul class='rr-flagged'>{lines}</ul>"
     first = summary.attrs["risk"] + [s for s in summary.attrs["reward"] if s not in summary.attrs["risk"]]
     return HTML(
-        failed_fits(failures, summary.attrs["failed"]).markup + flagged + _matrix(summary, convention, caption, first)
+        failed_fits(failures, summary.attrs["failed"], HEADLINE_WARNING).markup
+        + flagged
+        + _matrix(summary, convention, caption, first)
     )
 
 
@@ -233,9 +235,19 @@ def _separated(cells: list, other: list | None, convention: str) -> str:
     return f" ({'r' if convention == 'minus' else 'α'} = {', '.join(items)})"
 
 
-def failed_fits(failures: Sequence[FitFailure] | None, failed: Sequence[str] = ()) -> HTML:
-    """The warning above the verdicts: each fit that failed its checks, what failed, the verdicts it gives none of
-    and what to change; without `failures`, the failed fits the tables name (`failed`). Empty when all passed."""
+HEADLINE_WARNING = (
+    "<strong>A fit failed its checks, so some rules give no verdict</strong> (their cells say so, uncoloured, and the "
+    "counts below leave them out):"
+)
+DIAGNOSTICS_WARNING = "<strong>Fits that failed their checks</strong>, what follows and what to change:"
+
+
+def failed_fits(
+    failures: Sequence[FitFailure] | None, failed: Sequence[str] = (), intro: str = DIAGNOSTICS_WARNING
+) -> HTML:
+    """A warning box: each fit that failed its checks, what failed, the verdicts it gives none of and what to change;
+    without `failures`, the failed fits the tables name (`failed`). `intro` opens it (HTML; the headline's says the
+    counts leave them out). Empty when all passed."""
     if failures is not None:
         items = [failure.sentence() for failure in failures]
     else:
@@ -243,8 +255,7 @@ def failed_fits(failures: Sequence[FitFailure] | None, failed: Sequence[str] = (
     if not items:
         return HTML("")
     return HTML(
-        "<div class='rr-warning'><strong>A fit failed its checks, so some rules give no verdict</strong> (their cells "
-        "say so, uncoloured, and the counts below leave them out):<ul>"
+        f"<div class='rr-warning'>{intro}<ul>"
         + "".join(f"<li>{html.escape(item)}</li>" for item in items)
         + "</ul></div>"
     )
