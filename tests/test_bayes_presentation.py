@@ -255,6 +255,13 @@ def test_the_failed_fits_are_named_with_what_they_serve_and_the_terminal_says_so
     assert err == "".join(f"riskreport: bayes: {line}\n" for line in lines)
     assert "-p tune 600" in err.splitlines()[1]
     assert presentation.warn_failed(_result(good, [good, good]), say=lambda line: pytest.fail(line)) == []
+    ranked = _result(good, [good, good])
+    ranked.fits["zoib_rank"] = _fit("zoib_rank", ess=(100.0, 90.0))[0]
+    (rank,) = presentation.fit_failures(ranked)
+    assert rank.sentence().startswith(
+        "BHM-ZOiB-Rank failed its checks (tail ESS 90 < 10,000): BHM-ZOiB-Rank's system effects and parameters are "
+        "not to be trusted. To change: raise max_draws to"
+    )
     box = bplots.failed_fits(failures).markup  # section 8, under the diagnostics table
     assert box.startswith("<div class='rr-warning'><strong>Fits that failed their checks</strong>")
     assert all(html.escape(f.sentence()) in box for f in failures) and bplots.failed_fits([]).markup == ""

@@ -344,8 +344,7 @@ class FitFailure:
         """What the report does not say because of it: the verdicts it gives none of, the comparison it weakens."""
         verdicts = [u for u in self.uses if u.startswith(("PPDRisk⁻", "BRisk⁻"))]
         parts = [f"no verdict comes from it ({', '.join(verdicts)})"] if verdicts else []
-        if COMPARISON in self.uses:
-            parts.append("its WAIC, PSIS-LOO and system effects are not to be trusted")
+        parts += [UNTRUSTED.get(u, f"{u} are not to be trusted") for u in self.uses if u not in verdicts]
         return " and ".join(parts) or "its results are not to be trusted"
 
     def sentence(self) -> str:
@@ -354,6 +353,8 @@ class FitFailure:
 
 
 COMPARISON = "the model comparison"
+RANK_MODEL = "BHM-ZOiB-Rank's system effects and parameters"
+UNTRUSTED = {COMPARISON: "its WAIC, PSIS-LOO and system effects are not to be trusted"}
 
 
 def fit_failures(result: BayesianRisk) -> list[FitFailure]:
@@ -369,7 +370,7 @@ def fit_failures(result: BayesianRisk) -> list[FitFailure]:
         if model == result.ppd_model:
             uses[id(fitted)].append("PPDRisk⁻")
         if model == "zoib_rank":
-            uses[id(fitted)].append("BHM-ZOiB-Rank's system effects")
+            uses[id(fitted)].append(RANK_MODEL)
     for alpha, fitted in zip(dict.fromkeys(result.brisk["alpha"]), result.brisk_fits):
         fits[id(fitted)] = fitted
         uses.setdefault(id(fitted), []).append(f"BRisk⁻ at α = {alpha:g}")
