@@ -279,6 +279,7 @@ def test_section_8_says_which_fit_was_sampled_again_and_why():
     assert "Sampled again after divergent transitions: BHM-ZOiB (sampled again at target_accept 0.9 after 4" in (
         presentation.retried_text([again, good])
     )
+    assert presentation.asked_target_accept(again) == presentation.asked_target_accept(good) == 0.8
 
 
 def test_a_failed_fit_neither_colours_the_verdict_matrix_nor_counts_in_the_headline():

@@ -44,7 +44,7 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
         f"unchanged); PPDRisk⁻ draws one posterior predictive replicate per draw and cell from "
         f"{LABELS[result.ppd_model]}. Priors are brms's defaults (brms ≥ 2.13): " + "; ".join(priors) + ". "
         f"Sampler: {settings['sampler']} through PyMC, {settings['chains']} chains per batch, "
-        f"{settings['tune']:,} warm-up iterations, target acceptance {settings['target_accept']:g}, seed "
+        f"{settings['tune']:,} warm-up iterations, target acceptance {asked_target_accept(first):g}, seed "
         f"{settings['seed']}; each fit samples until every system effect has a bulk and tail effective sample size "
         f"of at least {settings['target_ess']:,} (Kruschke's criterion for 95% intervals, as in the thesis), at most "
         f"{settings['max_draws']:,} draws, checked at fixed draw counts (every {check_every(settings['target_ess'], settings['chains']):,} "
@@ -56,6 +56,11 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
         + f" Intervals are equal-tailed at {result.settings['level']:g}. WAIC and PSIS-LOO are on the deviance "
         "scale (lower is better) from the pointwise log-likelihood, the zero-one point masses included."
     )
+
+
+def asked_target_accept(fitted: BayesFit) -> float:
+    """The target acceptance a fit was asked for: the retry's starting one when it was sampled again."""
+    return float(fitted.settings.get("retry", {}).get("from_target_accept", fitted.settings["target_accept"]))
 
 
 def retried_text(fits: Sequence[BayesFit]) -> str:
