@@ -189,7 +189,7 @@ def test_the_remedy_fits_the_kind_of_failure():
     again, _ = _fit(divergences=1, target_accept=0.95, retry=retry)
     assert retry_note(again) == "sampled again at target_accept 0.95 after 7 divergences at 0.8"
     assert failure(again) == "1 divergence" and remedy(again) == (
-        "it still diverged when sampled again at target_accept 0.95 after 7 divergences at 0.8; "
+        "sampled again at target_accept 0.95 after 7 divergences at 0.8, it still diverged: "
         "raise target_accept to 0.975 (-p target_accept 0.975)"
     )
     ceiling, _ = _fit(divergences=2, target_accept=0.99)

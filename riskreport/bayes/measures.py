@@ -118,7 +118,7 @@ def remedy(result: BayesFit) -> str:
     if not d.get("divergences_ok", d.get("divergences", 0) == 0):
         now = float(s.get("target_accept", 0.8))
         higher = min(TARGET_ACCEPT_CEILING, round(1 - (1 - now) / 2, 3))
-        again = f"it still diverged when {retry_note(result)}; " if s.get("retry") else ""
+        again = f"{retry_note(result)}, it still diverged: " if s.get("retry") else ""
         steps.append(
             again + f"raise target_accept to {higher:g} (-p target_accept {higher:g})"
             if higher > now
