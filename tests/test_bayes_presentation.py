@@ -190,9 +190,9 @@ def test_the_remedy_fits_the_kind_of_failure():
     assert retry_note(again) == "sampled again at target_accept 0.95 after 7 divergences at 0.8"
     assert failure(again) == "1 divergence" and remedy(again) == (
         "sampled again at target_accept 0.95 after 7 divergences at 0.8, it still diverged: "
-        "raise target_accept to 0.975 (-p target_accept 0.975)"
+        "raise target_accept to 0.99 (-p target_accept 0.99)"
     )
-    ceiling, _ = _fit(divergences=2, target_accept=0.99)
+    ceiling, _ = _fit(divergences=2, target_accept=0.99)  # the last step: 0.9, 0.95, 0.99
     assert "target_accept" not in remedy(ceiling).split(":")[-1] and "another" in remedy(ceiling)
     short, _ = _fit(ess=(9_000.0, 4_000.0))  # 800 draws reached a tail ESS of 4,000: 2,200 draws reach 10,000 (+10 %)
     assert failure(short) == "tail ESS 4,000 < 10,000"

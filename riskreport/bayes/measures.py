@@ -103,12 +103,13 @@ def retry_note(result: BayesFit) -> str:
     )
 
 
-TARGET_ACCEPT_CEILING = 0.99  # above this NUTS's steps get so small that a divergence says the model is wrong
+TARGET_ACCEPT_STEPS = (0.9, 0.95, 0.99)  # what a fit with divergences tries next; above 0.99 NUTS's steps get so
+# small that a divergence says the model does not suit the scores
 
 
 def remedy(result: BayesFit) -> str:
     """What to change when a fit fails its checks, for its kind of failure, as template parameters (`-p NAME VALUE`):
-    divergences → a higher target_accept (halfway to 1; at the ceiling, another model); R̂ → a longer warm-up and more
+    divergences → the next of `TARGET_ACCEPT_STEPS` (above the last, another model); R̂ → a longer warm-up and more
     draws; ESS short of the target → max_draws for the draws the target needs at the ESS per draw reached. Empty
     when it passed."""
     if result.ok:
@@ -117,11 +118,11 @@ def remedy(result: BayesFit) -> str:
     steps = []
     if not d.get("divergences_ok", d.get("divergences", 0) == 0):
         now = float(s.get("target_accept", 0.8))
-        higher = min(TARGET_ACCEPT_CEILING, round(1 - (1 - now) / 2, 3))
+        higher = next((step for step in TARGET_ACCEPT_STEPS if step > now), None)
         again = f"{retry_note(result)}, it still diverged: " if s.get("retry") else ""
         steps.append(
             again + f"raise target_accept to {higher:g} (-p target_accept {higher:g})"
-            if higher > now
+            if higher is not None
             else again + f"at target_accept {now:g} the sampler still diverges: the model does not suit these "
             "scores; report another (models, family, ppd_model)"
         )
