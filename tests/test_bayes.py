@@ -614,3 +614,43 @@ def test_fit_progress_counts_fits_and_estimates_the_time_left(zoib_fit):
     assert lines[1].startswith("1/3 fits done (BHM-ZOiB") and lines[1].endswith(" left")
     assert "reached before the ESS target" in lines[2]
     assert lines[-1].startswith("3/3 fits done") and "left" not in lines[-1]
+
+
+def test_a_report_whose_fits_fail_says_which_on_the_page_and_at_the_end_of_the_terminal(tmp_path, cache_dir):
+    """Issue 38 (TREC Web 2012, ERR@20: BHM-ZOiB had 4 divergences, yet PPDRisk⁻ coloured the verdict matrix and
+    the terminal printed no warning). Here every fit stops at max_draws = 400 far short of its ESS target: no verdict
+    may come from any of them, the page says so in the cells and above the matrix, and the run's last lines on
+    stderr name each failed fit with what to change. The sampler settings given reach the fits."""
+    import re
+    import subprocess
+
+    from conftest import CLI
+
+    rng = np.random.default_rng(1)
+    lines = ["system,topic,score"] + [
+        f"{system},{topic},{np.clip(0.5 + shift + rng.normal(0, 0.15), 0.01, 0.99):.4f}"
+        for system, shift in (("base", 0.0), ("worse", -0.1), ("other", 0.05))
+        for topic in range(12)
+    ]
+    (tmp_path / "small.csv").write_text("\n".join(lines) + "\n")
+    parameters = dict(models='["gaussian"]', ppd_model="gaussian", target_ess=1_000_000, max_draws=400, chains=2)
+    parameters.update(target_accept=0.96, tune=200)  # at or above 0.95 a fit with divergences is not sampled again
+    command = [*CLI, "run", "bayesian_risk", "-c", str(tmp_path / "small.csv"), "-b", "base", "-a", "0", "1"]
+    command += [item for name, value in parameters.items() for item in ("-p", name, str(value))]
+    done = subprocess.run([*command, "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=1100)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("riskreport: bayes: ")]
+    warnings = [line.removeprefix("riskreport: bayes: warning: ") for line in said if ": warning: " in line]
+    assert said[-2:] == [f"riskreport: bayes: warning: {w}" for w in warnings], said  # the last word of the fits
+    assert warnings[0].startswith("BHM-Gaussian failed its checks (") and "ESS" in warnings[0]
+    assert "no verdict comes from it (PPDRisk⁻, BRisk⁻ at α = 0)" in warnings[0]
+    assert warnings[1].startswith("BHM-Gaussian for BRisk⁻ at α = 1 failed its checks (")
+    assert all("To change: " in w and "-p max_draws " in w for w in warnings)
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    matrix = page[page.index("<div id='verdict-matrix'") :]
+    matrix = matrix[: matrix.index("</table>")]
+    assert not re.search("#fde0d2|#d9f0e3", matrix)  # no risk or reward colour in the verdict matrix
+    assert "no verdict: fit failed (" in matrix and "no verdict: fit failed (" in page[page.index("PPDRisk⁻ of ") :]
+    assert "A fit failed its checks, so some rules give no verdict" in page
+    assert "Risk</b> under at least one rule: no verdict at any α" in page
+    assert "200 warm-up iterations, target acceptance 0.96" in page

@@ -14,7 +14,15 @@ from riskreport.bayes.brisk import adjusted_data, brisk_table
 from riskreport.bayes.chains import check_executor
 from riskreport.bayes.fit_progress import FitProgress, stderr_progress
 from riskreport.bayes.fits import BayesFit
-from riskreport.bayes.measures import compare_table, dominance_pairs, effects_rbo, model_table, system_effects
+from riskreport.bayes.measures import (
+    compare_table,
+    diagnostics_note,
+    dominance_pairs,
+    effects_rbo,
+    model_table,
+    retry_note,
+    system_effects,
+)
 from riskreport.bayes.models import LABELS, check_model
 from riskreport.bayes.ppdrisk import ppdrisk_draws, ppdrisk_table, predictive_overlay
 from riskreport.bayes.sampling import Progress, fit, prepare
@@ -84,6 +92,8 @@ def bayesian_risk(
     max_draws: int = 72_000,
     chains: int = 4,
     seed: int = 2026,
+    target_accept: float | None = None,
+    tune: int | None = None,
     cache_dir=None,
     rank_gains: pd.DataFrame | None = None,
     executor: str = "local",
@@ -97,12 +107,14 @@ def bayesian_risk(
     reused if compared). With `rank_gains` (tidy `system, topic, rank, score` of the pool's systems)
     BHM-ZOiB-Rank is fitted too: its system effects join the others (`fits["zoib_rank"]`); it models
     other data, so it is not in the WAIC/LOO comparison. `executor="dask"` samples every fit's chains on the
-    Dask cluster at `scheduler` (the same draws as in this process: `dask_chains`).
+    Dask cluster at `scheduler` (the same draws as in this process: `dask_chains`). `target_accept` and `tune`
+    (warm-up iterations per chain): the sampler's, None for its defaults (what a failed fit's remedy changes).
     """
     models, family, ppd_model, level = check_options(models, family, ppd_model, level)
     check_executor(executor, scheduler)
     options = dict(target_ess=target_ess, max_draws=max_draws, chains=chains, seed=seed, cache_dir=cache_dir)
     options.update(executor=executor, scheduler=scheduler)
+    options.update({k: v for k, v in (("target_accept", target_accept), ("tune", tune)) if v is not None})
     if baseline not in matrix.index:
         raise ParameterError(f"The baseline {baseline!r} is not in the model's pool of systems.")
     challengers = [s for s in (challengers or list(matrix.index)) if s != baseline]
@@ -260,7 +272,9 @@ def rank_table(result: BayesFit, level: float = 0.95) -> pd.DataFrame:
 
 
 def all_diagnostics(fits: dict, brisk_fits: list, alphas: Sequence[float]) -> pd.DataFrame:
-    """One row per fit: what was fitted, draws, R̂, ESS, divergences, seconds and the verdict on the diagnostics."""
+    """One row per fit: what was fitted, draws, R̂, ESS, divergences, seconds, the target_accept of its draws
+    (`retry`: whether it was sampled again after divergences, `measures.retry_note`) and the verdict on the
+    diagnostics (`measures.diagnostics_note`)."""
     rows = []
     named = [(LABELS[m], f) for m, f in fits.items()]
     named += [(f"{LABELS[f.model]} for BRisk⁻, α = {a:g}", f) for a, f in zip(alphas, brisk_fits)]
@@ -278,7 +292,9 @@ def all_diagnostics(fits: dict, brisk_fits: list, alphas: Sequence[float]) -> pd
                 "target_ess": d["target_ess"],
                 "seconds": result.seconds,
                 "cached": result.cached,
-                "diagnostics": "ok" if result.ok else f"FAILED: {d['problems']}",
+                "target_accept": result.settings.get("target_accept", np.nan),
+                "retry": retry_note(result),
+                "diagnostics": diagnostics_note(result),
             }
         )
     return pd.DataFrame(rows)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from riskreport.bayes.fits import BayesFit
-from riskreport.bayes.measures import diagnostics_note, interval_tails, verdict
+from riskreport.bayes.measures import checked, diagnostics_note, interval_tails, verdict
 from riskreport.bayes.sampling import fit
 from riskreport.bayes.scores import BayesData, paired_data, scores_data
 from riskreport.errors import ParameterError
@@ -70,7 +70,8 @@ def brisk_table(
     the champion is unchanged, and BHM-`family` (skew_normal, the thesis's definition, or gaussian)
     is fitted. `effect_*` is r_sys[i] (BRisk⁻ = −effect). `verdict_overlap` is the thesis's rule
     (the challenger's interval does not overlap the baseline's); `verdict_difference` is the
-    draw-wise interval of r_sys[c] − r_sys[h] (`diff_*`), a more powerful rule the thesis did not use.
+    draw-wise interval of r_sys[c] − r_sys[h] (`diff_*`), a more powerful rule the thesis did not use. A fit that
+    fails its checks gives neither rule a verdict: both read `no verdict` and `diagnostics` says what failed.
     """
     if family not in ("skew_normal", "gaussian"):
         raise ParameterError(f"family of BRisk⁻ must be skew_normal or gaussian, got {family!r}.")
@@ -105,13 +106,13 @@ def brisk_table(
                     "effect_high": high,
                     "baseline_low": base_low,
                     "baseline_high": base_high,
-                    "verdict_overlap": np.select(
-                        [high < base_low, low > base_high], ["risk", "reward"], "inconclusive"
+                    "verdict_overlap": checked(
+                        np.select([high < base_low, low > base_high], ["risk", "reward"], "inconclusive"), result
                     ),
                     "diff_mean": diff.mean(axis=0),
                     "diff_low": diff_low,
                     "diff_high": diff_high,
-                    "verdict_difference": verdict(diff_low, diff_high),
+                    "verdict_difference": checked(verdict(diff_low, diff_high), result),
                     "diagnostics": diagnostics_note(result),
                 }
             )
@@ -158,7 +159,7 @@ def paired_table(
                     "urisk_median": np.median(urisk),
                     "urisk_low": low,
                     "urisk_high": high,
-                    "verdict": str(verdict(low, high)),
+                    "verdict": str(checked(verdict(low, high), result)),
                     "diagnostics": diagnostics_note(result),
                 }
             )

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from riskreport.bayes.diagnostics import RHAT_MAX
 from riskreport.bayes.fits import BayesFit
 from riskreport.errors import ParameterError
 from riskreport.stats.rankings import ordering, rbo
@@ -57,9 +58,87 @@ def verdict(low, high) -> np.ndarray:
     return np.select([high < 0, low > 0], ["risk", "reward"], "inconclusive")
 
 
+NO_VERDICT = "no verdict"  # the verdict of a rule whose fit failed its checks (R̂, ESS, divergences)
+
+
 def diagnostics_note(result: BayesFit) -> str:
-    """`ok`, or what the fit failed (R̂, ESS, divergences): shown beside every verdict drawn from it."""
-    return "ok" if result.ok else f"FAILED: {result.diagnostics['problems']}"
+    """`ok`, or what the fit failed in words (`failure`): shown beside every verdict drawn from it."""
+    return "ok" if result.ok else f"FAILED: {failure(result)}"
+
+
+def checked(verdicts, result: BayesFit) -> np.ndarray:
+    """The verdicts a rule draws from `result`: as they are when the fit passed its checks, else `NO_VERDICT`
+    (a failed fit gives no risk or reward, whatever its intervals say)."""
+    verdicts = np.asarray(verdicts)
+    return verdicts if result.ok else np.full(verdicts.shape, NO_VERDICT, dtype=object)
+
+
+def failure(result: BayesFit) -> str:
+    """What a fit failed, in words: `4 divergences`, `R̂ 1.032 ≥ 1.01`, `tail ESS 6,557 < 10,000` (joined by `; `);
+    empty when it passed."""
+    if result.ok:
+        return ""
+    d = result.diagnostics
+    parts = []
+    if not d.get("divergences_ok", d.get("divergences", 0) == 0):
+        parts.append(f"{d['divergences']:,} divergence{'s' if d['divergences'] != 1 else ''}")
+    if not d.get("rhat_ok", True):
+        parts.append(f"R̂ {d['max_rhat']:.3f} ≥ {RHAT_MAX:g}")
+    if not d.get("ess_ok", True):
+        which = "bulk" if d["min_ess_bulk"] <= d["min_ess_tail"] else "tail"
+        parts.append(f"{which} ESS {d[f'min_ess_{which}']:,.0f} < {d['target_ess']:,}")
+    return "; ".join(parts) or d.get("problems") or "failed its checks"
+
+
+def retry_note(result: BayesFit) -> str:
+    """`sampled again at target_accept 0.95 after 4 divergences at 0.9` when the sampler re-sampled the fit after
+    divergent transitions (`settings["retry"]`), else empty."""
+    retry = result.settings.get("retry")
+    if not retry:
+        return ""
+    n = int(retry["divergences"])
+    return (
+        f"sampled again at target_accept {retry['to_target_accept']:g} after {n:,} divergence{'s' if n != 1 else ''} "
+        f"at {retry['from_target_accept']:g}"
+    )
+
+
+TARGET_ACCEPT_STEPS = (0.9, 0.95, 0.99)  # what a fit with divergences tries next; above 0.99 NUTS's steps get so
+# small that a divergence says the model does not suit the scores
+
+
+def remedy(result: BayesFit) -> str:
+    """What to change when a fit fails its checks, for its kind of failure, as template parameters (`-p NAME VALUE`):
+    divergences → the next of `TARGET_ACCEPT_STEPS` (above the last, another model); R̂ → a longer warm-up and more
+    draws; ESS short of the target → max_draws for the draws the target needs at the ESS per draw reached. Empty
+    when it passed."""
+    if result.ok:
+        return ""
+    d, s = result.diagnostics, result.settings
+    steps = []
+    if not d.get("divergences_ok", d.get("divergences", 0) == 0):
+        now = float(s.get("target_accept", 0.8))
+        higher = next((step for step in TARGET_ACCEPT_STEPS if step > now), None)
+        again = f"{retry_note(result)}, it still diverged: " if s.get("retry") else ""
+        steps.append(
+            again + f"raise target_accept to {higher:g} (-p target_accept {higher:g})"
+            if higher is not None
+            else again + f"at target_accept {now:g} the sampler still diverges: the model does not suit these "
+            "scores; report another (models, family, ppd_model)"
+        )
+    draws, max_draws = int(d.get("draws", 0)), int(s.get("max_draws", d.get("draws", 0)))
+    more = max_draws
+    if not d.get("ess_ok", True):
+        reached = min(d["min_ess_bulk"], d["min_ess_tail"])
+        needed = draws * d["target_ess"] / max(reached, 1.0) * 1.1  # ESS grows in proportion to the draws
+        more = max(int(np.ceil(needed / 1000 - 1e-9)) * 1000, max_draws + 1000)  # whole thousands
+    if not d.get("rhat_ok", True):
+        tune = 2 * int(s.get("tune", 1000))
+        more = max(more, 2 * max_draws)
+        steps.append(f"sample longer: a longer warm-up (-p tune {tune}) and more draws (-p max_draws {more})")
+    elif not d.get("ess_ok", True):
+        steps.append(f"raise max_draws to {more:,} (-p max_draws {more}): {draws:,} draws reached ESS {reached:,.0f}")
+    return "; ".join(steps)
 
 
 def system_effects(result: BayesFit, level: float = 0.95) -> pd.DataFrame:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from riskreport.bayes.fits import BayesFit
 from riskreport.bayes.likelihood import predict
-from riskreport.bayes.measures import diagnostics_note, interval_tails, verdict
+from riskreport.bayes.measures import checked, diagnostics_note, interval_tails, verdict
 from riskreport.bayes.models import LABELS
 from riskreport.errors import ParameterError
 from riskreport.stats.risk import risk_adjusted
@@ -90,7 +90,8 @@ def ppdrisk_table(
     """PPDRisk⁻ per challenger and α in the standard convention: `ppd_urisk` = −PPDRisk⁻.
 
     Point estimate: the median over draws (and the mean); interval: equal-tailed at `level`.
-    `verdict` is `risk` when the interval lies below 0 (PPDRisk⁻ above 0), `reward` above.
+    `verdict` is `risk` when the interval lies below 0 (PPDRisk⁻ above 0), `reward` above; `no verdict` when the
+    fit failed its checks (`diagnostics` says what failed).
     """
     lo, hi = interval_tails(level)
     values, names = draws or ppdrisk_draws(result, baseline, alphas, challengers, seed)
@@ -106,7 +107,7 @@ def ppdrisk_table(
             "ppd_urisk_mean": values.mean(axis=1).reshape(-1),
             "ppd_urisk_low": low.reshape(-1),
             "ppd_urisk_high": high.reshape(-1),
-            "verdict": verdict(low, high).reshape(-1),
+            "verdict": checked(verdict(low, high).reshape(-1), result),
             "diagnostics": diagnostics_note(result),
         }
     )

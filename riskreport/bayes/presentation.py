@@ -7,11 +7,15 @@ how to read the tables, and the BRisk⁻/PPDRisk⁻/dominance tables formatted f
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
+from riskreport.bayes.fit_progress import stderr_progress
 from riskreport.bayes.fits import BayesFit
+from riskreport.bayes.measures import NO_VERDICT, failure, remedy, retry_note
 from riskreport.bayes.models import FAMILY, LABELS, brms_priors, describe_prior
 from riskreport.bayes.stopping import check_every
 from riskreport.stats.rankings import riskiest_first
@@ -40,21 +44,29 @@ def methods_text(result: BayesianRisk, n_topics: int) -> str:
         f"unchanged); PPDRisk⁻ draws one posterior predictive replicate per draw and cell from "
         f"{LABELS[result.ppd_model]}. Priors are brms's defaults (brms ≥ 2.13): " + "; ".join(priors) + ". "
         f"Sampler: {settings['sampler']} through PyMC, {settings['chains']} chains per batch, "
-        f"{settings['tune']:,} warm-up iterations, target acceptance {settings['target_accept']:g}, seed "
+        f"{settings['tune']:,} warm-up iterations, target acceptance {asked_target_accept(first):g}, seed "
         f"{settings['seed']}; each fit samples until every system effect has a bulk and tail effective sample size "
         f"of at least {settings['target_ess']:,} (Kruschke's criterion for 95% intervals, as in the thesis), at most "
         f"{settings['max_draws']:,} draws, checked at fixed draw counts (every {check_every(settings['target_ess'], settings['chains']):,} "
         f"draws per chain) and stopped at the first that meets it; draws per fit: {', '.join(f'{d:,}' for d in draws)}. Checks: "
         f"rank-normalised split R̂ < 1.01, bulk and tail ESS ≥ the target for the system effects, no divergent "
         f"transitions; {len(fits) - len(failed)} of {len(fits)} fits pass"
-        + (
-            f" and the verdicts of the others are marked FAILED: {', '.join(sorted({f.label for f in failed}))}."
-            if failed
-            else "."
-        )
+        + (f"; the others give no verdicts: {', '.join(sorted({f.label for f in failed}))}." if failed else ".")
+        + retried_text(fits)
         + f" Intervals are equal-tailed at {result.settings['level']:g}. WAIC and PSIS-LOO are on the deviance "
         "scale (lower is better) from the pointwise log-likelihood, the zero-one point masses included."
     )
+
+
+def asked_target_accept(fitted: BayesFit) -> float:
+    """The target acceptance a fit was asked for: the retry's starting one when it was sampled again."""
+    return float(fitted.settings.get("retry", {}).get("from_target_accept", fitted.settings["target_accept"]))
+
+
+def retried_text(fits: Sequence[BayesFit]) -> str:
+    """` Sampled again after divergent transitions: BHM-ZOiB (…).` for the fits the sampler re-sampled, else empty."""
+    notes = [f"{f.label} ({retry_note(f)})" for f in fits if retry_note(f)]
+    return f" Sampled again after divergent transitions: {'; '.join(notes)}." if notes else ""
 
 
 def layout_text(fits: Sequence[BayesFit]) -> str:
@@ -97,8 +109,9 @@ def reading_points(convention: str = "standard") -> list[str]:
     return [
         "Verdicts are words: risk, reward or inconclusive. BRisk⁻ gives two, each labelled (the thesis's overlap "
         "rule and the draw-wise rule); PPDRisk⁻ one, risk when its interval lies wholly " + worse + ". Beside every "
-        "verdict the diagnostics column says ok, or FAILED and what failed (R̂, ESS, divergences): a FAILED verdict "
-        "is not to be trusted.",
+        "verdict the diagnostics column says ok, or FAILED and what failed (R̂, ESS, divergences). A fit that FAILED "
+        "gives no verdict: its cells read “no verdict: fit failed (…)”, are not coloured and are not counted, and the "
+        "lines above the verdict matrix say which fit failed and what to change.",
         "In the model comparison the lowest WAIC and PSIS-LOO are in bold on a green background; elpd differences "
         "come with the standard error of the difference (dse). Dominance pairs list, per model, the systems whose "
         "whole credible interval lies above another system's.",
@@ -140,11 +153,11 @@ def brisk_display(brisk: pd.DataFrame, convention: str = "standard") -> pd.DataF
                 "BRisk⁻ high": -brisk["effect_low"],
                 "baseline low": -brisk["baseline_high"],
                 "baseline high": -brisk["baseline_low"],
-                "overlap rule": brisk["verdict_overlap"],
+                "overlap rule": in_words(brisk["verdict_overlap"], brisk["diagnostics"]),
                 "difference (h − c)": -brisk["diff_mean"],
                 "difference low": -brisk["diff_high"],
                 "difference high": -brisk["diff_low"],
-                "draw-wise rule": brisk["verdict_difference"],
+                "draw-wise rule": in_words(brisk["verdict_difference"], brisk["diagnostics"]),
                 "diagnostics": brisk["diagnostics"],
             }
         )
@@ -157,14 +170,19 @@ def brisk_display(brisk: pd.DataFrame, convention: str = "standard") -> pd.DataF
             "effect high": brisk["effect_high"],
             "baseline low": brisk["baseline_low"],
             "baseline high": brisk["baseline_high"],
-            "overlap rule": brisk["verdict_overlap"],
+            "overlap rule": in_words(brisk["verdict_overlap"], brisk["diagnostics"]),
             "difference (c − h)": brisk["diff_mean"],
             "difference low": brisk["diff_low"],
             "difference high": brisk["diff_high"],
-            "draw-wise rule": brisk["verdict_difference"],
+            "draw-wise rule": in_words(brisk["verdict_difference"], brisk["diagnostics"]),
             "diagnostics": brisk["diagnostics"],
         }
     )
+
+
+def in_words(verdicts: pd.Series, diagnostics: pd.Series) -> pd.Series:
+    """Verdicts for the page: a failed fit's `no verdict` says why (`no verdict: fit failed (4 divergences)`)."""
+    return verdicts.where(verdicts != NO_VERDICT, diagnostics.map(no_verdict_text))
 
 
 def ppdrisk_display(ppdrisk: pd.DataFrame, convention: str = "standard") -> pd.DataFrame:
@@ -184,7 +202,7 @@ def ppdrisk_display(ppdrisk: pd.DataFrame, convention: str = "standard") -> pd.D
             f"{name} mean": sign * ppdrisk["ppd_urisk_mean"],
             "low": sign * low,
             "high": sign * high,
-            "verdict": ppdrisk["verdict"],
+            "verdict": in_words(ppdrisk["verdict"], ppdrisk["diagnostics"]),
             "diagnostics": ppdrisk["diagnostics"],
         }
     )
@@ -227,17 +245,34 @@ def data_overview(
 
 
 RULES = ("PPDRisk⁻", "overlap", "draw-wise")  # the verdicts of the Bayesian verdict matrix (BRisk⁻: two rules)
+FLAGS = ("risk", "reward")
+
+
+def no_verdict_text(diagnostics: str) -> str:
+    """A cell whose fit failed, in words: `FAILED: 4 divergences` → `no verdict: fit failed (4 divergences)`."""
+    return f"no verdict: fit failed ({diagnostics.removeprefix('FAILED: ')})"
+
+
+def why_none(ppdrisk: str, brisk: str) -> str:
+    """Why a cell has no verdict from any rule, from the diagnostics of PPDRisk⁻'s and BRisk⁻'s fits."""
+    if brisk in ("ok", ppdrisk):
+        return no_verdict_text(ppdrisk)
+    return f"no verdict: fits failed (PPDRisk⁻: {ppdrisk.removeprefix('FAILED: ')}; BRisk⁻: {brisk.removeprefix('FAILED: ')})"
 
 
 def verdict_summary(ppdrisk: pd.DataFrame, brisk: pd.DataFrame) -> pd.DataFrame:
     """The report's verdicts per challenger and α in the frequentist verdict matrix's shape (`render.tables`):
-    `verdict` and `urisk` are PPDRisk⁻'s (verdict and median of −PPDRisk⁻), `agree` of `methods` the rules
-    (PPDRisk⁻, BRisk⁻ overlap, BRisk⁻ draw-wise) with that verdict, `disagree` the others.
+    `verdict` is PPDRisk⁻'s, or, where its fit failed its checks, the first of BRisk⁻'s rules (overlap, then
+    draw-wise) that gives one (`by` names the rule), or `no verdict` when none does (`why` says why, in words);
+    `urisk` the −PPDRisk⁻ median (NaN from a failed fit); `methods` the rules (PPDRisk⁻, BRisk⁻ overlap, BRisk⁻
+    draw-wise) that give a verdict (their fit passed its checks), `agree` those of them with `verdict`; `disagree`
+    the later rules' verdicts that differ from it.
 
     Rows: systems a verdict flags (any rule, any α: risk or reward) first, riskiest first, then the others.
     `attrs["flagged"]` says how many systems that is, `attrs["risk"]` and `attrs["reward"]` name those a rule
-    flags so (riskiest first: a page names each of them without a click) and `attrs["failed"]` which fits
-    failed their checks (a fit is per model and α, not per system: said once).
+    flags so (riskiest first: a page names each of them without a click), `attrs["at"][kind][system]` the α at
+    which a rule flags it so, with those rules, `attrs["judged"]` the α at which some rule gives a verdict, and
+    `attrs["failed"]` which fits failed their checks (a fit is per model and α, not per system: said once).
     """
     both = ppdrisk.merge(
         brisk[["system", "alpha", "verdict_overlap", "verdict_difference", "diagnostics"]],
@@ -246,30 +281,120 @@ def verdict_summary(ppdrisk: pd.DataFrame, brisk: pd.DataFrame) -> pd.DataFrame:
         suffixes=("", "_brisk"),
     )
     rules = both[["verdict", "verdict_overlap", "verdict_difference"]].fillna("inconclusive").to_numpy()
-    disagree = ["; ".join(f"{rule}: {v}" for rule, v in zip(RULES[1:], row[1:]) if v != row[0]) for row in rules]
+    given = rules != NO_VERDICT
+    first = given.argmax(axis=1)  # the first rule with a verdict (0, PPDRisk⁻, where none has one)
+    verdict = rules[np.arange(len(rules)), first]
+    disagree = [
+        "; ".join(f"{rule}: {v}" for rule, v in zip(RULES[k + 1 :], row[k + 1 :]) if v != row[k])
+        for k, row in zip(first, rules)
+    ]
     summary = pd.DataFrame(
         {
             "system": both["system"],
             "alpha": both["alpha"],
-            "verdict": rules[:, 0],
-            "urisk": both["ppd_urisk_median"],
-            "agree": (rules == rules[:, :1]).sum(axis=1),
-            "methods": len(RULES),
+            "verdict": verdict,
+            "by": np.asarray(RULES)[first],
+            "urisk": both["ppd_urisk_median"].where(given[:, 0]),
+            "agree": ((rules == verdict[:, None]) & given).sum(axis=1),
+            "methods": given.sum(axis=1),
             "disagree": disagree,
+            "why": [
+                "" if any(row) else why_none(ppd, brisk)
+                for row, ppd, brisk in zip(given, both["diagnostics"], both["diagnostics_brisk"].fillna("ok"))
+            ],
         }
     )
-    flagged = set(summary.loc[(rules != "inconclusive").any(axis=1), "system"])
+    flags = np.isin(rules, FLAGS)
+    flagged = set(summary.loc[flags.any(axis=1), "system"])
     order = [s for s in riskiest_first(ppdrisk, "ppd_urisk_median") if s in flagged]
     order += [s for s in riskiest_first(ppdrisk, "ppd_urisk_median") if s not in flagged]
     rank = {system: k for k, system in enumerate(order)}
+    summary.attrs["at"] = {kind: flagged_at(both, rules, kind) for kind in FLAGS}
+    summary.attrs["judged"] = sorted(set(both.loc[given.any(axis=1), "alpha"]))
     summary = summary.sort_values(["system", "alpha"], key=lambda c: c.map(rank) if c.name == "system" else c)
     summary = summary.reset_index(drop=True)
     summary.attrs["flagged"] = len(flagged)
-    for kind in ("risk", "reward"):  # who any rule flags so at some α, riskiest first
-        marked = set(both.loc[(rules == kind).any(axis=1), "system"])  # `both` is in the order of `rules`
-        summary.attrs[kind] = [s for s in order if s in marked]
+    for kind in FLAGS:  # who any rule flags so at some α, riskiest first
+        summary.attrs[kind] = [s for s in order if s in summary.attrs["at"][kind]]
     bad_brisk = sorted(set(both.loc[both["diagnostics_brisk"].fillna("ok") != "ok", "alpha"]))
     summary.attrs["failed"] = (["PPDRisk⁻'s fit"] if (both["diagnostics"] != "ok").any() else []) + (
         [f"BRisk⁻'s at α = {', '.join(f'{a:g}' for a in bad_brisk)}"] if bad_brisk else []
     )
     return summary
+
+
+def flagged_at(both: pd.DataFrame, rules: np.ndarray, kind: str) -> dict[str, list[tuple[float, list[str]]]]:
+    """system → [(α, the rules that call it `kind` at α)], for the systems some rule calls `kind` (rows of `both`
+    in the order of `rules`: PPDRisk⁻, overlap, draw-wise)."""
+    at: dict[str, list[tuple[float, list[str]]]] = {}
+    for system, alpha, row in zip(both["system"], both["alpha"], rules):
+        hit = [rule for rule, v in zip(RULES, row) if v == kind]
+        if hit:
+            at.setdefault(system, []).append((float(alpha), hit))
+    return {system: sorted(cells) for system, cells in at.items()}
+
+
+@dataclass(frozen=True)
+class FitFailure:
+    """A fit that failed its checks: its label, what it serves (`uses`: PPDRisk⁻, BRisk⁻ at α = …, the model
+    comparison), what failed in words (`measures.failure`) and what to change (`measures.remedy`)."""
+
+    fit: str
+    uses: tuple[str, ...]
+    what: str
+    remedy: str
+
+    @property
+    def consequence(self) -> str:
+        """What the report does not say because of it: the verdicts it gives none of, the comparison it weakens."""
+        verdicts = [u for u in self.uses if u.startswith(("PPDRisk⁻", "BRisk⁻"))]
+        parts = [f"no verdict comes from it ({', '.join(verdicts)})"] if verdicts else []
+        parts += [UNTRUSTED.get(u, f"{u} are not to be trusted") for u in self.uses if u not in verdicts]
+        return " and ".join(parts) or "its results are not to be trusted"
+
+    def sentence(self) -> str:
+        """One line for the page and the terminal: which fit failed, what failed, what follows, what to change."""
+        return f"{self.fit} failed its checks ({self.what}): {self.consequence}. To change: {self.remedy}."
+
+
+COMPARISON = "the model comparison"
+RANK_MODEL = "BHM-ZOiB-Rank's system effects and parameters"
+UNTRUSTED = {COMPARISON: "its WAIC, PSIS-LOO and system effects are not to be trusted"}
+
+
+def fit_failures(result: BayesianRisk) -> list[FitFailure]:
+    """Every fit of the report that failed its checks (R̂, ESS, divergences), in the order fitted, once each (the
+    α = 0 BRisk⁻ fit may be the unadjusted fit of its family), with what it serves and what to change."""
+    uses: dict[int, list[str]] = {}
+    fits: dict[int, BayesFit] = {}
+    for model, fitted in result.fits.items():
+        fits[id(fitted)] = fitted
+        uses.setdefault(id(fitted), [])
+        if model in result.settings.get("models", ()):
+            uses[id(fitted)].append(COMPARISON)
+        if model == result.ppd_model:
+            uses[id(fitted)].append("PPDRisk⁻")
+        if model == "zoib_rank":
+            uses[id(fitted)].append(RANK_MODEL)
+    for alpha, fitted in zip(dict.fromkeys(result.brisk["alpha"]), result.brisk_fits):
+        fits[id(fitted)] = fitted
+        uses.setdefault(id(fitted), []).append(f"BRisk⁻ at α = {alpha:g}")
+    return [
+        FitFailure(fit_name(fits[key], uses[key]), tuple(uses[key]), failure(fits[key]), remedy(fits[key]))
+        for key in uses
+        if not fits[key].ok
+    ]
+
+
+def fit_name(fitted: BayesFit, uses: Sequence[str]) -> str:
+    """`BHM-ZOiB`, or `BHM-Gaussian for BRisk⁻ at α = 5` for a fit to the risk-adjusted scores only."""
+    return fitted.label if len(uses) != 1 or not uses[0].startswith("BRisk⁻") else f"{fitted.label} for {uses[0]}"
+
+
+def warn_failed(result: BayesianRisk, say=stderr_progress) -> list[str]:
+    """Say on the terminal (`say`: stderr, as the fits' progress) one warning line per fit that failed its checks;
+    returns the lines. The template calls it last, so the warning is what a run ends with."""
+    lines = [f"warning: {failed.sentence()}" for failed in fit_failures(result)]
+    for line in lines:
+        say(line)
+    return lines
