@@ -20,13 +20,20 @@ import numpy as np
 from riskreport.bayes.chains import LocalChains, check_executor
 from riskreport.bayes.compiled import compiled_model
 from riskreport.bayes.diagnostics import diagnose, information_criteria
-from riskreport.bayes.fit_progress import stderr_progress
+from riskreport.bayes.fit_progress import RUNNING, stderr_progress
 from riskreport.bayes.fits import BayesFit, FitCache, cache_key, from_cache, library_versions
-from riskreport.bayes.models import EFFECTS_TEXT, LABELS, brms_priors, check_model, check_support
+from riskreport.bayes.models import EFFECTS_TEXT, LABELS, brms_priors, check_model, check_support, exact_draws
 from riskreport.bayes.scores import BayesData, group_strength
 from riskreport.bayes.stopping import CHECKS_PER_TARGET, INITIAL_EFFICIENCY, LOW_RANK_BELOW, sample_until
 from riskreport.errors import ParameterError
 from riskreport.progress import Progress
+
+RETRY_TARGET_ACCEPT = 0.95
+"""A fit with divergent transitions samples again, with the same seeds, at this target_accept (smaller steps)."""
+
+
+EXACT_STREAM = 38  # the random stream of the exactly drawn parameters: SeedSequence([seed, EXACT_STREAM])
+
 
 CENTRE_ABOVE = 0.5  # a group whose data dominate its prior (`scores.group_strength`) is sampled centred
 
@@ -112,9 +119,20 @@ def fit(
             say(f"{LABELS[model]}: cached draws ({hit['meta']['n_draws']:,} draws), no sampling")
             return _finished(progress, from_cache(hit, model, data, key))
     started = time.time()
-    draws, batches, divergences = _sample_to_target(
-        model, data, priors, settings, say, cache.compiled if cache is not None else None, options
-    )
+    draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+    if divergences and settings["target_accept"] < RETRY_TARGET_ACCEPT:
+        say(
+            f"{RUNNING}{LABELS[model]}: {divergences} divergent transitions at target_accept "
+            f"{settings['target_accept']:g}: sampling again at {RETRY_TARGET_ACCEPT:g} (smaller steps)"
+        )
+        retry = {
+            "from_target_accept": settings["target_accept"],
+            "divergences": int(divergences),
+            "to_target_accept": RETRY_TARGET_ACCEPT,
+        }
+        settings = {**settings, "target_accept": RETRY_TARGET_ACCEPT}
+        draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+        settings["retry"] = retry
     sampled = time.time()
     diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", options.target_ess, divergences)
     diagnostics["seconds_to_target"] = sampled - started  # compile and sampling, until the ESS check passed
@@ -170,8 +188,7 @@ def prepare(model: str, data: BayesData, options: FitOptions | None = None, **ch
     priors, _, key, cache = _entry(model, data, options.settings(), options)
     if (cache is not None and cache.has(key)) or options.executor != "local":  # on Dask the workers compile
         return False
-    compiled = cache.compiled if cache is not None else None
-    compiled_model(model, data, priors, lambda message: None, layout(data), compiled)
+    compiled_model(model, data, priors, lambda message: None, layout(data))
     return True
 
 
@@ -217,7 +234,7 @@ def layout(data: BayesData) -> tuple[bool, bool]:
     return tuple(kappa > CENTRE_ABOVE for kappa in group_strength(data))  # type: ignore[return-value]
 
 
-def _sample_to_target(model, data, priors, settings, say, compiled_dir, options: FitOptions):
+def _sample_to_target(model, data, priors, settings, say, options: FitOptions):
     centred = layout(data)
     if not all(centred) and not model.startswith("paired"):
         say(
@@ -225,21 +242,23 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir, options:
             + " and ".join(g for g, c in zip(("system", "topic"), centred) if not c)
             + " effects barely informed by the data: sampled scaled by their sd"
         )
-    start = _starter(model, data, priors, say, centred, compiled_dir, options)
+    start = _starter(model, data, priors, say, centred, options)
     draws, batches, divergences = sample_until(start, model, settings, say)
+    rng = np.random.default_rng(np.random.SeedSequence([settings["seed"], EXACT_STREAM]))
+    draws.update(exact_draws(model, data.y, draws["b"].shape[:2], rng))
     scaled = [g for g, c in zip(("systems", "topics"), centred) if not c]
     for batch in batches:
         batch["group_effects"] = "u centred" if not scaled else f"the {' and '.join(scaled)}' u scaled by sd"
     return draws, batches, divergences
 
 
-def _starter(model, data, priors, say, centred, compiled_dir, options: FitOptions):
+def _starter(model, data, priors, say, centred, options: FitOptions):
     """What starts a batch's chains: nutpie runs in this process, or actors on the Dask cluster."""
     if options.executor == "dask":
         from riskreport.bayes.dask_chains import DaskChains
 
-        job = (model, data, priors, centred, str(compiled_dir) if compiled_dir is not None else None)
+        job = (model, data, priors, centred)
         say(f"{LABELS[model]}: sampling the chains on the Dask cluster at {options.scheduler}")
         return lambda specs: DaskChains(str(options.scheduler), job, specs)
-    compiled = compiled_model(model, data, priors, say, centred, compiled_dir)
+    compiled = compiled_model(model, data, priors, say, centred)
     return lambda specs: LocalChains(compiled, specs)

@@ -23,7 +23,7 @@ from riskreport.bayes.chains import chain_specs
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
 from riskreport.bayes.fit_progress import RUNNING, running_line, time_left
-from riskreport.bayes.models import LABELS, free_variables
+from riskreport.bayes.models import LABELS, sampled_variables
 
 INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
 
@@ -64,7 +64,7 @@ def sample_until(start, model: str, settings: dict, say):
     chains, target = settings["chains"], settings["target_ess"]
     low_rank = False
     effects = "b" if model.startswith("paired") else "r_sys"
-    names = free_variables(model)
+    names = sampled_variables(model)
     room = settings["max_draws"] // chains
     step = check_every(target, chains)
     guess = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), room))
