@@ -14,6 +14,8 @@ A chain's initial point is the priors' support point jittered by U(−1, 1) on t
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 
 import numpy as np
@@ -23,6 +25,26 @@ from riskreport.bayes.models import LABELS, model_inputs
 from riskreport.bayes.scores import BayesData
 from riskreport.progress import Progress
 
+TICK_SECONDS = 15.0  # between two progress lines of a long compile
+
+
+@contextlib.contextmanager
+def _ticking(say: Progress, message: str):
+    """Say `message (N s)` every `TICK_SECONDS` while the block runs (a compile says nothing for seconds)."""
+    started, done = time.time(), threading.Event()
+
+    def tick():
+        while not done.wait(TICK_SECONDS):
+            say(f"{message} ({time.time() - started:.0f} s)")
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
 
 def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, centred: tuple[bool, bool] = (True, True)):
     """nutpie's model of `model` on `data` with `priors`: the `kernels` callbacks with this data set's buffer."""
@@ -31,9 +53,12 @@ def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, cen
     from riskreport.bayes import kernels
 
     started = time.process_time()
-    if not kernels.ready(model):
-        say(f"{RUNNING}{LABELS[model]}: loading the compiled model, or compiling it once on this machine")
-    logp, expand = kernels.callbacks(model)
+    if kernels.ready(model):
+        logp, expand = kernels.callbacks(model)
+    else:
+        say(f"{RUNNING}{LABELS[model]}: loading the compiled model, or compiling it once on this machine (0 s)")
+        with _ticking(say, f"{RUNNING}{LABELS[model]}: compiling the model once on this machine"):
+            logp, expand = kernels.callbacks(model)
     seconds = time.process_time() - started
     if seconds > 1.0:
         say(f"{RUNNING}{LABELS[model]}: compiled in {seconds:.1f} s of CPU, kept for every later fit")

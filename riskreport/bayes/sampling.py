@@ -44,7 +44,9 @@ class FitOptions:
 
     `target_ess`: the bulk and tail ESS every system effect must reach; `max_draws`: at most this many
     draws in all (post warm-up, all chains); `chains`, `tune` (warm-up iterations per chain), `seed`;
-    `target_accept`: brms's `adapt_delta` (the thesis used 0.9); `criteria=False` skips WAIC/PSIS-LOO
+    `target_accept`: brms's `adapt_delta` (brms's default 0.8; the thesis used 0.9; tune 300 and 0.8 need the
+    fewest gradients per tail ESS: docs/templates/bayesian_risk.md, tests/benchmarks/bench_bayes_settings.py; a
+    fit with divergences samples again at `RETRY_TARGET_ACCEPT`); `criteria=False` skips WAIC/PSIS-LOO
     (BRisk⁻ fits); `cache_dir`: the draws cache (default `$RISKREPORT_CACHE/bayes`), `use_cache=False`
     neither reads nor writes it. `executor="dask"` samples the chains on the Dask cluster at `scheduler`
     (`dask_chains`); the draws are the same as `executor="local"` (this process) gives, so neither is in the
@@ -54,9 +56,9 @@ class FitOptions:
     target_ess: int = 10_000
     max_draws: int = 72_000
     chains: int = 4
-    tune: int = 1000
+    tune: int = 300
     seed: int = 2026
-    target_accept: float = 0.9
+    target_accept: float = 0.8
     criteria: bool = True
     cache_dir: str | Path | None = None
     use_cache: bool = True
@@ -95,7 +97,7 @@ def fit(
     """Fit `model` (see `models.MODELS`) to `data` until every system effect has bulk and tail ESS ≥ `target_ess`.
 
     `options` and the keywords `changes` are `FitOptions` (target_ess=10_000, max_draws=72_000,
-    chains=4, tune=1000, seed=2026, target_accept=0.9, criteria=True, cache_dir=None, use_cache=True,
+    chains=4, tune=300, seed=2026, target_accept=0.8, criteria=True, cache_dir=None, use_cache=True,
     executor="local", scheduler=None).
     Seeded: the same inputs give the same draws. Progress goes to `progress` (stderr by default;
     None: silent).

@@ -22,7 +22,7 @@ import numpy as np
 from riskreport.bayes.chains import chain_specs
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
-from riskreport.bayes.fit_progress import RUNNING, running_line, time_left
+from riskreport.bayes.fit_progress import RUNNING, duration, running_line, time_left
 from riskreport.bayes.models import LABELS, sampled_variables
 
 INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
@@ -80,6 +80,10 @@ def sample_until(start, model: str, settings: dict, say):
         )
         first = max(1, math.ceil(target / chains / 2) - done)  # an ESS above twice the draws is never met in practice
         switch_at = None if low_rank else guess - done
+        say(
+            f"{RUNNING}{LABELS[model]}: batch {len(batches) + 1}, {chains} chains: {settings['tune']:,} warm-up "
+            f"iterations each, then draws until the ESS target (0 s)"
+        )
         outcome = _batch(
             start,
             settings,
@@ -131,7 +135,7 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
     tail ESS, seconds, switch). `start(specs)` starts the chains (`chains.LocalChains`, `dask_chains.DaskChains`)."""
     target = settings["target_ess"]
     started = time.time()
-    run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)))
+    run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)), started)
     looks: list[tuple[float, float]] = []  # (seconds, min ESS) at each checkpoint: the time left
     try:
         for c in points:
@@ -156,8 +160,8 @@ class _Run:
     """The background nutpie runs of a batch's chains, looked at through their raw Arrow traces (a record batch
     per chain): `chains.LocalChains` or `dask_chains.DaskChains`."""
 
-    def __init__(self, say, tune: int, chains):
-        self.say, self.tune, self.chains = say, tune, chains
+    def __init__(self, say, tune: int, chains, started: float):
+        self.say, self.tune, self.chains, self.started = say, tune, chains, started
         self.seen: tuple[float, int] | None = None  # (time, draws of the slowest chain) at the first look with draws
         self.said = time.time()
 
@@ -184,12 +188,18 @@ class _Run:
             if least >= c or ended:
                 return draws, stats, tuned
             warming = min(stat.num_rows for stat in stats)
-            self.tell(
-                f"{RUNNING}warm-up: {warming:,} of {self.tune:,} iterations per chain"
-                if least == 0 and warming < self.tune
-                else f"{RUNNING}{least:,} draws per chain, the next check at {c:,}"
-            )
+            self.tell(self._line(warming, least, c))
             time.sleep(self._pause(c, least))
+
+    def _line(self, done: int, least: int, c: int) -> str:
+        """Where the slowest chain is (warm-up or draws), and when the next ESS check comes: measured from its
+        iterations per second since the batch started."""
+        elapsed = time.time() - self.started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        when = f", the next ESS check in about {duration((self.tune + c - done) / rate)}" if rate > 0 else ""
+        if least == 0 and done < self.tune:
+            return f"{RUNNING}warm-up: {done:,} of {self.tune:,} iterations per chain ({elapsed:.0f} s{when})"
+        return f"{RUNNING}{least:,} draws per chain, the next ESS check at {c:,} ({elapsed:.0f} s{when})"
 
     def _pause(self, c: int, least: int) -> float:
         """Seconds until the slowest chain should reach `c`, from its rate so far (between 0.2 and 10 s)."""
