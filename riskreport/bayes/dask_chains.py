@@ -19,7 +19,11 @@ from riskreport.errors import RiskReportError
 _CLIENTS: dict[str, object] = {}  # one client per scheduler address for the process (a report's fits share it)
 _CLIENTS_LOCK = threading.Lock()
 CONNECT_TIMEOUT = "20s"  # how long a fit waits for the scheduler
-STATS = ("tuning", "diverging")  # the sampler statistics the stopping rule reads; nutpie also stores the
+STATS = (
+    "tuning",
+    "diverging",
+    "n_steps",
+)  # the sampler statistics the stopping rule reads (n_steps: the gradients); nutpie also stores the
 # unconstrained draw and the gradient of every draw, 2/3 of the bytes: they stay on the worker
 
 

@@ -122,6 +122,7 @@ def fit(
             return _finished(progress, from_cache(hit, model, data, key))
     started = time.time()
     draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+    batches_done = batches  # with a retry, the first attempt's too: what the fit cost
     if divergences and settings["target_accept"] < RETRY_TARGET_ACCEPT:
         say(
             f"{RUNNING}{LABELS[model]}: {divergences} divergent transitions at target_accept "
@@ -133,11 +134,14 @@ def fit(
             "to_target_accept": RETRY_TARGET_ACCEPT,
         }
         settings = {**settings, "target_accept": RETRY_TARGET_ACCEPT}
+        first = batches
         draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+        batches_done = first + batches
         settings["retry"] = retry
     sampled = time.time()
     diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", options.target_ess, divergences)
     diagnostics["seconds_to_target"] = sampled - started  # compile and sampling, until the ESS check passed
+    diagnostics.update(work(batches_done, diagnostics["min_ess_tail"]))
     information = information_criteria(model, data, draws) if options.criteria else {}
     pointwise = information.pop("pointwise", {})
     seconds = time.time() - started
@@ -194,6 +198,21 @@ def prepare(model: str, data: BayesData, options: FitOptions | None = None, **ch
     return True
 
 
+def work(batches: list[dict], min_ess_tail: float) -> dict:
+    """What a fit cost: seconds compiling (or loading) the model and sampling, gradients (leapfrog steps of every
+    chain, warm-up included) per unit of the smallest tail ESS of the effects, and µs of process CPU per gradient
+    (the CPU of the sampling batches: other threads of the process, e.g. a background compile, count too)."""
+    gradients = sum(batch.get("gradients", 0) for batch in batches)
+    cpu = sum(batch.get("cpu_seconds", 0.0) for batch in batches)
+    return {
+        "compile_seconds": sum(batch.get("compile_seconds", 0.0) for batch in batches),
+        "sampling_seconds": sum(batch.get("seconds", 0.0) for batch in batches),
+        "gradients": gradients,
+        "gradients_per_tail_ess": gradients / min_ess_tail if min_ess_tail > 0 else float("inf"),
+        "us_per_gradient": cpu / gradients * 1e6 if gradients else float("nan"),
+    }
+
+
 def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) -> dict:
     """The sampling settings, checked: whole numbers in range, 0.5 ≤ target_accept < 1."""
     for name, value, low in (
@@ -244,11 +263,14 @@ def _sample_to_target(model, data, priors, settings, say, options: FitOptions):
             + " and ".join(g for g, c in zip(("system", "topic"), centred) if not c)
             + " effects barely informed by the data: sampled scaled by their sd"
         )
+    started = time.time()
     start = _starter(model, data, priors, say, centred, options)
+    compile_seconds = time.time() - started
     draws, batches, divergences = sample_until(start, model, settings, say)
     rng = np.random.default_rng(np.random.SeedSequence([settings["seed"], EXACT_STREAM]))
     draws.update(exact_draws(model, data.y, draws["b"].shape[:2], rng))
     scaled = [g for g, c in zip(("systems", "topics"), centred) if not c]
+    batches[0]["compile_seconds"] = round(compile_seconds, 2)  # loading or compiling the model, then sampling
     for batch in batches:
         batch["group_effects"] = "u centred" if not scaled else f"the {' and '.join(scaled)}' u scaled by sd"
     return draws, batches, divergences

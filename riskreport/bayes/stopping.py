@@ -97,7 +97,7 @@ def sample_until(start, model: str, settings: dict, say):
             checkpoints(first, step, room - done),
             switch_at,
         )
-        kept, draws, batch_divergences, bulk, tail, seconds, switch = outcome
+        kept, draws, batch_divergences, bulk, tail, seconds, switch, work = outcome
         parts.append(kept)
         divergences += batch_divergences
         per_chain = kept[names[0]].shape[1]
@@ -107,6 +107,7 @@ def sample_until(start, model: str, settings: dict, say):
                 "draws_per_chain": per_chain,
                 "mass_matrix": mass,
                 "seconds": round(seconds, 2),
+                **work,
                 "divergences": batch_divergences,
                 "min_ess_bulk": bulk,
                 "min_ess_tail": tail,
@@ -134,7 +135,7 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
     """Run one batch of at most `length` draws per chain; (kept draws, all draws so far, divergences, bulk ESS,
     tail ESS, seconds, switch). `start(specs)` starts the chains (`chains.LocalChains`, `dask_chains.DaskChains`)."""
     target = settings["target_ess"]
-    started = time.time()
+    started, cpu = time.time(), time.process_time()
     run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)), started)
     looks: list[tuple[float, float]] = []  # (seconds, min ESS) at each checkpoint: the time left
     try:
@@ -146,7 +147,8 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
             rhat = max_rhat(draws) if reached >= target else None
             if (rhat is not None and rhat < RHAT_MAX) or c == points[-1] or switch:
-                return kept, draws, diverging, bulk, tail, time.time() - started, switch
+                work = {"gradients": run.gradients, "cpu_seconds": round(time.process_time() - cpu, 2)}
+                return kept, draws, diverging, bulk, tail, time.time() - started, switch, work
             if not looks and not parts and run.seen is not None:  # ESS 0 when the slowest chain's draws began
                 looks.append((run.seen[0] - started, 0.0))
             looks.append((time.time() - started, reached))
@@ -164,6 +166,7 @@ class _Run:
         self.say, self.tune, self.chains, self.started = say, tune, chains, started
         self.seen: tuple[float, int] | None = None  # (time, draws of the slowest chain) at the first look with draws
         self.said = time.time()
+        self.gradients = 0  # leapfrog steps (gradient evaluations) of every chain so far, warm-up included
 
     def tell(self, message: str) -> None:
         """Say `message` if nothing was said for `SAY_EVERY` seconds (progress of a long batch)."""
@@ -174,6 +177,7 @@ class _Run:
     def first(self, c: int, names) -> tuple[dict[str, np.ndarray], int]:
         """The first `c` post-warm-up draws of every chain, {name: (chains, c, *shape)}, and their divergences."""
         draws, stats, tuned = self._with(c)
+        self.gradients = sum(int(np.asarray(stat.column("n_steps").to_numpy()).sum()) for stat in stats)
         kept = {name: np.stack([_column(d.slice(t, c), name) for d, t in zip(draws, tuned)]) for name in names}
         diverging = sum(int(_column(s.slice(t, c), "diverging").sum()) for s, t in zip(stats, tuned))
         return kept, diverging
