@@ -258,14 +258,12 @@ def test_sampling_stops_at_the_first_checkpoint_that_meets_the_target(generated)
 
 
 def test_a_fit_does_not_depend_on_which_data_compiled_its_model_first(generated):
-    """A compiled model given new data starts from the new data's initial points (its prior constants):
+    """The compiled model given new data starts from the new data's initial points (its prior constants):
     a BRisk⁻ fit inside the report equals the same fit alone."""
-    from riskreport.bayes import brisk, compiled
+    from riskreport.bayes import brisk
 
     adjusted = brisk.adjusted_data(generated * 0.5, "s3", 10.0)
-    compiled._COMPILED.clear()
     alone = bayes.fit("gaussian", adjusted, use_cache=False, **FAST)
-    compiled._COMPILED.clear()
     shifted = bayes.scores_data(generated * 0.5 + 3.0)  # other prior constants (b ~ student_t(3, 3.2, 2.5))
     bayes.fit("gaussian", shifted, use_cache=False, **FAST)  # compiles the shape
     after = bayes.fit("gaussian", adjusted, use_cache=False, **FAST)  # reuses it with new data
@@ -522,7 +520,7 @@ def test_group_strength_tells_weak_topic_effects():
     assert scores.group_strength(bayes.paired_data(np.ones(5), "s", range(5))) == (0.0, 0.0)
 
 
-# ---------------------------------------------------------------- the compiled model on disk, the report's progress
+# ---------------------------------------------------------------- the compiled kernels on disk, the report's progress
 
 COMPILED_CHILD = r"""
 import json, sys
@@ -530,76 +528,44 @@ import numpy as np, pandas as pd
 from riskreport import bayes
 table = pd.read_csv(sys.argv[1], index_col=0)
 messages = []
-result = bayes.fit("zoib", bayes.scores_data(table), cache_dir=sys.argv[2], progress=messages.append,
-                   **json.loads(sys.argv[3]))
-np.save(sys.argv[4], result.draws["r_sys"])
+result = bayes.fit("zoib", bayes.scores_data(table), use_cache=False, progress=messages.append,
+                   **json.loads(sys.argv[2]))
+np.save(sys.argv[3], result.draws["r_sys"])
 print(json.dumps(messages))
 """
 
 
-def test_compiled_model_is_stored_and_loaded_by_a_new_process(generated, tmp_path):
+def test_compiled_kernels_are_kept_in_the_riskreport_cache_and_loaded_by_a_new_process(generated, tmp_path):
+    """The first process compiles the model's numba callbacks once and numba keeps them in <cache>/numba (never
+    beside the source); a new process, with data of another shape, loads them (no compile line) and the same
+    data give the same draws, bit for bit."""
     import json
+    import os
     import subprocess
     import sys
 
-    from riskreport.bayes import compiled
-    from riskreport.io.cache import Cache, CacheWarning
-
     table, cache, script = tmp_path / "scores.csv", tmp_path / "cache", tmp_path / "child.py"
-    generated.to_csv(table)
     script.write_text(COMPILED_CHILD)
     options = json.dumps({k: v for k, v in FAST.items() if k != "progress"})
 
-    def child(name):
+    def child(name, scores):
+        scores.to_csv(table)
         out = subprocess.run(
-            [sys.executable, str(script), str(table), str(cache), options, str(tmp_path / name)],
+            [sys.executable, str(script), str(table), options, str(tmp_path / name)],
             capture_output=True,
             text=True,
             check=True,
+            env={**os.environ, "RISKREPORT_CACHE": str(cache)},
         )
         return " | ".join(json.loads(out.stdout.strip().splitlines()[-1])), np.load(tmp_path / name)
 
-    first, draws = child("first.npy")
-    assert "compiling the model" in first
-    stored = list((cache / "compiled").glob("*/*.npz"))
-    assert len(stored) == 1
-    for entry in cache.glob("*/*.npz"):  # the draws: gone, so the next process samples again
-        entry.unlink()
-    second, again = child("second.npy")
-    assert "compiled model loaded from the cache" in second and "compiling" not in second
-    assert np.array_equal(draws, again)  # the same machine code: the same draws, bit for bit
-    store = Cache("compiled", cache / "compiled")
-    key = stored[0].stem
-    assert store.get_arrays(key) is not None and compiled.private(stored[0], cache / "compiled")
-    stored[0].chmod(0o666)  # machine code others could have written: not run
-    assert not compiled.private(stored[0], cache / "compiled")
-    assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
-    stored[0].chmod(0o644)
-    stored[0].write_bytes(stored[0].read_bytes()[:-100])  # a damaged entry is a miss, never loaded
-    with pytest.warns(CacheWarning, match="damaged"):
-        assert compiled.load_compiled(cache / "compiled", key, None, {}) is None
-
-
-def test_compiled_model_cache_is_used_only_with_the_tested_numba(generated, tmp_path, monkeypatch):
-    """With a numba, llvmlite or nutpie other than those tested, the model is compiled (a warning in the log),
-    neither loaded nor stored."""
-    import nutpie
-
-    from riskreport.bayes import compiled
-
-    assert compiled.untested_versions() == []  # the installed versions are the tested ones
-    monkeypatch.setitem(compiled.TESTED, "numba", ("0.0",))
-    assert [item.split()[0] for item in compiled.untested_versions()] == ["numba"]
-    monkeypatch.setattr(nutpie, "compile_pymc_model", lambda *args, **kwargs: "compiled here")
-    data = bayes.scores_data(generated)
-    priors = models.brms_priors("gaussian", data.y)
-    inputs = models.model_inputs("gaussian", data, priors)
-    lines: list[str] = []
-    shape = ("gaussian", len(data.systems), len(data.topics), data.n, (True, True))
-    result = compiled._compile_or_load("gaussian", data, priors, lines.append, (True, True), tmp_path, shape, inputs)
-    assert result[0] == "compiled here"
-    assert lines[0].startswith("warning: BHM-Gaussian: the compiled-model cache is tested with numba 0.0")
-    assert not any(tmp_path.iterdir())
+    first, draws = child("first.npy", generated)
+    assert "compiled in" in first
+    assert {p.parent.name.split("_")[0] for p in (cache / "numba").rglob("*.nbi")} == {"bayes"}
+    other, _ = child("other.npy", generated.iloc[:5, :17])
+    assert "compiled in" not in other
+    again, same = child("again.npy", generated)
+    assert "compiled in" not in again and np.array_equal(draws, same)
 
 
 def test_fit_progress_counts_fits_and_estimates_the_time_left(zoib_fit):

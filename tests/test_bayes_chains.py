@@ -87,3 +87,32 @@ def test_a_chain_that_cannot_start_on_the_cluster_is_one_clear_error(monkeypatch
             RiskReportError, match="Starting the chains on the Dask cluster failed: RuntimeError: no compiler"
         ):
             bayes.fit("gaussian", data, executor="dask", scheduler=cluster.scheduler_address, use_cache=False, **SMALL)
+
+
+def test_a_fit_with_divergences_samples_again_at_a_higher_target_accept(tmp_path, monkeypatch):
+    """Divergences at the first target_accept: the fit samples again at `RETRY_TARGET_ACCEPT` with the same seed
+    rule, keeps the second draws, and says so in `settings["retry"]` (kept by the draws cache); without
+    divergences there is no second run and no "retry"."""
+    from riskreport.bayes import sampling
+
+    data = bayes.scores_data(_table())
+    calls: list[dict] = []
+    rng = np.random.default_rng(0)
+
+    def fake(model, data_, priors, settings, say, options):
+        calls.append(dict(settings))
+        draws = {name: rng.normal(size=(3, 400)) for name in ("b", "sd_sys", "sd_top", "sigma")}
+        draws.update(r_sys=rng.normal(size=(3, 400, 5)), r_top=rng.normal(size=(3, 400, 12)))
+        return draws, [{"stopped": "target met"}], 4 if len(calls) == 1 else 0
+
+    monkeypatch.setattr(sampling, "_sample_to_target", fake)
+    result = bayes.fit("gaussian", data, cache_dir=tmp_path, **SMALL)
+    assert [c["target_accept"] for c in calls] == [0.8, sampling.RETRY_TARGET_ACCEPT]
+    assert calls[0]["seed"] == calls[1]["seed"]
+    assert result.settings["retry"] == {"from_target_accept": 0.8, "divergences": 4, "to_target_accept": 0.95}
+    assert result.settings["target_accept"] == 0.95 and result.diagnostics["divergences"] == 0
+    cached = bayes.fit("gaussian", data, cache_dir=tmp_path, **SMALL)
+    assert cached.cached and cached.settings["retry"] == result.settings["retry"] and len(calls) == 2
+    calls.clear()
+    calm = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 6}, target_accept=0.95)
+    assert len(calls) == 1 and "retry" not in calm.settings  # already at the retry's target_accept

@@ -117,3 +117,136 @@ def test_zoib42_posterior_equals_brms_parameterisation_within_monte_carlo_error(
         )
         compared += value_new.size
     assert compared == 4 * (3 + 42)
+
+
+# ---------------------------------------------------------------- the numba kernels nutpie samples (bayes/kernels.py)
+
+KERNEL_LAYOUTS = [(True, True), (False, True), (True, False)]
+
+
+def _kernel_data(model: str, rng: np.random.Generator, missing: bool) -> bayes.BayesData:
+    """`_data`, or for a paired model 20 topic differences; `missing`: every 4th cell dropped and 3 cells twice."""
+    if model.startswith("paired"):
+        y = rng.normal(0.1, 0.3, 20)
+        return bayes.BayesData(y, np.zeros(20, int), np.arange(20), ("a",), tuple(range(20)))
+    data = _data(model, rng)
+    if not missing:
+        return data
+    keep = np.r_[[i for i in range(data.n) if i % 4 != 1], [2, 5, 6]]
+    rank = None if data.rank is None else data.rank[keep]
+    return bayes.BayesData(data.y[keep], data.system[keep], data.topic[keep], data.systems, data.topics, rank)
+
+
+def _kernel_and_reference(model: str, centred, missing: bool, seed: int):
+    """(kernel buffer, free layout, PyMC model with exact=True, its logp and dlogp in double precision, data)."""
+    import pytensor
+
+    from riskreport.bayes import kernels
+
+    rng = np.random.default_rng(seed)
+    data = _kernel_data(model, rng, missing)
+    priors = models.brms_priors(model, data.y)
+    inputs = models.model_inputs(model, data, priors)
+    sizes = (len(data.systems), len(data.topics))
+    # PyTensor keeps a Python float constant such as 2.0 in float32 by default (pt.sqrt(2) is float32): PyMC's
+    # Student-t and skew-normal constants are then off by ~1e-8. numpy's casting keeps them double.
+    with pytensor.config.change_flags(cast_policy="numpy+floatX"):
+        reference = models.build_pymc_model(model, data, priors, centred, exact=True)
+        # FAST_COMPILE evaluates ψ with scipy; PyTensor's C ψ is accurate to ~1e-10 only
+        logp = reference.compile_logp(mode="FAST_COMPILE")
+        dlogp = reference.compile_dlogp(mode="FAST_COMPILE")
+    layout = kernels.free_layout(model, *sizes, centred)
+    buffer = kernels.pack(model, inputs, *sizes, centred)
+    return buffer, layout, reference, logp, dlogp, rng
+
+
+def _point(layout, x: np.ndarray) -> dict:
+    point, start = {}, 0
+    for name, shape in layout:
+        size = int(np.prod(shape))
+        point[name] = x[start : start + size].reshape(shape)
+        start += size
+    return point
+
+
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("centred", KERNEL_LAYOUTS)
+@pytest.mark.parametrize("model", models.MODELS)
+def test_kernel_log_density_and_gradient_equal_pymc(model, centred, missing):
+    """The numba log-density and gradient nutpie samples equal PyMC's `logp` and `dlogp` of the same model
+    (`build_pymc_model(exact=True)`) at 6 random points to 1e-10 relative (the gradient relative to its largest
+    component). PyMC's Gaussian is per score: this is also the check of the sufficient statistics, with
+    missing and repeated cells."""
+    from riskreport.bayes import kernels
+
+    buffer, layout, reference, logp, dlogp, rng = _kernel_and_reference(model, centred, missing, seed=len(model))
+    assert sorted(v.name for v in reference.value_vars) == sorted(name for name, _ in layout)
+    size = sum(int(np.prod(shape)) for _, shape in layout)
+    for _ in range(6):
+        x = rng.normal(0, 0.7, size)
+        grad = np.zeros(size)
+        value = kernels.log_density(x, grad, buffer)
+        point = _point(layout, x)
+        expected = logp(point)
+        parts = _point([(v.name, point[v.name].shape) for v in reference.value_vars], dlogp(point))  # PyMC's order
+        expected_grad = np.concatenate([np.ravel(parts[name]) for name, _ in layout])
+        assert value == pytest.approx(expected, rel=1e-10)
+        assert np.max(np.abs(grad - expected_grad)) <= 1e-10 * np.max(np.abs(expected_grad))
+
+
+@pytest.mark.parametrize("model", ["gaussian", "skew_normal", "zoib_rank", "paired_skew_normal"])
+def test_kernel_expands_to_the_stored_variables_of_pymc(model):
+    """What nutpie stores from a point (b, sd, r_sys, r_top, the family's parameters) is PyMC's deterministics."""
+    from riskreport.bayes import kernels
+
+    centred = (True, False)
+    buffer, layout, reference, _, _, rng = _kernel_and_reference(model, centred, False, seed=3)
+    stored = kernels.stored_layout(model, int(buffer[3]), int(buffer[4]))
+    expanded = {var.name: var for var in reference.unobserved_value_vars}
+    natural = reference.compile_fn(
+        [expanded[name] for name, _ in stored], inputs=reference.value_vars, on_unused_input="ignore", point_fn=True
+    )
+    size = sum(int(np.prod(shape)) for _, shape in layout)
+    for _ in range(3):
+        x = rng.normal(0, 0.7, size)
+        out = np.zeros(sum(int(np.prod(shape)) for _, shape in stored))
+        kernels.expand(x, out, buffer)
+        assert np.allclose(out, np.concatenate([np.ravel(v) for v in natural(_point(layout, x))]), rtol=1e-12)
+
+
+def _grid_moments(model: str, name: str, data: bayes.BayesData) -> tuple[float, float]:
+    """Posterior mean and sd of `name` (zoi, coi or zi) by quadrature of the full PyMC model's density in that
+    parameter, every other one held fixed (it is independent of them a posteriori)."""
+    priors = models.brms_priors(model, data.y)
+    full = models.build_pymc_model(model, data, priors)
+    logp = full.compile_logp(jacobian=False)
+    point = full.initial_point()
+    grid = np.linspace(1e-6, 1 - 1e-6, 20001)
+    key = f"{name}_logodds__"
+    densities = np.array([logp({**point, key: np.log(p / (1 - p))}) for p in grid[::100]])
+    coarse = grid[::100]
+    weights = np.exp(densities - densities.max())
+    fine = np.exp(np.interp(grid, coarse, np.log(weights + 1e-300)))
+    mean = np.trapezoid(grid * fine, grid) / np.trapezoid(fine, grid)
+    second = np.trapezoid(grid**2 * fine, grid) / np.trapezoid(fine, grid)
+    return float(mean), float(np.sqrt(second - mean**2))
+
+
+@pytest.mark.parametrize("model", ["zoib", "zoib_rank"])
+def test_exact_draws_follow_the_models_posterior(model):
+    """zoi, coi (zi) drawn from their exact Beta posterior: the draws' mean and sd equal those of the PyMC model's
+    density in that parameter (by quadrature) within 4 Monte Carlo errors; the counts swapped (a wrong formula)
+    are many errors away."""
+    rng = np.random.default_rng(5)
+    data = _data(model, rng)
+    draws = models.exact_draws(model, data.y, (4, 5000), np.random.default_rng(1))
+    y = data.y
+    wrong_y = np.where(y == 0, 0.5, np.where((y > 0) & (y < 1), 0.0, y))  # n0 and n_inner swapped
+    wrong = models.exact_draws(model, wrong_y, (4, 5000), np.random.default_rng(1))
+    assert set(draws) == set(models.EXACT[model])
+    for name, values in draws.items():
+        mean, sd = _grid_moments(model, name, data)
+        error = sd / np.sqrt(values.size)  # independent draws
+        assert abs(values.mean() - mean) < 4 * error, name
+        assert values.std() == pytest.approx(sd, rel=0.05), name
+        assert abs(wrong[name].mean() - mean) > 20 * error, name

@@ -3,6 +3,7 @@ and the lines a report shows while a long fit samples."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from riskreport.bayes import fit_progress
@@ -42,3 +43,40 @@ def test_a_running_fit_says_its_draws_ess_and_time_left_or_what_it_waits_for():
     assert fit_progress.running_line(800, 90, 80, 100, 5, None, None).endswith("(5 s, time left: after the next check)")
     waiting = fit_progress.running_line(900, 436, 186, 100, 49, 0.0, 1.024)
     assert "ESS target is met, max R̂ 1.024 is not below 1.01 yet" in waiting and "left" not in waiting
+
+
+def test_a_batch_says_where_its_slowest_chain_is_and_when_the_next_check_comes_from_its_rate():
+    """While a batch samples: the warm-up or draws so far and the time to the next ESS check, measured from the
+    slowest chain's iterations per second since the batch started (not guessed)."""
+    import time
+
+    from riskreport.bayes import stopping
+
+    run = stopping._Run(lambda message: None, 300, None, time.time() - 10.0)  # 150 iterations in 10 s: 15 per s
+    warm = run._line(150, 0, 500)
+    assert warm.startswith(f"{fit_progress.RUNNING}warm-up: 150 of 300 iterations per chain (10 s, ")
+    assert warm.endswith("the next ESS check in about 43 s)")  # (300 + 500 − 150) / 15
+    drawing = run._line(450, 150, 500)  # 45 per s: 350 iterations to go
+    assert (
+        drawing
+        == f"{fit_progress.RUNNING}150 draws per chain, the next ESS check at 500 (10 s, the next ESS check in about 8 s)"
+    )
+
+
+def test_a_fit_says_a_line_before_it_samples(monkeypatch):
+    """The first line of a fit comes before any sampling (the model loaded or compiled, the batch starting), in the
+    one running format a report shows."""
+    import numpy as np
+
+    from riskreport import bayes
+
+    rng = np.random.default_rng(2)
+    data = bayes.scores_data(pd.DataFrame(rng.normal(0.5, 0.1, (4, 9))))
+    lines: list[str] = []
+    bayes.fit(
+        "gaussian", data, target_ess=200, chains=2, seed=3, use_cache=False, criteria=False, progress=lines.append
+    )
+    running = [line for line in lines if line.startswith(fit_progress.RUNNING)]
+    first_draws = next(k for k, line in enumerate(lines) if "draws" in line)
+    assert "(0 s" in running[0] and lines.index(running[0]) < first_draws
+    assert any("batch 1, 2 chains: 300 warm-up iterations each" in line for line in running)

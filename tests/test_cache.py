@@ -166,10 +166,9 @@ def test_a_numba_cache_folder_others_can_write_is_not_used(tmp_path, monkeypatch
 
 
 def test_private_entries_are_checked_up_to_the_cache_root_and_read_as_checked(tmp_path, monkeypatch):
-    """Machine code this process runs (bayes/compiled.py): an entry is read only when it and every folder up to
+    """A cache entry read as trusted data: an entry is read only when it and every folder up to
     the cache root are this user's and no one else can write them; a root others can write (`chmod o+w`, not
     the entry) was not checked before. The file read is the one checked (no symbolic link followed)."""
-    from riskreport.bayes import compiled
     from riskreport.io.cache import cache_root, open_private
 
     root = tmp_path / "cache"
@@ -182,10 +181,10 @@ def test_private_entries_are_checked_up_to_the_cache_root_and_read_as_checked(tm
         folder.chmod(0o755)
     entry.chmod(0o644)
     assert cache_root(store.folder) == root and cache_root(tmp_path / "elsewhere") == tmp_path / "elsewhere"
-    assert store.get_arrays(key, private_to=root) is not None and compiled.private(entry, root)
+    assert store.get_arrays(key, private_to=root) is not None
     for item, mode in ((root, 0o757), (entry.parent, 0o775), (entry, 0o664)):
         item.chmod(mode)
-        assert store.get_arrays(key, private_to=root) is None and not compiled.private(entry, root), item
+        assert store.get_arrays(key, private_to=root) is None, item
         item.chmod(0o755 if item.is_dir() else 0o644)
     moved = entry.with_name("elsewhere.npz")
     entry.rename(moved)

@@ -12,10 +12,8 @@ On Dask each chain is an actor that starts a background nutpie run when it is cr
 the client polls, keeps the rows it has and asks only for new ones. The alternative, tasks that
 sample up to a checkpoint and return, would warm up again for every checkpoint (nutpie cannot carry a
 chain's state over from one run to the next), so each checkpoint would cost the whole chain so far.
-A worker compiles the model once per process and shape, or loads it from the riskreport cache
-(`compiled.compiled_model`): on one machine, or with a shared cache folder, a model the client or an
-earlier fit compiled is loaded in about a second; on other machines each worker process compiles
-once (the same 15–45 s of CPU as in-process), then keeps the model for every later fit of its shape.
+A worker loads the model's numba callbacks from its riskreport cache (`compiled.compiled_model`, about 0.2 s
+of CPU), or compiles them once per machine (6–7 s of CPU), for every data shape.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ must be importable on the workers.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from riskreport.bayes.chains import ChainSpec, _Chain
 from riskreport.errors import RiskReportError
@@ -20,7 +19,11 @@ from riskreport.errors import RiskReportError
 _CLIENTS: dict[str, object] = {}  # one client per scheduler address for the process (a report's fits share it)
 _CLIENTS_LOCK = threading.Lock()
 CONNECT_TIMEOUT = "20s"  # how long a fit waits for the scheduler
-STATS = ("tuning", "diverging")  # the sampler statistics the stopping rule reads; nutpie also stores the
+STATS = (
+    "tuning",
+    "diverging",
+    "n_steps",
+)  # the sampler statistics the stopping rule reads (n_steps: the gradients); nutpie also stores the
 # unconstrained draw and the gradient of every draw, 2/3 of the bytes: they stay on the worker
 
 
@@ -57,10 +60,10 @@ def placement(workers: dict, chains: int) -> list[str]:
 class ChainActor:
     """One chain on a Dask worker: the model loaded or compiled in the worker's process, a nutpie run started."""
 
-    def __init__(self, model: str, data, priors: dict, centred, folder: str | None, spec: ChainSpec):
+    def __init__(self, model: str, data, priors: dict, centred, spec: ChainSpec):
         from riskreport.bayes.compiled import compiled_model
 
-        compiled = compiled_model(model, data, priors, lambda message: None, tuple(centred), _worker_folder(folder))
+        compiled = compiled_model(model, data, priors, lambda message: None, tuple(centred))
         self.chain = _Chain(compiled, spec)
 
     def rows(self, start: int) -> tuple[bytes, bytes, bool]:
@@ -73,28 +76,16 @@ class ChainActor:
         return True
 
 
-def _worker_folder(folder: str | None) -> Path | None:
-    """The compiled-model cache on a worker: the client's folder when this machine has it (one machine, a shared
-    file system), else the worker's own riskreport cache."""
-    if folder is None:
-        return None
-    if Path(folder).parent.is_dir():
-        return Path(folder)
-    from riskreport.bayes.fits import FitCache
-
-    return FitCache().compiled
-
-
 class DaskChains:
     """The chains of a batch as actors on the cluster at `scheduler`; `trace` gathers their rows."""
 
     def __init__(self, scheduler: str, job: tuple, specs: list[ChainSpec]):
         self.client = client_of(scheduler)
         workers = placement(self.client.scheduler_info()["workers"], len(specs))
-        model, data, priors, centred, folder = job
+        model, data, priors, centred = job
         self.futures = [
             self.client.submit(
-                ChainActor, model, data, priors, centred, folder, spec, actor=True, workers=[address], pure=False
+                ChainActor, model, data, priors, centred, spec, actor=True, workers=[address], pure=False
             )
             for spec, address in zip(specs, workers)
         ]

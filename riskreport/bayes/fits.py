@@ -19,7 +19,7 @@ from riskreport.io.cache import Cache
 from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions
 
-CACHE_FORMAT = 3  # 2: pointwise elpd stored with the draws; 3: zero-sum group effects, r stored (no z)
+CACHE_FORMAT = 4  # 2: pointwise elpd stored; 3: zero-sum effects, r stored; 4: numba kernels, exact zoi/coi/zi, retry
 
 
 POINTWISE = "pointwise:"  # prefix of the pointwise model-choice arrays in a cache entry

@@ -132,6 +132,28 @@ def free_variables(model: str) -> list[str]:
     return names + FAMILY_PARAMETERS[model]
 
 
+EXACT = {"zoib": ("zoi", "coi"), "zoib_rank": ("zi",)}
+"""Parameters drawn from their exact Beta posterior, not sampled (`exact_draws`)."""
+
+
+def sampled_variables(model: str) -> list[str]:
+    """The stored variables NUTS samples: `free_variables` but those drawn exactly (`EXACT`)."""
+    return [name for name in free_variables(model) if name not in EXACT.get(model, ())]
+
+
+def exact_draws(model: str, y: np.ndarray, shape: tuple, rng: np.random.Generator) -> dict:
+    """Draws of the parameters with an exact posterior (`EXACT`), of `shape`: zoi ~ Beta(1 + n0 + n1, 1 + n_inner),
+    coi ~ Beta(1 + n1, 1 + n0) (BHM-ZOiB); zi ~ Beta(1 + n0, 1 + n_inner) (BHM-ZOiB-Rank). Their Beta(1, 1) priors
+    times the likelihood's zoi^(n0+n1)(1 − zoi)^n_inner · coi^n1 (1 − coi)^n0 (zi^n0 (1 − zi)^n_inner)."""
+    n0, n1 = float(np.sum(y == 0)), float(np.sum(y == 1))
+    inner = float(y.size) - n0 - n1
+    if model == "zoib":
+        return {"zoi": rng.beta(1 + n0 + n1, 1 + inner, shape), "coi": rng.beta(1 + n1, 1 + n0, shape)}
+    if model == "zoib_rank":
+        return {"zi": rng.beta(1 + n0, 1 + inner, shape)}
+    return {}
+
+
 def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
     """The data and prior constants of a model as named arrays: the shared data of its compiled form.
 
@@ -171,7 +193,12 @@ def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
 
 
 def build_pymc_model(
-    model: str, data: BayesData, priors: dict, centred: tuple[bool, bool] = (True, True), effects: str = "zero_sum"
+    model: str,
+    data: BayesData,
+    priors: dict,
+    centred: tuple[bool, bool] = (True, True),
+    effects: str = "zero_sum",
+    exact: bool = False,
 ):
     """The PyMC model of `model` on `data` with `priors` (see `brms_priors`); data and prior constants are `pm.Data`.
 
@@ -179,6 +206,9 @@ def build_pymc_model(
     posterior of b, sd_sys, sd_top, r_sys, r_top): "zero_sum" (module docstring) or "brms" (b; r_g = sd_g·z_g,
     z_g ~ N(0, 1)). Zero-sum free variables: b_data, z_m_g (m_g = sd_g/√n_g·z_m_g), and u_g, or z_u_g
     (u_g = sd_g·z_u_g, z_u_g ~ ZeroSumNormal(1)) for a group not `centred` (systems, topics).
+    `exact=True` leaves out zoi, coi (BHM-ZOiB) and zi (BHM-ZOiB-Rank): independent of every other parameter
+    a posteriori, they are drawn from their exact Beta posterior (`exact_draws`); the rest is the
+    density nutpie samples (`kernels.log_density`).
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -204,7 +234,9 @@ def build_pymc_model(
             phi = pm.Gamma("phi", alpha=0.01, beta=0.01)
             n0, n1, n_in = inputs["n0"], inputs["n1"], inputs["n_inner"]
             pm.Potential("obs_inner", beta_log_density(eta, phi, inputs, n_in))
-            if model == "zoib":
+            if exact:
+                pass
+            elif model == "zoib":
                 zoi, coi = pm.Beta("zoi", 1.0, 1.0), pm.Beta("coi", 1.0, 1.0)
                 pm.Potential(
                     "obs_01", (n0 + n1) * pt.log(zoi) + n0 * pt.log1p(-coi) + n1 * pt.log(coi) + n_in * pt.log1p(-zoi)

@@ -20,13 +20,20 @@ import numpy as np
 from riskreport.bayes.chains import LocalChains, check_executor
 from riskreport.bayes.compiled import compiled_model
 from riskreport.bayes.diagnostics import diagnose, information_criteria
-from riskreport.bayes.fit_progress import stderr_progress
+from riskreport.bayes.fit_progress import RUNNING, stderr_progress
 from riskreport.bayes.fits import BayesFit, FitCache, cache_key, from_cache, library_versions
-from riskreport.bayes.models import EFFECTS_TEXT, LABELS, brms_priors, check_model, check_support
+from riskreport.bayes.models import EFFECTS_TEXT, LABELS, brms_priors, check_model, check_support, exact_draws
 from riskreport.bayes.scores import BayesData, group_strength
 from riskreport.bayes.stopping import CHECKS_PER_TARGET, INITIAL_EFFICIENCY, LOW_RANK_BELOW, sample_until
 from riskreport.errors import ParameterError
 from riskreport.progress import Progress
+
+RETRY_TARGET_ACCEPT = 0.95
+"""A fit with divergent transitions samples again, with the same seeds, at this target_accept (smaller steps)."""
+
+
+EXACT_STREAM = 38  # the random stream of the exactly drawn parameters: SeedSequence([seed, EXACT_STREAM])
+
 
 CENTRE_ABOVE = 0.5  # a group whose data dominate its prior (`scores.group_strength`) is sampled centred
 
@@ -37,7 +44,9 @@ class FitOptions:
 
     `target_ess`: the bulk and tail ESS every system effect must reach; `max_draws`: at most this many
     draws in all (post warm-up, all chains); `chains`, `tune` (warm-up iterations per chain), `seed`;
-    `target_accept`: brms's `adapt_delta` (the thesis used 0.9); `criteria=False` skips WAIC/PSIS-LOO
+    `target_accept`: brms's `adapt_delta` (brms's default 0.8; the thesis used 0.9; tune 300 and 0.8 need the
+    fewest gradients per tail ESS: docs/templates/bayesian_risk.md, tests/benchmarks/bench_bayes_settings.py; a
+    fit with divergences samples again at `RETRY_TARGET_ACCEPT`); `criteria=False` skips WAIC/PSIS-LOO
     (BRisk⁻ fits); `cache_dir`: the draws cache (default `$RISKREPORT_CACHE/bayes`), `use_cache=False`
     neither reads nor writes it. `executor="dask"` samples the chains on the Dask cluster at `scheduler`
     (`dask_chains`); the draws are the same as `executor="local"` (this process) gives, so neither is in the
@@ -47,9 +56,9 @@ class FitOptions:
     target_ess: int = 10_000
     max_draws: int = 72_000
     chains: int = 4
-    tune: int = 1000
+    tune: int = 300
     seed: int = 2026
-    target_accept: float = 0.9
+    target_accept: float = 0.8
     criteria: bool = True
     cache_dir: str | Path | None = None
     use_cache: bool = True
@@ -88,7 +97,7 @@ def fit(
     """Fit `model` (see `models.MODELS`) to `data` until every system effect has bulk and tail ESS ≥ `target_ess`.
 
     `options` and the keywords `changes` are `FitOptions` (target_ess=10_000, max_draws=72_000,
-    chains=4, tune=1000, seed=2026, target_accept=0.9, criteria=True, cache_dir=None, use_cache=True,
+    chains=4, tune=300, seed=2026, target_accept=0.8, criteria=True, cache_dir=None, use_cache=True,
     executor="local", scheduler=None).
     Seeded: the same inputs give the same draws. Progress goes to `progress` (stderr by default;
     None: silent).
@@ -112,12 +121,27 @@ def fit(
             say(f"{LABELS[model]}: cached draws ({hit['meta']['n_draws']:,} draws), no sampling")
             return _finished(progress, from_cache(hit, model, data, key))
     started = time.time()
-    draws, batches, divergences = _sample_to_target(
-        model, data, priors, settings, say, cache.compiled if cache is not None else None, options
-    )
+    draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+    batches_done = batches  # with a retry, the first attempt's too: what the fit cost
+    if divergences and settings["target_accept"] < RETRY_TARGET_ACCEPT:
+        say(
+            f"{RUNNING}{LABELS[model]}: {divergences} divergent transitions at target_accept "
+            f"{settings['target_accept']:g}: sampling again at {RETRY_TARGET_ACCEPT:g} (smaller steps)"
+        )
+        retry = {
+            "from_target_accept": settings["target_accept"],
+            "divergences": int(divergences),
+            "to_target_accept": RETRY_TARGET_ACCEPT,
+        }
+        settings = {**settings, "target_accept": RETRY_TARGET_ACCEPT}
+        first = batches
+        draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+        batches_done = first + batches
+        settings["retry"] = retry
     sampled = time.time()
     diagnostics = diagnose(draws, "b" if model.startswith("paired") else "r_sys", options.target_ess, divergences)
     diagnostics["seconds_to_target"] = sampled - started  # compile and sampling, until the ESS check passed
+    diagnostics.update(work(batches_done, diagnostics["min_ess_tail"]))
     information = information_criteria(model, data, draws) if options.criteria else {}
     pointwise = information.pop("pointwise", {})
     seconds = time.time() - started
@@ -170,9 +194,23 @@ def prepare(model: str, data: BayesData, options: FitOptions | None = None, **ch
     priors, _, key, cache = _entry(model, data, options.settings(), options)
     if (cache is not None and cache.has(key)) or options.executor != "local":  # on Dask the workers compile
         return False
-    compiled = cache.compiled if cache is not None else None
-    compiled_model(model, data, priors, lambda message: None, layout(data), compiled)
+    compiled_model(model, data, priors, lambda message: None, layout(data))
     return True
+
+
+def work(batches: list[dict], min_ess_tail: float) -> dict:
+    """What a fit cost: seconds compiling (or loading) the model and sampling, gradients (leapfrog steps of every
+    chain, warm-up included) per unit of the smallest tail ESS of the effects, and µs of process CPU per gradient
+    (the CPU of the sampling batches: other threads of the process, e.g. a background compile, count too)."""
+    gradients = sum(batch.get("gradients", 0) for batch in batches)
+    cpu = sum(batch.get("cpu_seconds", 0.0) for batch in batches)
+    return {
+        "compile_seconds": sum(batch.get("compile_seconds", 0.0) for batch in batches),
+        "sampling_seconds": sum(batch.get("seconds", 0.0) for batch in batches),
+        "gradients": gradients,
+        "gradients_per_tail_ess": gradients / min_ess_tail if min_ess_tail > 0 else float("inf"),
+        "us_per_gradient": cpu / gradients * 1e6 if gradients else float("nan"),
+    }
 
 
 def check_settings(*, target_ess, max_draws, chains, tune, seed, target_accept) -> dict:
@@ -217,7 +255,7 @@ def layout(data: BayesData) -> tuple[bool, bool]:
     return tuple(kappa > CENTRE_ABOVE for kappa in group_strength(data))  # type: ignore[return-value]
 
 
-def _sample_to_target(model, data, priors, settings, say, compiled_dir, options: FitOptions):
+def _sample_to_target(model, data, priors, settings, say, options: FitOptions):
     centred = layout(data)
     if not all(centred) and not model.startswith("paired"):
         say(
@@ -225,21 +263,26 @@ def _sample_to_target(model, data, priors, settings, say, compiled_dir, options:
             + " and ".join(g for g, c in zip(("system", "topic"), centred) if not c)
             + " effects barely informed by the data: sampled scaled by their sd"
         )
-    start = _starter(model, data, priors, say, centred, compiled_dir, options)
+    started = time.time()
+    start = _starter(model, data, priors, say, centred, options)
+    compile_seconds = time.time() - started
     draws, batches, divergences = sample_until(start, model, settings, say)
+    rng = np.random.default_rng(np.random.SeedSequence([settings["seed"], EXACT_STREAM]))
+    draws.update(exact_draws(model, data.y, draws["b"].shape[:2], rng))
     scaled = [g for g, c in zip(("systems", "topics"), centred) if not c]
+    batches[0]["compile_seconds"] = round(compile_seconds, 2)  # loading or compiling the model, then sampling
     for batch in batches:
         batch["group_effects"] = "u centred" if not scaled else f"the {' and '.join(scaled)}' u scaled by sd"
     return draws, batches, divergences
 
 
-def _starter(model, data, priors, say, centred, compiled_dir, options: FitOptions):
+def _starter(model, data, priors, say, centred, options: FitOptions):
     """What starts a batch's chains: nutpie runs in this process, or actors on the Dask cluster."""
     if options.executor == "dask":
         from riskreport.bayes.dask_chains import DaskChains
 
-        job = (model, data, priors, centred, str(compiled_dir) if compiled_dir is not None else None)
+        job = (model, data, priors, centred)
         say(f"{LABELS[model]}: sampling the chains on the Dask cluster at {options.scheduler}")
         return lambda specs: DaskChains(str(options.scheduler), job, specs)
-    compiled = compiled_model(model, data, priors, say, centred, compiled_dir)
+    compiled = compiled_model(model, data, priors, say, centred)
     return lambda specs: LocalChains(compiled, specs)

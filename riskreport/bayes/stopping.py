@@ -22,8 +22,8 @@ import numpy as np
 from riskreport.bayes.chains import chain_specs
 from riskreport.bayes.convergence import rhat_rank
 from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
-from riskreport.bayes.fit_progress import RUNNING, running_line, time_left
-from riskreport.bayes.models import LABELS, free_variables
+from riskreport.bayes.fit_progress import RUNNING, duration, running_line, time_left
+from riskreport.bayes.models import LABELS, sampled_variables
 
 INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
 
@@ -64,7 +64,7 @@ def sample_until(start, model: str, settings: dict, say):
     chains, target = settings["chains"], settings["target_ess"]
     low_rank = False
     effects = "b" if model.startswith("paired") else "r_sys"
-    names = free_variables(model)
+    names = sampled_variables(model)
     room = settings["max_draws"] // chains
     step = check_every(target, chains)
     guess = max(1, min(math.ceil(target / chains / INITIAL_EFFICIENCY), room))
@@ -80,6 +80,10 @@ def sample_until(start, model: str, settings: dict, say):
         )
         first = max(1, math.ceil(target / chains / 2) - done)  # an ESS above twice the draws is never met in practice
         switch_at = None if low_rank else guess - done
+        say(
+            f"{RUNNING}{LABELS[model]}: batch {len(batches) + 1}, {chains} chains: {settings['tune']:,} warm-up "
+            f"iterations each, then draws until the ESS target (0 s)"
+        )
         outcome = _batch(
             start,
             settings,
@@ -93,7 +97,7 @@ def sample_until(start, model: str, settings: dict, say):
             checkpoints(first, step, room - done),
             switch_at,
         )
-        kept, draws, batch_divergences, bulk, tail, seconds, switch = outcome
+        kept, draws, batch_divergences, bulk, tail, seconds, switch, work = outcome
         parts.append(kept)
         divergences += batch_divergences
         per_chain = kept[names[0]].shape[1]
@@ -103,6 +107,7 @@ def sample_until(start, model: str, settings: dict, say):
                 "draws_per_chain": per_chain,
                 "mass_matrix": mass,
                 "seconds": round(seconds, 2),
+                **work,
                 "divergences": batch_divergences,
                 "min_ess_bulk": bulk,
                 "min_ess_tail": tail,
@@ -130,8 +135,8 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
     """Run one batch of at most `length` draws per chain; (kept draws, all draws so far, divergences, bulk ESS,
     tail ESS, seconds, switch). `start(specs)` starts the chains (`chains.LocalChains`, `dask_chains.DaskChains`)."""
     target = settings["target_ess"]
-    started = time.time()
-    run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)))
+    started, cpu = time.time(), time.process_time()
+    run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)), started)
     looks: list[tuple[float, float]] = []  # (seconds, min ESS) at each checkpoint: the time left
     try:
         for c in points:
@@ -142,7 +147,8 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
             rhat = max_rhat(draws) if reached >= target else None
             if (rhat is not None and rhat < RHAT_MAX) or c == points[-1] or switch:
-                return kept, draws, diverging, bulk, tail, time.time() - started, switch
+                work = {"gradients": run.gradients, "cpu_seconds": round(time.process_time() - cpu, 2)}
+                return kept, draws, diverging, bulk, tail, time.time() - started, switch, work
             if not looks and not parts and run.seen is not None:  # ESS 0 when the slowest chain's draws began
                 looks.append((run.seen[0] - started, 0.0))
             looks.append((time.time() - started, reached))
@@ -156,10 +162,11 @@ class _Run:
     """The background nutpie runs of a batch's chains, looked at through their raw Arrow traces (a record batch
     per chain): `chains.LocalChains` or `dask_chains.DaskChains`."""
 
-    def __init__(self, say, tune: int, chains):
-        self.say, self.tune, self.chains = say, tune, chains
+    def __init__(self, say, tune: int, chains, started: float):
+        self.say, self.tune, self.chains, self.started = say, tune, chains, started
         self.seen: tuple[float, int] | None = None  # (time, draws of the slowest chain) at the first look with draws
         self.said = time.time()
+        self.gradients = 0  # leapfrog steps (gradient evaluations) of every chain so far, warm-up included
 
     def tell(self, message: str) -> None:
         """Say `message` if nothing was said for `SAY_EVERY` seconds (progress of a long batch)."""
@@ -170,6 +177,7 @@ class _Run:
     def first(self, c: int, names) -> tuple[dict[str, np.ndarray], int]:
         """The first `c` post-warm-up draws of every chain, {name: (chains, c, *shape)}, and their divergences."""
         draws, stats, tuned = self._with(c)
+        self.gradients = sum(int(np.asarray(stat.column("n_steps").to_numpy()).sum()) for stat in stats)
         kept = {name: np.stack([_column(d.slice(t, c), name) for d, t in zip(draws, tuned)]) for name in names}
         diverging = sum(int(_column(s.slice(t, c), "diverging").sum()) for s, t in zip(stats, tuned))
         return kept, diverging
@@ -184,12 +192,18 @@ class _Run:
             if least >= c or ended:
                 return draws, stats, tuned
             warming = min(stat.num_rows for stat in stats)
-            self.tell(
-                f"{RUNNING}warm-up: {warming:,} of {self.tune:,} iterations per chain"
-                if least == 0 and warming < self.tune
-                else f"{RUNNING}{least:,} draws per chain, the next check at {c:,}"
-            )
+            self.tell(self._line(warming, least, c))
             time.sleep(self._pause(c, least))
+
+    def _line(self, done: int, least: int, c: int) -> str:
+        """Where the slowest chain is (warm-up or draws), and when the next ESS check comes: measured from its
+        iterations per second since the batch started."""
+        elapsed = time.time() - self.started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        when = f", the next ESS check in about {duration((self.tune + c - done) / rate)}" if rate > 0 else ""
+        if least == 0 and done < self.tune:
+            return f"{RUNNING}warm-up: {done:,} of {self.tune:,} iterations per chain ({elapsed:.0f} s{when})"
+        return f"{RUNNING}{least:,} draws per chain, the next ESS check at {c:,} ({elapsed:.0f} s{when})"
 
     def _pause(self, c: int, least: int) -> float:
         """Seconds until the slowest chain should reach `c`, from its rate so far (between 0.2 and 10 s)."""

@@ -1,25 +1,30 @@
-"""Benchmark: Bayesian fits that compile once (compiled-model cache, draws cache, the report's fits).
+"""Benchmark: Bayesian fits and reports, cold and warm: the compiled kernels' cache, the draws cache, the fits' cost.
 
 Side by side in one run, each row a new process (Python start and imports included), to ESS ≥
 `--target-ess` with the report's diagnostics:
 
-- `zoib42 cold`: BHM-ZOiB on TREC-COVID's 42 pooled runs, empty caches (draws, compiled model, PyTensor's);
-- `zoib42 new data`: the same shape (42 other runs of the 107) with the compiled model cached by the row
-  above, no draws cached: what an analyst waits for after changing α, the collection or the systems;
+- `zoib42 cold`: BHM-ZOiB on TREC-COVID's 42 pooled runs, empty caches (draws, numba's compiled kernels);
+- `zoib42 new data`: 42 other runs of the 107 with the kernels compiled by the row above, no draws
+  cached: what an analyst waits for after changing α, the collection or the systems;
 - `zoib42 cached`: the first data again, its draws cached;
 - `demo report cold` / `demo report, compile cache warm`: `riskreport run bayesian_risk` (6 fits), an empty
-  cache, then with only the compiled models kept;
+  cache, then with only the compiled kernels kept;
 - `--rows real`: a bare papermill run of a one-cell notebook, then cold `riskreport run bayesian_risk` reports
-  (empty caches each) of the demo, all 107 TREC-COVID round 1 runs (baseline BM25R2) and TREC Web 2012
-  (ERR@20, baseline indriCASP) from ../shared (skipped when absent), wall and CPU seconds;
+  (empty caches each) of the demo, the thesis's Chapter 5 (TREC-COVID round 1's 42 pooled runs, RBP(p=0.8),
+  baseline bm25_baseline, α 0 1), all 107 TREC-COVID round 1 runs (baseline BM25R2) and TREC Web 2012
+  (ERR@20, baseline indriCASP) from ../shared (skipped when absent; `--real` picks some), wall and CPU seconds;
 - `campaign cold`: a Robust04-shaped campaign (110 systems × 249 topics, generated) with ZOiB and Gaussian,
   empty caches (`--rows campaign`; long).
+
+For every fit (of a report: read from its draws cache entry) the row prints gradients per unit of tail ESS
+(warm-up included), µs of CPU per gradient, seconds compiling or loading the model and seconds sampling.
 
 Generated data of the same shapes replace TREC-COVID when ../shared is absent. brms's and PyStan's
 figures come from `bench_bayes.py --stan-python` (PyStan) and the README (brms; R is not installed).
 Not collected by the test run; the 2 cores are shared, so repeat (`--repeat`) and read medians.
 
-    python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--rows fits report real campaign] [--json out.json]
+    python tests/benchmarks/bench_bayes_reuse.py [--repeat 3] [--rows fits report real campaign]
+        [--real demo chapter5 covid107 web2012] [--json out.json]
 """
 
 from __future__ import annotations
@@ -49,15 +54,16 @@ import pandas as pd
 from riskreport import bayes
 imported = time.time()
 args = json.loads(sys.argv[1])
+WORK = ("gradients_per_tail_ess", "us_per_gradient", "compile_seconds", "sampling_seconds", "min_ess_tail")
 data = bayes.scores_data(pd.read_csv(args["scores"]))
 lines = []
 result = bayes.fit(args["model"], data, target_ess=args["target_ess"], cache_dir=args["cache"],
                    progress=lambda m: lines.append((round(time.time() - started, 2), m)))
 done = time.time()
-compile_s = next((float(m.split(" in ")[-1].split(" s")[0]) for _, m in lines if "compiled" in m), 0.0)
 usage = resource.getrusage(resource.RUSAGE_SELF)
+d = result.diagnostics
 print(json.dumps({"total_s": done - started, "cpu_s": usage.ru_utime + usage.ru_stime, "import_s": imported - started,
-                  "compile_or_load_s": compile_s,
+                  "fits": [{"fit": result.label, **{k: d.get(k) for k in WORK}}],
                   "cached": result.cached, "draws": result.n_draws, "waic": result.criteria.get("waic"),
                   "min_ess_bulk": result.diagnostics["min_ess_bulk"],
                   "min_ess_tail": result.diagnostics["min_ess_tail"],
@@ -140,14 +146,29 @@ def report_row(out: Path, env: dict, *extra: str) -> dict:
     )
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-3000:])
+    fits = fit_costs(Path(env["RISKREPORT_CACHE"]) / "bayes")
     models = pd.read_csv(out / "tables" / "bayes_models.csv")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "total_s": time.time() - started,
         "cpu_s": after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime,
         "waic": dict(zip(models["model"], models["waic"].round(2), strict=True)),
+        "fits": fits,
         "lines": [line for line in done.stderr.splitlines() if "riskreport: bayes: " in line],
     }
+
+
+WORK = ("gradients_per_tail_ess", "us_per_gradient", "compile_seconds", "sampling_seconds", "min_ess_tail")
+
+
+def fit_costs(folder: Path) -> list[dict]:
+    """Each fit's cost from its draws cache entry (`sampling.work`), in the order the fits were written."""
+    rows = []
+    for entry in sorted(folder.glob("??/*.npz"), key=lambda p: p.stat().st_mtime):
+        with np.load(entry) as stored:
+            meta = json.loads(bytes(stored["__record__"]).decode())["meta"]
+        rows.append({"fit": meta["model"], **{k: meta["diagnostics"].get(k) for k in WORK}})
+    return rows
 
 
 def papermill_row(work: Path, env: dict) -> dict:
@@ -171,14 +192,36 @@ def papermill_row(work: Path, env: dict) -> dict:
     }
 
 
-REAL = {  # the real campaigns of issue 32: (collection, options of `riskreport run bayesian_risk`)
-    "TREC-COVID round 1, 107 runs x 30 topics": ("trec-covid-round1/round1_data.csv", ["--baseline", "BM25R2"]),
-    "TREC Web 2012, 8 runs x 50 topics, ERR@20": ("trec-web-2012", ["--baseline", "indriCASP", "--measure", "ERR@20"]),
+REAL = {  # the real campaigns: (row, collection, options of `riskreport run bayesian_risk`)
+    "chapter5": (
+        "Chapter 5: TREC-COVID round 1, 42 pooled runs, alpha 0 1",
+        "trec-covid-round1/round1_data.csv",
+        [
+            "-p",
+            "pool",
+            "{shared}/trec-covid-round1/round1_pooled.csv",
+            "--baseline",
+            "bm25_baseline",
+            "--alpha",
+            "0",
+            "1",
+        ],
+    ),
+    "covid107": (
+        "TREC-COVID round 1, 107 runs x 30 topics",
+        "trec-covid-round1/round1_data.csv",
+        ["--baseline", "BM25R2"],
+    ),
+    "web2012": (
+        "TREC Web 2012, 8 runs x 50 topics, ERR@20",
+        "trec-web-2012",
+        ["--baseline", "indriCASP", "--measure", "ERR@20"],
+    ),
 }
 
 
 def drop_draws(cache: Path) -> None:
-    """Keep the compiled models (`bayes/compiled`), remove the draws."""
+    """Keep the compiled kernels (`numba`), remove the draws."""
     for entry in (cache / "bayes").glob("??/*.npz"):
         entry.unlink()
 
@@ -206,20 +249,22 @@ def one_round(files: dict, work: Path, args, i: int) -> list[dict]:
         add("demo report, compile cache warm", lambda: report_row(work / f"report-{i}-b", renv))
     if "real" in args.rows:  # cold reports, each with empty caches, beside a bare papermill run
         add("bare papermill run", lambda: papermill_row(work, environment(work / "pcache", work / "ppytensor")))
-        add(
-            "demo report cold",
-            lambda: report_row(work / f"real-demo-{i}", environment(work / f"dcache-{i}", work / f"dpytensor-{i}")),
-        )
-        for k, (name, (collection, extra)) in enumerate(REAL.items()):
-            if (ROOT.parent / "shared" / "data" / collection).exists():
+        if "demo" in args.real:
+            add(
+                "demo report cold",
+                lambda: report_row(work / f"real-demo-{i}", environment(work / f"dcache-{i}", work / f"dpytensor-{i}")),
+            )
+        shared = ROOT.parent / "shared" / "data"
+        for k, (name, collection, extra) in REAL.items():
+            if k in args.real and (shared / collection).exists():
                 add(
                     f"{name} report cold",
                     lambda k=k, c=collection, e=extra: report_row(
                         work / f"real-{k}-{i}",
                         environment(work / f"realcache-{k}-{i}", work / f"realpytensor-{k}-{i}"),
                         "--collection",
-                        str(ROOT.parent / "shared" / "data" / c),
-                        *e,
+                        str(shared / c),
+                        *[part.format(shared=shared) for part in e],
                     ),
                 )
     if "campaign" in args.rows:
@@ -246,6 +291,9 @@ def main(argv=None) -> None:
         help="which rows: the ZOiB-42 fits, the demo report, cold reports of the real campaigns of ../shared beside "
         "a bare papermill run, the 110 × 249 campaign (long)",
     )
+    parser.add_argument(
+        "--real", nargs="+", default=["demo", *REAL], choices=["demo", *REAL], help="the reports of --rows real"
+    )
     parser.add_argument("--json", help="also write every row (with its progress lines) here")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-bayes-reuse-"))
@@ -262,8 +310,15 @@ def main(argv=None) -> None:
         waic = mine[-1].get("waic")
         print(
             f"  {name:48s} {statistics.median(times):7.1f}  (runs: {', '.join(f'{t:.1f}' for t in times)}; "
-            f"CPU {statistics.median(row.get('cpu_s', float('nan')) for row in mine):.1f} s; WAIC {waic})"
+            f"CPU {statistics.median(row.get('cpu_s', float('nan')) for row in mine):.1f} s; WAIC {waic}; "
+            f"load {mine[-1]['load_before']:.1f}–{mine[-1]['load_after']:.1f})"
         )
+        for cost in mine[-1].get("fits", []):
+            print(
+                f"    {cost['fit']:20s} {cost['gradients_per_tail_ess'] or float('nan'):6.1f} gradients per tail ESS, "
+                f"{cost['us_per_gradient'] or float('nan'):7.1f} µs CPU per gradient, compile {cost['compile_seconds'] or 0:5.1f} s, "
+                f"sampling {cost['sampling_seconds'] or 0:5.1f} s (tail ESS {cost['min_ess_tail'] or 0:,.0f})"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
 

@@ -4,12 +4,12 @@ Side by side in one process, on the same random unconstrained points:
 
 - `old graph`: the PyMC graph before issue 32 (brms's r = sd·z; the Beta log-density evaluated for every
   score, the 0s and 1s masked with a 0/1 weight; a frozen copy below), compiled by nutpie's numba backend;
-- `new graph`: `models.build_pymc_model` (zero-sum effects; the Beta terms only for the interior scores,
-  log y and log(1 − y) as data, log Γ(φ) once), compiled by nutpie's numba backend (the group effects
-  cost O(systems + topics), nothing beside the O(scores) likelihood);
-- `numba`: the hand-written log-density and gradient (`zoib_numba.py` beside this file, compiled at its
-  import: the compile time printed), checked first against PyMC's value and gradient (numba backend) at
-  random points when `build_pymc_model` has the zero-sum layout (issue 32, point 1).
+- `new graph`: `models.build_pymc_model(exact=True)` (zero-sum effects; the Beta terms only for the interior
+  scores, log y and log(1 − y) as data, log Γ(φ) once; zoi and coi drawn exactly, not in the graph), compiled
+  by nutpie's numba backend;
+- `numba`: what riskreport samples, the hand-written log-density and gradient (`riskreport.bayes.kernels`,
+  its compile or cache-load time printed), checked first against PyMC's value and gradient (numba backend)
+  at random points.
 
 Each is the C callback nutpie calls (`compiled_logp_func`), called through ctypes (its overhead, about
 0.2 µs, is printed); times are CPU (`time.process_time`) medians of `--rounds` rounds, load printed.
@@ -148,25 +148,28 @@ def rows_for(data) -> dict:
     out = {}
     compiled, seconds = compile_nutpie(old_graph(data, priors))
     out["old graph"] = (of_nutpie(compiled), seconds)
-    compiled, seconds = compile_nutpie(build_pymc_model("zoib", data, priors))
+    new = build_pymc_model("zoib", data, priors, exact=True)
+    compiled, seconds = compile_nutpie(new)
     out["new graph"] = (of_nutpie(compiled), seconds)
     started = time.process_time()
-    zoib_numba = _load("zoib_numba")
-    buffer = zoib_numba.pack(model_inputs("zoib", data, priors), len(data.systems), len(data.topics))
-    n_dim = sum(int(np.prod(shape)) for _, shape in zoib_numba.free_layout(len(data.systems), len(data.topics)))
-    callback = Callback(zoib_numba.logp_callback.address, n_dim, buffer.ctypes.data, buffer)
+    from riskreport.bayes import kernels
+
+    sizes = (len(data.systems), len(data.topics))
+    buffer = kernels.pack("zoib", model_inputs("zoib", data, priors), *sizes)
+    n_dim = sum(int(np.prod(shape)) for _, shape in kernels.free_layout("zoib", *sizes))
+    callback = Callback(kernels.callbacks("zoib")[0].address, n_dim, buffer.ctypes.data, buffer)
     out["numba"] = (callback, time.process_time() - started)
-    print(f"  numba against PyMC: {check(zoib_numba, callback, build_pymc_model('zoib', data, priors), data)}")
+    print(f"  numba against PyMC: {check(kernels, callback, new, data)}")
     return out
 
 
-def check(zoib_numba, callback: Callback, pymc_model, data) -> str:
+def check(kernels, callback: Callback, pymc_model, data) -> str:
     """The gradient equal to PyMC's (numba backend) to 1e-10 relative, the value up to one constant, at random points.
 
     The constant is PyTensor's: it casts the Python float constants of the Student-t normalisers to float32.
     """
     names = [value.name for value in pymc_model.value_vars]
-    if names != [name for name, _ in zoib_numba.free_layout(len(data.systems), len(data.topics))]:
+    if names != [name for name, _ in kernels.free_layout("zoib", len(data.systems), len(data.topics))]:
         return f"not checked: PyMC's layout is {names[:6]}…, not the zero-sum one"
     function = pymc_model.logp_dlogp_function(ravel_inputs=True, mode="NUMBA")
     function.set_extra_values({})
