@@ -65,6 +65,8 @@ from riskreport.render.tables import (
     baselines_note,
     ci_wide,
     flagged,
+    flagged_by_alpha,
+    flagged_list,
     for_baseline,
     interval_verdicts,
     risk_counts,
@@ -99,6 +101,7 @@ __all__ = [
     "VERDICT_COLOURS",
     "VERDICT_STYLES",
     "WHOLE_ROWS",
+    "CAMPAIGN_ROWS",
     "_alpha_label",
     "_by_verdict",
     "_key",
@@ -115,6 +118,8 @@ __all__ = [
     "ci_wide",
     "effectiveness_latex",
     "flagged",
+    "flagged_by_alpha",
+    "flagged_list",
     "for_baseline",
     "format_p",
     "georisk_latex",
@@ -172,6 +177,7 @@ class Page:
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter(formats=context.get("figure_formats"))
+        self.campaign = False  # set by `header`: more challengers than a table shows whole (`WHOLE_ROWS`)
 
     def header(
         self,
@@ -193,6 +199,7 @@ class Page:
         box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
+        self.campaign = len(params.challengers) > WHOLE_ROWS
         return header(
             params, digest, title, convention, guide, significance, notes, points, credible_level, self.generated_utc
         )
@@ -240,9 +247,30 @@ class Page:
             )
         return HTML(body)
 
-    def show(self, analysis, name: str, collapsed: bool = False) -> HTML:
-        """`figure` for one of an analysis's figures (`riskreport.analyse(...).figure(name)`) with its caption."""
-        return self.figure(analysis.figure(name), analysis.caption(name), name, collapsed=collapsed)
+    def show(self, analysis, name: str, collapsed: bool = False, main: bool = True) -> HTML:
+        """`figure` for one of an analysis's figures (`riskreport.analyse(...).figure(name)`) with its caption; at a
+        campaign's scale (`campaign`) a figure that is not `main` is one click away (collapsed)."""
+        fold = collapsed or (self.campaign and not main)
+        return self.figure(analysis.figure(name), analysis.caption(name), name, collapsed=fold)
+
+    def table(self, table, flagged: list[str] | None = None, summary: str | None = None, main: bool = True) -> HTML:
+        """A table on this page (`interactive`), sized to the page's scale. At a demo's scale (`campaign` False)
+        whole up to `WHOLE_ROWS` rows, else paged with its `flagged` rows first. At a campaign's scale a `main`
+        table pages at `CAMPAIGN_ROWS` rows, flagged rows first; any other table longer than that is one click
+        away, its summary line saying how many rows it holds and how many are flagged (first when opened).
+        `summary`: the table is collapsed under this line in any case."""
+        rows = len(table.data if hasattr(table, "data") else table)
+        if not self.campaign:
+            return interactive(table, summary=summary, flagged=flagged)
+        if summary is None and rows <= CAMPAIGN_ROWS and not flagged:  # e.g. one row per α: no tools needed
+            return HTML(
+                f"<div class='rr-small-table'>{styler_html(table if hasattr(table, 'data') else styled(table))}</div>"
+            )
+        if summary is None and not main and rows > CAMPAIGN_ROWS:
+            caption = getattr(table, "caption", None) or "Table"
+            held = [s for s in dict.fromkeys(flagged or []) if s in set(_first_column(table))]
+            summary = f"{html.unescape(caption)} ({rows} rows" + (f"; the {len(held)} flagged first)" if held else ")")
+        return interactive(table, page_size=CAMPAIGN_ROWS, summary=summary, flagged=flagged)
 
     def finish(self) -> list[Path]:
         """Wait until every figure's files are in `figures/` (call once, at the end of the notebook)."""
@@ -269,6 +297,15 @@ class Page:
         path = self.tables_dir / table_file(name)
         write_csv(table, path)
         return path
+
+
+CAMPAIGN_ROWS = 5  # rows a page of a table shows at a campaign's scale (`Page.table`): a 107-run page < 8,000 px
+
+
+def _first_column(table) -> list[str]:
+    """The text of the first column of a table or Styler (the system names `interactive` puts flagged rows by)."""
+    data = table.data if hasattr(table, "data") else table
+    return [str(v) for v in data.iloc[:, 0]] if data.shape[1] else []
 
 
 def _figure_of(obj):
