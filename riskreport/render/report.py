@@ -15,6 +15,7 @@ import pandas as pd
 from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
+from riskreport.render import figure_store
 from riskreport.render.changes import since_section
 from riskreport.render.csv_writer import CSV_FLOAT, table_file, write_csv
 from riskreport.render.figures import FigureWriter
@@ -177,6 +178,8 @@ class Page:
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter(formats=context.get("figure_formats"))
+        self._drawn: list[tuple[str, Path, bytes]] = []  # figures of an analysis to keep (`finish`)
+        self._last_png = b""
         self.campaign = False  # set by `header`: more challengers than a table shows whole (`WHOLE_ROWS`)
 
     def header(
@@ -225,7 +228,6 @@ class Page:
         metadata). The figure is closed.
         `figure`: a Figure, an Axes, an array of Axes or a seaborn grid.
         """
-        import base64
 
         import matplotlib.pyplot as plt
 
@@ -235,6 +237,12 @@ class Page:
             fig, self.figures_dir / f"{self.figures}-{slug}", f"Figure {self.figures}: {slug}", text
         )
         plt.close(fig)
+        self._last_png = png  # the page's copy, kept by `show` for the next report
+        return self._embedded(png, caption, text, collapsed)
+
+    def _embedded(self, png: bytes, caption: HTML, text: str, collapsed: bool) -> HTML:
+        import base64
+
         data = base64.b64encode(png).decode("ascii")
         body = (
             f"<img src='data:image/png;base64,{data}' style='max-width:100%' "
@@ -251,7 +259,18 @@ class Page:
         """`figure` for one of an analysis's figures (`riskreport.analyse(...).figure(name)`) with its caption; at a
         campaign's scale (`campaign`) a figure that is not `main` is one click away (collapsed)."""
         fold = collapsed or (self.campaign and not main)
-        return self.figure(analysis.figure(name), analysis.caption(name), name, collapsed=fold)
+        text = analysis.caption(name)
+        key = figure_store.figure_key(analysis, name, self.figures + 1, text, self._writer.formats)
+        kept = figure_store.load(key) if key else None
+        if kept is None:
+            shown = self.figure(analysis.figure(name), text, name, collapsed=fold)
+            if key:
+                self._drawn.append((key, self.figures_dir / f"{self.figures}-{name}.png", self._last_png))
+            return shown
+        caption = self.caption(text)  # drawn by an earlier report of the same content: its PNGs, byte for byte
+        self.figures_dir.mkdir(parents=True, exist_ok=True)
+        (self.figures_dir / f"{self.figures}-{name}.png").write_bytes(kept[0])
+        return self._embedded(kept[1], caption, text, fold)
 
     def table(self, table, flagged: list[str] | None = None, summary: str | None = None, main: bool = True) -> HTML:
         """A table on this page (`interactive`), sized to the page's scale. At a demo's scale (`campaign` False)
@@ -273,8 +292,13 @@ class Page:
         return interactive(table, page_size=CAMPAIGN_ROWS, summary=summary, flagged=flagged)
 
     def finish(self) -> list[Path]:
-        """Wait until every figure's files are in `figures/` (call once, at the end of the notebook)."""
-        return self._writer.wait()
+        """Wait until every figure's files are in `figures/` (call once, at the end of the notebook); keep the
+        figures of an analysis drawn here for the next report of the same content (`render.figure_store`)."""
+        written = self._writer.wait()
+        drawn, self._drawn = self._drawn, []
+        for key, path, page in drawn:
+            figure_store.keep(key, path, page)
+        return written
 
     def save_latex(self, latex: str, name: str) -> Path:
         """Write a LaTeX table (`latex.latex_table(...)`) as `<tables_dir>/<name>.tex`."""

@@ -14,39 +14,14 @@ unwritable entry costs the computation again, nothing else (`io.cache`).
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 from collections.abc import Callable
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 KIND = "tables"
 FORMAT = 1  # of a stored frame (`frame_arrays`)
-
-
-@lru_cache(maxsize=1)
-def code_digest() -> str:
-    """SHA-256 of riskreport's Python source (every module: a table may call any layer below it)."""
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-@lru_cache(maxsize=1)
-def versions() -> dict[str, str]:
-    """The versions of the libraries the tables are computed with."""
-    out = {}
-    for name in ("numpy", "scipy", "pandas", "statsmodels"):
-        try:
-            out[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            out[name] = "absent"
-    return out
+LIBRARIES = ("numpy", "scipy", "pandas", "statsmodels")  # what the tables are computed with
 
 
 def matrix_digest(matrix: pd.DataFrame) -> str:
@@ -104,9 +79,10 @@ def stored(name: str, parts: dict, compute: Callable[[], pd.DataFrame]) -> pd.Da
     """The table `name` whose value depends on `parts` (besides riskreport's code and the libraries): read from
     the cache, or `compute()`d and kept there."""
     from riskreport.io.cache import Cache, cache_key
+    from riskreport.io.fingerprint import code_digest, versions
 
     cache = Cache(KIND)
-    key = cache_key(KIND, name=name, code=code_digest(), versions=versions(), **parts)
+    key = cache_key(KIND, name=name, code=code_digest(), versions=versions(*LIBRARIES), **parts)
     hit = cache.get_arrays(key)
     if hit is not None and hit[1].get("format") == FORMAT:
         frame = arrays_frame(*hit)
