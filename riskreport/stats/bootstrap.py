@@ -127,9 +127,11 @@ def _order_quantiles(values: np.ndarray, qs: list[np.ndarray], valid: np.ndarray
 
     select(range(len(values)))
     n = len(qs)
-    out = [
-        picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i]) for i in range(n)
-    ]
+    with np.errstate(invalid="ignore"):  # a row without valid values (+inf only): NaN below
+        out = [
+            picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i])
+            for i in range(n)
+        ]
     return out if valid is None else [np.where(valid > 0, q, np.nan) for q in out]
 
 
