@@ -252,3 +252,103 @@ def test_save_errors_speak_python(built, tmp_path):
         built[1].save(folder)
     assert "pass force=True" in str(raised.value) and "--out" not in str(raised.value)
     assert str(raised.value).startswith(f"save {folder}")
+
+
+# ---- issue 40: the slow tables kept with the evaluations ------------------------------------------------------
+
+
+def campaign_scores(systems: int = 30, topics: int = 40, seed: int = 7) -> pd.DataFrame:
+    """A small campaign as a long score table: systems of varied skill, ties and exact zeros (as real runs)."""
+    rng = np.random.default_rng(seed)
+    base = rng.beta(2, 5, topics)
+    rows = []
+    for s in range(systems):
+        shift = rng.normal(0, 0.05) + rng.normal(0, 0.08, topics) * (s % 3 != 0)
+        values = np.clip(np.round(base + shift, 3), 0, 1)
+        rows += [(f"run{s:02d}", f"t{t}", v) for t, v in enumerate(values)]
+    return pd.DataFrame(rows, columns=["system", "topic", "score"])
+
+
+STORED = ("risk", "tests", "boot", "topics", "tukey", "diagnostics", "mixed")
+
+
+def test_a_second_report_reads_its_slow_tables_back_value_for_value(tmp_path, monkeypatch):
+    """Issue 40: the bootstrap, tests, per-topic, Tukey, mixed-model and diagnostics tables of a report are stored
+    with the evaluations and read back by the next report of the same scores and options: equal to the computed
+    ones exactly (values, dtypes, order), and every table of the report the same."""
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    scores = campaign_scores()
+    options = {"alphas": [0, 1, 5], "bootstrap_samples": 300, "baseline": "run00"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = rr.analyse(scores, **options)
+        computed = {name: getattr(first, name) for name in STORED}
+        tables = first.tables
+        assert len(list((tmp_path / "cache" / "tables").rglob("*.npz"))) == len(STORED)
+        second = rr.analyse(scores, **options)
+        import riskreport.stats.inference as inference
+
+        monkeypatch.setattr(inference, "bootstrap_table", lambda *a, **k: pytest.fail("bootstrap computed again"))
+        monkeypatch.setattr(inference, "tests_table", lambda *a, **k: pytest.fail("tests computed again"))
+        for name in STORED:
+            pd.testing.assert_frame_equal(getattr(second, name), computed[name], check_exact=True)
+        for name, table in second.tables.items():
+            pd.testing.assert_frame_equal(table, tables[name], check_exact=True)
+
+
+def test_stored_tables_are_keyed_by_the_scores_and_every_option(tmp_path, monkeypatch):
+    """Another seed, number of resamples, α grid, baseline or score is another entry, never the stored table."""
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    scores = campaign_scores(systems=6, topics=12)
+    base = {"alphas": [0, 2], "bootstrap_samples": 200, "baseline": "run00"}
+    changed = scores.assign(score=scores["score"].where(scores.index != 5, scores["score"] + 0.01))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = rr.analyse(scores, **base).boot
+        for data, options in [
+            (scores, {**base, "seed": 1}),
+            (scores, {**base, "bootstrap_samples": 250}),
+            (scores, {**base, "alphas": [0, 3]}),
+            (scores, {**base, "baseline": "run01"}),
+            (changed, base),
+        ]:
+            again = rr.analyse(data, **options).boot
+            fresh_cache = tmp_path / f"fresh-{len(list(tmp_path.iterdir()))}"
+            monkeypatch.setenv("RISKREPORT_CACHE", str(fresh_cache))
+            pd.testing.assert_frame_equal(again, rr.analyse(data, **options).boot, check_exact=True)  # as computed
+            monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+            assert not again.equals(reference), options
+
+
+def test_a_damaged_stored_table_is_computed_again(tmp_path, monkeypatch):
+    from riskreport.io.cache import CacheWarning
+
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    scores = campaign_scores(systems=5, topics=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        computed = rr.analyse(scores, alphas=[0, 1], bootstrap_samples=200).tests
+    for entry in (tmp_path / "cache" / "tables").rglob("*.npz"):
+        entry.write_bytes(entry.read_bytes()[:100])
+    with pytest.warns(CacheWarning, match="damaged"):
+        again = rr.analyse(scores, alphas=[0, 1], bootstrap_samples=200).tests
+    pd.testing.assert_frame_equal(again, computed, check_exact=True)
+
+
+def test_frames_are_stored_and_read_back_with_their_dtypes_and_missing_text():
+    from riskreport.run.analysis_store import arrays_frame, frame_arrays
+
+    frame = pd.DataFrame(
+        {
+            "system": pd.Series(["a", "b", None], dtype="str"),
+            "note": pd.Series(["x", np.nan, "NA"], dtype=object),
+            "n": np.array([1, 2, 3], dtype=np.int64),
+            "flag": [True, False, True],
+            "value": [0.1, np.nan, -0.0],
+        }
+    )
+    back = arrays_frame(*frame_arrays(frame))
+    pd.testing.assert_frame_equal(back, frame, check_exact=True)
+    assert np.signbit(back["value"].iloc[2]) and back["note"].iloc[2] == "NA"
+    assert frame_arrays(pd.DataFrame({"when": pd.to_datetime(["2026-01-01"])})) is None  # not stored: computed
+    assert frame_arrays(pd.DataFrame({"mixed": ["a", 1]})) is None

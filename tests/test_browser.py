@@ -12,7 +12,7 @@ import warnings
 from html.parser import HTMLParser
 
 import pytest
-from conftest import chromium, find_browser, markup_page, measured
+from conftest import SHARED_DATA, chromium, find_browser, markup_page, measured
 
 from riskreport.render.export import TEMPLATE_DIR, external_references
 from riskreport.run.runner import run_report
@@ -307,3 +307,88 @@ def pages(browser, page, work) -> int:
     pdf = work / "page.pdf"
     chromium(browser, work, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri())
     return len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf.read_bytes()))
+
+
+COVID = SHARED_DATA / "trec-covid-round1" / "round1_data.csv"
+
+CAMPAIGN_SEEN = """<script>
+window.addEventListener("load", function () {
+  var seen = function (el) { return !el.closest("details:not([open])") && el.getClientRects().length > 0; };
+  var list = document.querySelector("div.rr-flagged-list");
+  var named = Array.prototype.map.call(list.querySelectorAll("li"), function (li) {
+    return li.textContent.slice(li.textContent.indexOf("): ") + 3).split(", "); });
+  var tables = Array.prototype.map.call(document.querySelectorAll("div.rr-table"), function (box) {
+    var rows = Array.prototype.slice.call(box.querySelectorAll("tbody tr"));
+    var first = function (r) { return r.cells.length ? r.cells[0].textContent.trim() : ""; };
+    var summary = box.closest("details") ? box.closest("details").querySelector("summary").textContent : "";
+    return {open: seen(box), rows: rows.map(first), visible: rows.filter(seen).map(first), summary: summary,
+            flagged: JSON.parse(box.getAttribute("data-flagged") || "[]"),
+            info: (box.querySelector(".rr-tools span") || {textContent: ""}).textContent};
+  });
+  var out = document.createElement("pre"); out.id = "rr-seen";
+  out.textContent = JSON.stringify({height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth,
+                                    list: seen(list), named: [].concat.apply([], named), tables: tables});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def campaign_page(tmp_path_factory):
+    """The risk_report page of the 107 runs of TREC-COVID round 1 (RBP, p = 0.8; baseline bm25_baseline) when
+    ../shared holds them, else of a synthetic score table of the same shape (107 systems x 30 topics); with the
+    challengers a verdict flags: the rule's risk or reward at some α, or most of the methods' (tables/verdicts.csv)."""
+    import numpy as np
+    import pandas as pd
+
+    work = tmp_path_factory.mktemp("campaign")
+    scores = COVID
+    if not COVID.is_file():
+        rng = np.random.default_rng(1)
+        base = rng.beta(2, 4, 30)
+        rows = [
+            (name, t, float(np.clip(base[t] + rng.normal(shift, 0.12), 0, 1)))
+            for name, shift in [("bm25_baseline", 0.0)]
+            + [(f"run-{i:03d}", rng.normal(-0.04, 0.06)) for i in range(106)]
+            for t in range(30)
+        ]
+        scores = work / "scores.csv"
+        pd.DataFrame(rows, columns=["system", "topic", "score"]).to_csv(scores, index=False)
+    with warnings.catch_warnings(), pytest.MonkeyPatch.context() as patch:
+        warnings.simplefilter("ignore")
+        patch.setenv("RISKREPORT_CACHE", str(work / "cache"))
+        folder = run_report("risk_report", collection=str(scores), baseline="bm25_baseline", out=work / "report")
+    verdicts = pd.read_csv(folder / "tables" / "verdicts.csv", keep_default_na=False)
+    rule = verdicts[(verdicts["method"] == "t") & verdicts["verdict"].isin(["risk", "reward"])]
+    counts = verdicts.groupby(["system", "alpha"])["verdict"].agg(
+        lambda v: max((v == "risk").sum(), (v == "reward").sum()) * 2 > len(v)
+    )
+    most = counts[counts].reset_index()["system"]
+    return folder / "report.html", set(rule["system"]), set(rule["system"]) | set(most)
+
+
+def test_a_campaign_page_names_every_flagged_challenger_and_fits_8000_px(browser, campaign_page, tmp_path):
+    """Issue 39, point 4: at 107 systems the page is under 8,000 px at 1400 px wide; every challenger a verdict
+    flags is named without a click (the list above the verdict matrix); a table that cannot show every flagged
+    row says how many rows it holds and shows its flagged rows first; the others are one click away, their
+    summary saying how many rows and flagged rows they hold."""
+    page, by_rule, flagged = campaign_page
+    assert len(flagged) > 25 and by_rule  # a campaign: more flagged challengers than any table shows whole
+    probe = tmp_path / "seen.html"
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CAMPAIGN_SEEN + "</body>"), encoding="utf-8")
+    dom = chromium(browser, tmp_path, "--window-size=1400,3000", "--dump-dom", probe.as_uri())
+    shown = json.loads(html.unescape(re.search(r'<pre id="rr-seen">(.*?)</pre>', dom, re.S).group(1)))
+    print(f"campaign page: {shown['height']} px tall, {shown['width']} px wide, {len(flagged)} flagged")
+    assert shown["height"] < 8000 and shown["width"] <= 1400, (shown["height"], shown["width"])
+    assert shown["list"] and flagged <= set(shown["named"]), sorted(flagged - set(shown["named"]))
+    for table in shown["tables"]:
+        held = [s for s in table["rows"] if s in table["flagged"]]
+        if table["open"] and len(table["visible"]) < len(table["rows"]):  # paged: says how many, flagged first
+            assert f" of {len(table['rows'])}" in table["info"], table["info"]
+            if held:
+                assert f"the {len(held)} flagged first" in table["info"], table["info"]
+                assert table["visible"] == held[: len(table["visible"])] or set(held) <= set(table["visible"])
+        elif not table["open"] and table["summary"] and held:
+            assert f"({len(table['rows'])} rows; the {len(held)} flagged first)" in table["summary"] or (
+                "Validity" in table["summary"] or "bootstrap intervals" in table["summary"]
+            ), table["summary"]

@@ -328,3 +328,64 @@ def test_the_per_topic_table_is_written_compressed_and_reproducibly(tmp_path):
     assert gzip.decompress(first) == (tmp_path / "t.csv").read_bytes()
     assert write_csv(table, tmp_path / "again.csv.gz").read_bytes() == first
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "topics.csv.gz", dtype={"topic": str}), table)
+
+
+def test_a_long_table_is_written_once_and_copied_by_the_next_report(tmp_path, monkeypatch):
+    """Issue 40: a table of KEPT_ROWS rows or more is kept as written; the same content gives the same bytes without
+    formatting it again, and any other content (-0.0 for 0.0 included) is written anew."""
+    import numpy as np
+
+    from riskreport.render import csv_writer
+
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    rows = csv_writer.KEPT_ROWS
+    table = pd.DataFrame({"system": ["a", "b"] * (rows // 2), "alpha": 0.0, "x": np.arange(rows) / 7})
+    first = csv_writer.write_csv(table, tmp_path / "one.csv.gz").read_bytes()
+    formatted, calls = csv_writer._write, []
+    monkeypatch.setattr(csv_writer, "_write", lambda *a: pytest.fail("formatted again"))
+    assert csv_writer.write_csv(table.copy(), tmp_path / "two.csv.gz").read_bytes() == first
+    monkeypatch.setattr(csv_writer, "_write", lambda *a: calls.append(1) or formatted(*a))
+    signed = table.assign(alpha=np.where(np.arange(rows) == 3, -0.0, 0.0))
+    csv_writer.write_csv(signed, tmp_path / "three.csv.gz")
+    csv_writer.write_csv(table, tmp_path / "four.csv")  # another kind of file
+    assert len(calls) == 2
+
+
+def test_a_figure_drawn_for_one_report_is_read_back_by_the_next(tmp_path, monkeypatch):
+    """Issue 40: a page keeps the PNGs of an analysis's figures; the next page of the same content shows and writes
+    the same bytes without drawing; another caption (or number) is drawn anew."""
+    import warnings
+
+    import riskreport as rr
+
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = rr.analyse("demo", alphas=[0, 5], bootstrap_samples=200)
+        pages = []
+        for n in range(2):
+            page = report.Page({"tables_dir": str(tmp_path / f"r{n}" / "tables")})
+            pages.append((page.show(analysis, "urisk-alpha").markup, page))
+            page.finish()
+            if n == 0:
+                monkeypatch.setattr(type(analysis), "figure", lambda *a, **k: pytest.fail("drawn again"))
+    assert pages[0][0] == pages[1][0]
+    assert (tmp_path / "r0/figures/1-urisk-alpha.png").read_bytes() == (
+        tmp_path / "r1/figures/1-urisk-alpha.png"
+    ).read_bytes()
+    monkeypatch.undo()
+    monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / "cache"))
+    page = report.Page({"tables_dir": str(tmp_path / "r2" / "tables")})
+    page.figures = 1  # the same figure as number 2: another key
+    drawn = []
+    monkeypatch.setattr(type(analysis), "figure", lambda self, name, baseline=None: drawn.append(name) or _a_figure())
+    page.show(analysis, "urisk-alpha")
+    assert drawn == ["urisk-alpha"]
+
+
+def _a_figure():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    return fig

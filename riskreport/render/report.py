@@ -15,6 +15,7 @@ import pandas as pd
 from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
+from riskreport.render import figure_store
 from riskreport.render.changes import since_section
 from riskreport.render.csv_writer import CSV_FLOAT, table_file, write_csv
 from riskreport.render.figures import FigureWriter
@@ -65,6 +66,8 @@ from riskreport.render.tables import (
     baselines_note,
     ci_wide,
     flagged,
+    flagged_by_alpha,
+    flagged_list,
     for_baseline,
     interval_verdicts,
     risk_counts,
@@ -99,6 +102,7 @@ __all__ = [
     "VERDICT_COLOURS",
     "VERDICT_STYLES",
     "WHOLE_ROWS",
+    "CAMPAIGN_ROWS",
     "_alpha_label",
     "_by_verdict",
     "_key",
@@ -115,6 +119,8 @@ __all__ = [
     "ci_wide",
     "effectiveness_latex",
     "flagged",
+    "flagged_by_alpha",
+    "flagged_list",
     "for_baseline",
     "format_p",
     "georisk_latex",
@@ -172,6 +178,9 @@ class Page:
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
         self._writer = FigureWriter(formats=context.get("figure_formats"))
+        self._drawn: list[tuple[str, Path, bytes]] = []  # figures of an analysis to keep (`finish`)
+        self._last_png = b""
+        self.campaign = False  # set by `header`: more challengers than a table shows whole (`WHOLE_ROWS`)
 
     def header(
         self,
@@ -193,6 +202,7 @@ class Page:
         box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
+        self.campaign = len(params.challengers) > WHOLE_ROWS
         return header(
             params, digest, title, convention, guide, significance, notes, points, credible_level, self.generated_utc
         )
@@ -218,7 +228,6 @@ class Page:
         metadata). The figure is closed.
         `figure`: a Figure, an Axes, an array of Axes or a seaborn grid.
         """
-        import base64
 
         import matplotlib.pyplot as plt
 
@@ -228,6 +237,12 @@ class Page:
             fig, self.figures_dir / f"{self.figures}-{slug}", f"Figure {self.figures}: {slug}", text
         )
         plt.close(fig)
+        self._last_png = png  # the page's copy, kept by `show` for the next report
+        return self._embedded(png, caption, text, collapsed)
+
+    def _embedded(self, png: bytes, caption: HTML, text: str, collapsed: bool) -> HTML:
+        import base64
+
         data = base64.b64encode(png).decode("ascii")
         body = (
             f"<img src='data:image/png;base64,{data}' style='max-width:100%' "
@@ -240,13 +255,50 @@ class Page:
             )
         return HTML(body)
 
-    def show(self, analysis, name: str, collapsed: bool = False) -> HTML:
-        """`figure` for one of an analysis's figures (`riskreport.analyse(...).figure(name)`) with its caption."""
-        return self.figure(analysis.figure(name), analysis.caption(name), name, collapsed=collapsed)
+    def show(self, analysis, name: str, collapsed: bool = False, main: bool = True) -> HTML:
+        """`figure` for one of an analysis's figures (`riskreport.analyse(...).figure(name)`) with its caption; at a
+        campaign's scale (`campaign`) a figure that is not `main` is one click away (collapsed)."""
+        fold = collapsed or (self.campaign and not main)
+        text = analysis.caption(name)
+        key = figure_store.figure_key(analysis, name, self.figures + 1, text, self._writer.formats)
+        kept = figure_store.load(key) if key else None
+        if kept is None:
+            shown = self.figure(analysis.figure(name), text, name, collapsed=fold)
+            if key:
+                self._drawn.append((key, self.figures_dir / f"{self.figures}-{name}.png", self._last_png))
+            return shown
+        caption = self.caption(text)  # drawn by an earlier report of the same content: its PNGs, byte for byte
+        self.figures_dir.mkdir(parents=True, exist_ok=True)
+        (self.figures_dir / f"{self.figures}-{name}.png").write_bytes(kept[0])
+        return self._embedded(kept[1], caption, text, fold)
+
+    def table(self, table, flagged: list[str] | None = None, summary: str | None = None, main: bool = True) -> HTML:
+        """A table on this page (`interactive`), sized to the page's scale. At a demo's scale (`campaign` False)
+        whole up to `WHOLE_ROWS` rows, else paged with its `flagged` rows first. At a campaign's scale a `main`
+        table pages at `CAMPAIGN_ROWS` rows, flagged rows first; any other table longer than that is one click
+        away, its summary line saying how many rows it holds and how many are flagged (first when opened).
+        `summary`: the table is collapsed under this line in any case."""
+        rows = len(table.data if hasattr(table, "data") else table)
+        if not self.campaign:
+            return interactive(table, summary=summary, flagged=flagged)
+        if summary is None and rows <= CAMPAIGN_ROWS and not flagged:  # e.g. one row per α: no tools needed
+            return HTML(
+                f"<div class='rr-small-table'>{styler_html(table if hasattr(table, 'data') else styled(table))}</div>"
+            )
+        if summary is None and not main and rows > CAMPAIGN_ROWS:
+            caption = getattr(table, "caption", None) or "Table"
+            held = [s for s in dict.fromkeys(flagged or []) if s in set(_first_column(table))]
+            summary = f"{html.unescape(caption)} ({rows} rows" + (f"; the {len(held)} flagged first)" if held else ")")
+        return interactive(table, page_size=CAMPAIGN_ROWS, summary=summary, flagged=flagged)
 
     def finish(self) -> list[Path]:
-        """Wait until every figure's files are in `figures/` (call once, at the end of the notebook)."""
-        return self._writer.wait()
+        """Wait until every figure's files are in `figures/` (call once, at the end of the notebook); keep the
+        figures of an analysis drawn here for the next report of the same content (`render.figure_store`)."""
+        written = self._writer.wait()
+        drawn, self._drawn = self._drawn, []
+        for key, path, page in drawn:
+            figure_store.keep(key, path, page)
+        return written
 
     def save_latex(self, latex: str, name: str) -> Path:
         """Write a LaTeX table (`latex.latex_table(...)`) as `<tables_dir>/<name>.tex`."""
@@ -269,6 +321,15 @@ class Page:
         path = self.tables_dir / table_file(name)
         write_csv(table, path)
         return path
+
+
+CAMPAIGN_ROWS = 5  # rows a page of a table shows at a campaign's scale (`Page.table`): a 107-run page < 8,000 px
+
+
+def _first_column(table) -> list[str]:
+    """The text of the first column of a table or Styler (the system names `interactive` puts flagged rows by)."""
+    data = table.data if hasattr(table, "data") else table
+    return [str(v) for v in data.iloc[:, 0]] if data.shape[1] else []
 
 
 def _figure_of(obj):

@@ -194,8 +194,13 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         from riskreport.stats.risk import risk_table
 
         p = self.params
-        return risk_table(
-            self.matrix, p.all_baselines, p.alphas, p.measure, sig_level=p.sig_level, correction=self.correction
+        return self._kept(
+            "risk",
+            lambda: risk_table(
+                self.matrix, p.all_baselines, p.alphas, p.measure, sig_level=p.sig_level, correction=self.correction
+            ),
+            sig_level=p.sig_level,
+            correction=self.correction,
         )
 
     @_shared
@@ -203,14 +208,9 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         from riskreport.stats.inference import tests_table
 
         p = self.params
-        return tests_table(
-            self.matrix,
-            p.all_baselines,
-            p.alphas,
-            p.measure,
-            correction=self.correction,
-            samples=self.bootstrap_samples,
-            seed=self.seed,
+        options = {"correction": self.correction, "samples": self.bootstrap_samples, "seed": self.seed}
+        return self._kept(
+            "tests", lambda: tests_table(self.matrix, p.all_baselines, p.alphas, p.measure, **options), **options
         )
 
     @_shared
@@ -218,16 +218,12 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         from riskreport.stats.inference import bootstrap_table
 
         p = self.params
-        return bootstrap_table(
-            self.matrix,
-            p.all_baselines,
-            p.alphas,
-            p.measure,
-            levels=self.ci_levels,
-            samples=self.bootstrap_samples,
-            seed=self.seed,
-            correction=self.correction,
-            workers=self.workers,
+        options = {"levels": self.ci_levels, "samples": self.bootstrap_samples, "seed": self.seed}
+        options["correction"] = self.correction
+        return self._kept(
+            "bootstrap",
+            lambda: bootstrap_table(self.matrix, p.all_baselines, p.alphas, p.measure, **options, workers=self.workers),
+            **options,
         )
 
     @_shared
@@ -326,11 +322,11 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         from riskreport.stats.risk import topic_risk
 
         p = self.params
-        return topic_risk(
-            self.matrix,
-            p.all_baselines,
-            sorted(set(p.alphas) | set(self.topic_alphas_used)),
-            p.measure,
+        grid = sorted(set(p.alphas) | set(self.topic_alphas_used))
+        return self._kept(
+            "topics",
+            lambda: topic_risk(self.matrix, p.all_baselines, grid, p.measure, sig_level=p.sig_level),
+            grid=grid,
             sig_level=p.sig_level,
         )
 
@@ -359,20 +355,24 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         from riskreport.stats.inference import tukey_hsd
 
         p = self.params
-        return tukey_hsd(self.matrix, p.baseline, p.alphas, p.sig_level)
+        compute = lambda: tukey_hsd(self.matrix, p.baseline, p.alphas, p.sig_level)  # noqa: E731
+        return self._kept("tukey", compute, baseline=p.baseline, sig_level=p.sig_level)
 
     @cached_property
     def diagnostics(self) -> pd.DataFrame:
         from riskreport.stats.inference import diagnostics_table
 
-        return diagnostics_table(self.matrix, self.params.baseline, self.params.alphas)
+        p = self.params
+        compute = lambda: diagnostics_table(self.matrix, p.baseline, p.alphas)  # noqa: E731
+        return self._kept("diagnostics", compute, baseline=p.baseline)
 
     @cached_property
     def mixed(self) -> pd.DataFrame:
         from riskreport.stats.mixed import mixed_systems
 
         p = self.params
-        return mixed_systems(self.matrix, p.baseline, p.alphas, p.measure, correction=self.correction)
+        compute = lambda: mixed_systems(self.matrix, p.baseline, p.alphas, p.measure, correction=self.correction)  # noqa: E731
+        return self._kept("mixed_systems", compute, baseline=p.baseline, correction=self.correction)
 
     @cached_property
     def focus(self) -> str:

@@ -61,6 +61,22 @@ class AnalysisTables:
 
         def __getattr__(self, name: str) -> Any: ...
 
+    @_shared
+    def matrix_sha256(self) -> str:
+        """SHA-256 of the score matrix (values, systems, topics): what the stored tables are keyed by."""
+        from riskreport.run.analysis_store import matrix_digest
+
+        return matrix_digest(self.matrix)
+
+    def _kept(self, name: str, compute, **parts) -> pd.DataFrame:
+        """`compute()`, or the table stored for these scores, baselines, α, measure and `parts` (options) by an
+        earlier report (`riskreport.run.analysis_store`: a warm campaign reads its bootstrap and tests back)."""
+        from riskreport.run.analysis_store import stored
+
+        p = self.params
+        scope = {"matrix": self.matrix_sha256, "baselines": p.all_baselines, "alphas": p.alphas, "measure": p.measure}
+        return stored(name, {**scope, **parts}, compute)
+
     # ---- tables -------------------------------------------------------------------------------
     @property
     def table_names(self) -> list[str]:

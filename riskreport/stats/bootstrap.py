@@ -108,13 +108,16 @@ def bootstrap_moments(
     return means.reshape(lead + (samples,)), None if ses is None else ses.reshape(lead + (samples,))
 
 
-def _order_quantiles(values: np.ndarray, qs: list[np.ndarray]) -> list[np.ndarray]:
+def _order_quantiles(values: np.ndarray, qs: list[np.ndarray], valid: np.ndarray | None = None) -> list[np.ndarray]:
     """Linear-interpolated quantiles (numpy's default) of each row of `values` (R, B), a different
-    q per row for each array in `qs`; one partial sort (np.partition) per row instead of a full sort."""
+    q per row for each array in `qs`; one partial sort (np.partition) per row instead of a full sort.
+    `valid` (R,): the quantiles of each row's first `valid` order statistics (its other values +inf: what
+    `_quantiles` computes of a sorted row with NaNs last); NaN where a row has none."""
     samples = values.shape[-1]
-    positions = [np.clip(q, 0, 1) * (samples - 1) for q in qs]
+    last = np.full(len(values), samples - 1) if valid is None else np.maximum(valid - 1, 0)
+    positions = [np.clip(q, 0, 1) * last for q in qs]
     lows = [np.floor(p).astype(int) for p in positions]
-    highs = [np.minimum(low + 1, samples - 1) for low in lows]
+    highs = [np.minimum(low + 1, last) for low in lows]
     kth = np.concatenate([np.stack(lows, axis=1), np.stack(highs, axis=1)], axis=1)  # (R, 2Q)
     picked = np.empty(kth.shape)
 
@@ -124,9 +127,12 @@ def _order_quantiles(values: np.ndarray, qs: list[np.ndarray]) -> list[np.ndarra
 
     select(range(len(values)))
     n = len(qs)
-    return [
-        picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i]) for i in range(n)
-    ]
+    with np.errstate(invalid="ignore"):  # a row without valid values (+inf only): NaN below
+        out = [
+            picked[:, i] * (1 - (positions[i] - lows[i])) + picked[:, n + i] * (positions[i] - lows[i])
+            for i in range(n)
+        ]
+    return out if valid is None else [np.where(valid > 0, q, np.nan) for q in out]
 
 
 def _quantiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -217,11 +223,11 @@ def _interval_chunk(
         half = stats.t.ppf(upper_q, c - 1) * se
         out["student_t"] = np.stack([theta - half, theta + half], -1)
     if ses is not None:  # computed when the bootstrap-t interval is asked for
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_star = np.sort(np.where(ses > 0, (means - theta) / np.where(ses > 0, ses, 1), np.nan), axis=-1)
-        shape = (len(x), len(levels))
-        t_lo = np.stack([_quantiles(t_star, np.broadcast_to(lower_q, shape)[:, i]) for i in range(len(levels))], -1)
-        t_hi = np.stack([_quantiles(t_star, np.broadcast_to(upper_q, shape)[:, i]) for i in range(len(levels))], -1)
+        with np.errstate(divide="ignore", invalid="ignore"):  # SE* = 0: no t*, ordered last (+inf) and not counted
+            t_star = np.where(ses > 0, (means - theta) / np.where(ses > 0, ses, 1), np.inf)
+        each = [np.full(len(x), q) for q in (*lower_q, *upper_q)]  # the order statistics of `_quantiles`, by partition
+        t_q = _order_quantiles(t_star, each, valid=(ses > 0).sum(axis=-1))
+        t_lo, t_hi = np.stack(t_q[: len(levels)], -1), np.stack(t_q[len(levels) :], -1)
         out["bootstrap_t"] = np.stack([theta - t_hi * se, theta - t_lo * se], -1)
         del t_star
     wanted: dict[str, np.ndarray] = {}  # name -> q per row (R,)

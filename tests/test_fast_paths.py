@@ -1,0 +1,37 @@
+"""Issue 40: every faster formulation equals the plain one it replaces, value for value."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from riskreport.stats import bootstrap as bs
+
+
+def test_bootstrap_t_quantiles_by_partition_equal_the_sorted_rows():
+    """The bootstrap-t limits read their order statistics by a partial sort: the same values, bit for bit, as the
+    quantiles of the sorted t* (NaN where SE* = 0, ordered last; NaN where no resample has an SE)."""
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(0, 0.1, (40, 30)), 2)
+    x[:5, :25] = 0  # sparse rows: many resamples with SE* = 0
+    x[5] = 0  # no variation at all
+    x[6, :] = 0
+    x[6, 0] = 0.3  # one non-zero topic
+    levels = np.array([0.9, 0.95, 0.999])
+    means, ses = bs.bootstrap_moments(x, None, weights=bs.DrawnWeights(30, 2000, 1))
+    theta = x.mean(axis=-1)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(ses > 0, (means - theta) / np.where(ses > 0, ses, 1), np.nan)
+    plain = [bs._quantiles(np.sort(t, axis=-1), np.full(len(x), q)) for q in (*(1 - levels) / 2, *(1 + levels) / 2)]
+    fast = bs._order_quantiles(
+        np.where(np.isnan(t), np.inf, t),
+        [np.full(len(x), q) for q in (*(1 - levels) / 2, *(1 + levels) / 2)],
+        valid=(ses > 0).sum(axis=-1),
+    )
+    for a, b in zip(plain, fast):
+        assert np.array_equal(a, b, equal_nan=True)
+    assert np.isnan(plain[0][5]) and (ses[0] == 0).any()
+    out = bs._interval_chunk(x, levels, ["bootstrap_t"], means, ses)["bootstrap_t"]
+    se = (x.std(axis=-1, ddof=1) / np.sqrt(30))[:, None]
+    expected = np.stack([theta - np.stack(plain[3:], -1) * se, theta - np.stack(plain[:3], -1) * se], -1)
+    expected = np.where((se == 0)[..., None], theta[..., None], expected)
+    assert np.array_equal(out, expected, equal_nan=True)
