@@ -214,9 +214,9 @@ def headline(kind: str, summary: pd.DataFrame, total: int, convention: str) -> s
         said = "no verdict" if alpha not in judged else f"{n} of {total}" if n else "none"
         counts.append(f"{_alpha_label(alpha, convention)} ({said})")
     names = [name + _separated(at[name], other.get(name), convention) for name in summary.attrs[kind]]
-    said = {count.rpartition(" (")[2] for count in counts}
-    if not names and len(said) == 1:  # the same at every α: none, or no verdict (every rule's fit failed)
-        return f"<li><b>{kind.capitalize()}</b> under at least one rule: {said.pop().rstrip(')')} at any α</li>"
+    same = {count.rpartition(" (")[2] for count in counts}
+    if not names and len(same) == 1:  # the same at every α: none, or no verdict (every rule's fit failed)
+        return f"<li><b>{kind.capitalize()}</b> under at least one rule: {same.pop().rstrip(')')} at any α</li>"
     return (
         f"<li><b>{kind.capitalize()}</b> under at least one rule at {html.escape(', '.join(counts))}"
         f"{': ' + html.escape(', '.join(names)) if names else ''}</li>"
