@@ -52,7 +52,7 @@ def collection_default(path) -> str | None:
             except SyntaxError:
                 return None
             for node in tree.body:
-                target = node.target if isinstance(node, ast.AnnAssign) else None
+                target: ast.expr | None = node.target if isinstance(node, ast.AnnAssign) else None
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target = node.targets[0]
                 if isinstance(target, ast.Name) and target.id == "collection" and node.value is not None:
