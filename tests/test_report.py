@@ -436,3 +436,16 @@ def test_a_campaign_page_pages_its_main_tables_and_folds_the_others_with_their_c
     assert "<summary>Some &lt;b&gt; (40 rows; the 2 flagged first)</summary>" in other
     small = scaled_table(report.styled(pd.DataFrame({"alpha": [0.0, 1.0]})), True).markup
     assert "rr-small-table" in small and "rr-table" not in small
+
+
+def test_the_how_to_box_says_how_a_campaign_page_shows_its_tables(tmp_path):
+    import riskreport as rr
+
+    p = rr.resolve_parameters("demo")
+    page = report.Page({"tables_dir": str(tmp_path / "tables")})
+    demo = page.header(p, scaled=True).markup
+    assert "Tables of up to 25 rows are shown whole" in demo and not page.campaign
+    many = p.__class__(**{**p.__dict__, "systems": [*p.systems, *(f"extra{i}" for i in range(30))]})
+    campaign = report.Page({"tables_dir": str(tmp_path / "tables")})
+    assert "named above the verdict matrix" in campaign.header(many, scaled=True).markup and campaign.campaign
+    assert "Tables of up to 25 rows" in campaign.header(many).markup  # another template: its own layout

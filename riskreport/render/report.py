@@ -191,6 +191,7 @@ class Page:
         notes: list[str] | None = None,
         points: list[str] | None = None,
         credible_level: float | None = None,
+        scaled: bool = False,
     ) -> HTML:
         """Title block: collection and parameters, a "how to read this report" box, the table of contents slot.
 
@@ -198,12 +199,24 @@ class Page:
 
         `significance` replaces the box's sentence on ▲/▼ (e.g. `significance.rule_text(...)`);
         `notes` are further lines of the box (e.g. how the baseline was chosen); `points` replaces the
-        box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
+        box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks; `scaled`: the
+        page sizes its tables and figures with `table` and `show(..., main=False)`, and the box says so at a
+        campaign's scale.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
         self.campaign = len(params.challengers) > WHOLE_ROWS
         return header(
-            params, digest, title, convention, guide, significance, notes, points, credible_level, self.generated_utc
+            params,
+            digest,
+            title,
+            convention,
+            guide,
+            significance,
+            notes,
+            points,
+            credible_level,
+            self.generated_utc,
+            campaign=scaled and self.campaign,
         )
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
@@ -272,11 +285,8 @@ class Page:
         return self._embedded(kept[1], caption, text, fold)
 
     def table(self, table, flagged: list[str] | None = None, summary: str | None = None, main: bool = True) -> HTML:
-        """A table on this page (`interactive`), sized to the page's scale. At a demo's scale (`campaign` False)
-        whole up to `WHOLE_ROWS` rows, else paged with its `flagged` rows first. At a campaign's scale a `main`
-        table pages at `CAMPAIGN_ROWS` rows, flagged rows first; any other table longer than that is one click
-        away, its summary line saying how many rows it holds and how many are flagged (first when opened).
-        `summary`: the table is collapsed under this line in any case."""
+        """A table on this page, sized to its scale: `render.campaign.scaled_table` (at a campaign's, `main` tables
+        paged at 5 rows, flagged rows first; the others one click away with their row and flagged counts)."""
         return scaled_table(table, self.campaign, flagged, summary, main)
 
     def finish(self) -> list[Path]:
