@@ -1,8 +1,10 @@
 """An `Analysis`'s slow tables kept with the evaluations: computed once per content, read back on the next report.
 
 A campaign's report spends most of its statistics on the bootstrap (5 intervals x 2 levels x 21 α x 109
-challengers from 10,000 resamples), the paired tests and the per-topic, Tukey, mixed-model and diagnostics
-tables; a report of the same scores with the same parameters gives the same tables. Each is stored in the
+challengers from 10,000 resamples), the paired tests, the mixed model and the diagnostics; a report of the
+same scores with the same parameters gives the same tables. (The per-topic and Tukey tables are computed in
+a fraction of a second and would take 50 MB a campaign: they are not stored; their CSV files are, as
+written, by `render.csv_writer`.) Each is stored in the
 riskreport cache (`riskreport.io.cache`, kind `tables`) under a key made of everything it depends on: the
 scores themselves (the matrix's values, systems and topics), the baselines, α grid, measure and every option
 the computation reads, the versions of numpy, scipy, pandas and statsmodels, and a digest of riskreport's own
@@ -49,7 +51,7 @@ def frame_arrays(frame: pd.DataFrame) -> tuple[dict[str, np.ndarray], dict] | No
             values = list(uniques)
             if not all(isinstance(v, str) for v in values):
                 return None
-            arrays[f"c{i}"] = codes.astype(np.int64)  # -1: missing
+            arrays[f"c{i}"] = codes.astype(np.int32)  # -1: missing
             arrays[f"u{i}"] = np.asarray(values or [""], dtype=str)[: len(values)]
             kind = "text"
         else:
