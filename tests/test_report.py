@@ -389,3 +389,63 @@ def _a_figure():
     fig, ax = plt.subplots(figsize=(2, 2))
     ax.plot([0, 1], [0, 1])
     return fig
+
+
+def test_flagged_list_names_every_flagged_challenger_once_per_kind_by_its_smallest_alpha():
+    """Issue 39, point 4: the rule's flags by kind and first α, then what most methods flag and the rule never does."""
+    from riskreport.render.campaign import flagged_by_alpha, flagged_list
+
+    summary = pd.DataFrame(
+        {
+            "system": ["a", "b", "c", "d"] * 3,
+            "baseline": "base",
+            "alpha": [0.0] * 4 + [5.0] * 4 + [10.0] * 4,
+            "verdict": ["inconclusive", "reward", "inconclusive", "inconclusive"]
+            + ["risk", "reward", "inconclusive", "inconclusive"]
+            + ["risk", "inconclusive", "risk", "inconclusive"],
+        }
+    )
+    methods = ["t", "sign", "wilcoxon"]
+    verdicts = summary.loc[summary.index.repeat(3)].assign(method=methods * 12).reset_index(drop=True)
+    risky_d = (verdicts["system"] == "d") & (verdicts["alpha"] == 5.0) & (verdicts["method"] != "t")
+    verdicts.loc[risky_d, "verdict"] = "risk"  # 2 of 3 methods: most, the rule never
+    verdicts.loc[(verdicts["system"] == "a") & (verdicts["alpha"] == 0.0) & (verdicts["method"] != "t"), "verdict"] = (
+        "risk"  # flagged by most methods at α = 0, by the rule from α = 5: named by the rule only
+    )
+    table = flagged_by_alpha(summary, verdicts)
+    assert table[["kind", "flagged_by", "alpha", "system"]].values.tolist() == [
+        ["risk", "rule", 5.0, "a"],
+        ["risk", "rule", 10.0, "c"],
+        ["reward", "rule", 0.0, "b"],
+        ["risk", "most methods", 5.0, "d"],
+    ]
+    markup = flagged_list(summary, verdicts).markup
+    assert "risk</b> from α = 5 (1): a" in markup and "reward</b> from α = 0 (1): b" in markup
+    assert "never by the rule: 1 of 4" in markup and "from r = 6" in flagged_list(summary, None, "minus").markup
+    assert "No challenger of 4" in flagged_list(summary.assign(verdict="inconclusive")).markup
+
+
+def test_a_campaign_page_pages_its_main_tables_and_folds_the_others_with_their_counts():
+    from riskreport.render.campaign import CAMPAIGN_ROWS, scaled_table
+
+    table = report.styled(pd.DataFrame({"system": [f"s{i}" for i in range(40)], "x": range(40)}), caption="Some <b>")
+    assert "data-page='25'" in scaled_table(table, False, flagged=["s3"]).markup  # a demo's scale: as before
+    main = scaled_table(table, True, flagged=["s3", "s9", "zz"]).markup
+    assert f"data-page='{CAMPAIGN_ROWS}'" in main and "<details" not in main
+    other = scaled_table(table, True, flagged=["s3", "s9", "zz"], main=False).markup
+    assert "<summary>Some &lt;b&gt; (40 rows; the 2 flagged first)</summary>" in other
+    small = scaled_table(report.styled(pd.DataFrame({"alpha": [0.0, 1.0]})), True).markup
+    assert "rr-small-table" in small and "rr-table" not in small
+
+
+def test_the_how_to_box_says_how_a_campaign_page_shows_its_tables(tmp_path):
+    import riskreport as rr
+
+    p = rr.resolve_parameters("demo")
+    page = report.Page({"tables_dir": str(tmp_path / "tables")})
+    demo = page.header(p, scaled=True).markup
+    assert "Tables of up to 25 rows are shown whole" in demo and not page.campaign
+    many = p.__class__(**{**p.__dict__, "systems": [*p.systems, *(f"extra{i}" for i in range(30))]})
+    campaign = report.Page({"tables_dir": str(tmp_path / "tables")})
+    assert "named above the verdict matrix" in campaign.header(many, scaled=True).markup and campaign.campaign
+    assert "Tables of up to 25 rows" in campaign.header(many).markup  # another template: its own layout

@@ -42,7 +42,7 @@ def write_csv(table: pd.DataFrame, path: Path) -> Path:
     return path
 
 
-KEPT_ROWS = 50_000  # a table this long (a campaign's per-topic and Tukey tables) is kept as written, in the cache
+KEPT_ROWS = 10_000  # a table this long (a campaign's per-topic, Tukey, bootstrap and verdict tables) is kept as written
 
 
 def _write(table: pd.DataFrame, path: Path) -> None:

@@ -16,6 +16,7 @@ from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
 from riskreport.render import figure_store
+from riskreport.render.campaign import CAMPAIGN_ROWS, flagged_by_alpha, flagged_list, scaled_table
 from riskreport.render.changes import since_section
 from riskreport.render.csv_writer import CSV_FLOAT, table_file, write_csv
 from riskreport.render.figures import FigureWriter
@@ -66,8 +67,6 @@ from riskreport.render.tables import (
     baselines_note,
     ci_wide,
     flagged,
-    flagged_by_alpha,
-    flagged_list,
     for_baseline,
     interval_verdicts,
     risk_counts,
@@ -192,6 +191,7 @@ class Page:
         notes: list[str] | None = None,
         points: list[str] | None = None,
         credible_level: float | None = None,
+        scaled: bool = False,
     ) -> HTML:
         """Title block: collection and parameters, a "how to read this report" box, the table of contents slot.
 
@@ -199,12 +199,24 @@ class Page:
 
         `significance` replaces the box's sentence on ▲/▼ (e.g. `significance.rule_text(...)`);
         `notes` are further lines of the box (e.g. how the baseline was chosen); `points` replaces the
-        box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks.
+        box's standard lines after `guide` (marks, colours, tables) for a page that uses other marks; `scaled`: the
+        page sizes its tables and figures with `table` and `show(..., main=False)`, and the box says so at a
+        campaign's scale.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
         self.campaign = len(params.challengers) > WHOLE_ROWS
         return header(
-            params, digest, title, convention, guide, significance, notes, points, credible_level, self.generated_utc
+            params,
+            digest,
+            title,
+            convention,
+            guide,
+            significance,
+            notes,
+            points,
+            credible_level,
+            self.generated_utc,
+            campaign=scaled and self.campaign,
         )
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
@@ -273,23 +285,9 @@ class Page:
         return self._embedded(kept[1], caption, text, fold)
 
     def table(self, table, flagged: list[str] | None = None, summary: str | None = None, main: bool = True) -> HTML:
-        """A table on this page (`interactive`), sized to the page's scale. At a demo's scale (`campaign` False)
-        whole up to `WHOLE_ROWS` rows, else paged with its `flagged` rows first. At a campaign's scale a `main`
-        table pages at `CAMPAIGN_ROWS` rows, flagged rows first; any other table longer than that is one click
-        away, its summary line saying how many rows it holds and how many are flagged (first when opened).
-        `summary`: the table is collapsed under this line in any case."""
-        rows = len(table.data if hasattr(table, "data") else table)
-        if not self.campaign:
-            return interactive(table, summary=summary, flagged=flagged)
-        if summary is None and rows <= CAMPAIGN_ROWS and not flagged:  # e.g. one row per α: no tools needed
-            return HTML(
-                f"<div class='rr-small-table'>{styler_html(table if hasattr(table, 'data') else styled(table))}</div>"
-            )
-        if summary is None and not main and rows > CAMPAIGN_ROWS:
-            caption = getattr(table, "caption", None) or "Table"
-            held = [s for s in dict.fromkeys(flagged or []) if s in set(_first_column(table))]
-            summary = f"{html.unescape(caption)} ({rows} rows" + (f"; the {len(held)} flagged first)" if held else ")")
-        return interactive(table, page_size=CAMPAIGN_ROWS, summary=summary, flagged=flagged)
+        """A table on this page, sized to its scale: `render.campaign.scaled_table` (at a campaign's, `main` tables
+        paged at 5 rows, flagged rows first; the others one click away with their row and flagged counts)."""
+        return scaled_table(table, self.campaign, flagged, summary, main)
 
     def finish(self) -> list[Path]:
         """Wait until every figure's files are in `figures/` (call once, at the end of the notebook); keep the
@@ -321,15 +319,6 @@ class Page:
         path = self.tables_dir / table_file(name)
         write_csv(table, path)
         return path
-
-
-CAMPAIGN_ROWS = 5  # rows a page of a table shows at a campaign's scale (`Page.table`): a 107-run page < 8,000 px
-
-
-def _first_column(table) -> list[str]:
-    """The text of the first column of a table or Styler (the system names `interactive` puts flagged rows by)."""
-    data = table.data if hasattr(table, "data") else table
-    return [str(v) for v in data.iloc[:, 0]] if data.shape[1] else []
 
 
 def _figure_of(obj):

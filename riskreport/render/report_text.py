@@ -33,6 +33,7 @@ def header(
     points: list[str] | None = None,
     credible_level: float | None = None,
     generated_utc: str | None = None,
+    campaign: bool = False,
 ) -> HTML:
     """Title block of a report on `params` whose input files have the digest `inputs_sha256` (`Page.header`);
     `generated_utc`: the report's time stamp (as its folder's name and provenance say; None: now)."""
@@ -75,9 +76,16 @@ def header(
         *(notes or []),
         "Each section opens with a “How to read this” line; figures are numbered, with a caption "
         "beneath, and their axes say which direction is a loss.",
-        "Tables of up to 25 rows are shown whole, longer ones paged with the systems a verdict flags on the first "
-        "page: click a column header to sort, type in the search box to filter; a few detail tables are "
-        "collapsed (click their title to open them; a printout opens them). "
+        (
+            "With this many challengers, every one a verdict flags is named above the verdict matrix; the main "
+            "tables show 5 rows a page, the flagged systems first, and the other tables and most figures are "
+            "collapsed, their titles saying how many rows they hold: "
+            if campaign
+            else "Tables of up to 25 rows are shown whole, longer ones paged with the systems a verdict flags on the "
+            "first page; a few detail tables are collapsed: "
+        )
+        + "click a column header to sort, type in the search box to filter, click a collapsed title to open it "
+        "(a printout opens everything). "
         "Tables on this page are rounded and may be summarised; every number is in the report's "
         "tables/*.csv at full precision. Provenance (input hashes, versions, parameters, run time) "
         "is at the end of the page.",

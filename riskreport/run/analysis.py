@@ -322,13 +322,8 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         from riskreport.stats.risk import topic_risk
 
         p = self.params
-        grid = sorted(set(p.alphas) | set(self.topic_alphas_used))
-        return self._kept(
-            "topics",
-            lambda: topic_risk(self.matrix, p.all_baselines, grid, p.measure, sig_level=p.sig_level),
-            grid=grid,
-            sig_level=p.sig_level,
-        )
+        grid = sorted(set(p.alphas) | set(self.topic_alphas_used))  # not stored: fast, and 46 MB for a campaign
+        return topic_risk(self.matrix, p.all_baselines, grid, p.measure, sig_level=p.sig_level)
 
     @cached_property
     def selected_topics(self) -> pd.DataFrame:
@@ -355,8 +350,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
         from riskreport.stats.inference import tukey_hsd
 
         p = self.params
-        compute = lambda: tukey_hsd(self.matrix, p.baseline, p.alphas, p.sig_level)  # noqa: E731
-        return self._kept("tukey", compute, baseline=p.baseline, sig_level=p.sig_level)
+        return tukey_hsd(self.matrix, p.baseline, p.alphas, p.sig_level)  # not stored: fast with scipy's cached values
 
     @cached_property
     def diagnostics(self) -> pd.DataFrame:

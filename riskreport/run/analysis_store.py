@@ -1,8 +1,10 @@
 """An `Analysis`'s slow tables kept with the evaluations: computed once per content, read back on the next report.
 
 A campaign's report spends most of its statistics on the bootstrap (5 intervals x 2 levels x 21 α x 109
-challengers from 10,000 resamples), the paired tests and the per-topic, Tukey, mixed-model and diagnostics
-tables; a report of the same scores with the same parameters gives the same tables. Each is stored in the
+challengers from 10,000 resamples), the paired tests, the mixed model and the diagnostics; a report of the
+same scores with the same parameters gives the same tables. (The per-topic and Tukey tables are computed in
+a fraction of a second and would take 50 MB a campaign: they are not stored; their CSV files are, as
+written, by `render.csv_writer`.) Each is stored in the
 riskreport cache (`riskreport.io.cache`, kind `tables`) under a key made of everything it depends on: the
 scores themselves (the matrix's values, systems and topics), the baselines, α grid, measure and every option
 the computation reads, the versions of numpy, scipy, pandas and statsmodels, and a digest of riskreport's own
@@ -20,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 KIND = "tables"
-FORMAT = 1  # of a stored frame (`frame_arrays`)
+FORMAT = 2  # of a stored frame (`frame_arrays`): text as codes into its distinct values
 LIBRARIES = ("numpy", "scipy", "pandas", "statsmodels")  # what the tables are computed with
 
 
@@ -45,12 +47,12 @@ def frame_arrays(frame: pd.DataFrame) -> tuple[dict[str, np.ndarray], dict] | No
             arrays[f"c{i}"] = column.to_numpy()
             kind = "number"
         elif pd.api.types.is_string_dtype(column.dtype) or column.dtype == object:
-            values = column.to_numpy(dtype=object)
-            missing = pd.isna(values)
-            if not all(isinstance(v, str) for v in values[~missing]):
+            codes, uniques = pd.factorize(column, use_na_sentinel=True)  # a long table repeats its names
+            values = list(uniques)
+            if not all(isinstance(v, str) for v in values):
                 return None
-            arrays[f"c{i}"] = np.asarray(np.where(missing, "", values).tolist() or [], dtype=str)
-            arrays[f"m{i}"] = missing
+            arrays[f"c{i}"] = codes.astype(np.int32)  # -1: missing
+            arrays[f"u{i}"] = np.asarray(values or [""], dtype=str)[: len(values)]
             kind = "text"
         else:
             return None
@@ -66,9 +68,8 @@ def arrays_frame(arrays: dict[str, np.ndarray], meta: dict) -> pd.DataFrame:
     for i, column in enumerate(meta["columns"]):
         values = arrays[f"c{i}"]
         if column["kind"] == "text":
-            text = values.astype(object)
-            text[arrays[f"m{i}"]] = np.nan
-            data[column["name"]] = pd.Series(text, dtype=column["dtype"])
+            uniques = np.append(arrays[f"u{i}"].astype(object), np.nan)
+            data[column["name"]] = pd.Series(uniques[values], dtype=column["dtype"])  # code -1: the NaN appended
         else:
             data[column["name"]] = pd.Series(values, dtype=column["dtype"])
     frame = pd.DataFrame(data, columns=[c["name"] for c in meta["columns"]])
