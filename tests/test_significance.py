@@ -28,11 +28,11 @@ def demo():
 
 def test_rule_is_the_adjusted_t_test(demo):
     p, risk, tests, boot, table, summary, _ = demo
-    row = summary[(summary["system"] == "risky-llm") & (summary["alpha"] == 0)].iloc[0]
-    # unadjusted TRisk p = 0.0387 would say reward; Holm across the challengers says inconclusive (issue 13)
-    assert risk[(risk["system"] == "risky-llm") & (risk["alpha"] == 0)]["p_value"].iloc[0] < 0.05
+    row = summary[(summary["system"] == "risky-llm") & (summary["alpha"] == 5)].iloc[0]
+    # unadjusted TRisk p = 0.0188 would say risk; Holm across the challengers says inconclusive (issue 13)
+    assert risk[(risk["system"] == "risky-llm") & (risk["alpha"] == 5)]["p_value"].iloc[0] < 0.05
     assert row["p_adjusted"] > 0.05 and row["verdict"] == "inconclusive"
-    assert "sign: reward" in row["disagree"]
+    assert "sign: reward" in row["disagree"]  # it wins 36 topics of 50, at every α (issue 39)
     copy = summary[(summary["system"] == "bm25-copy-b")]
     assert set(copy["verdict"]) == {"undefined"}
 
@@ -84,10 +84,10 @@ def test_risk_table_verdict_is_the_reports_verdict(demo, correction):
     assert (ours["verdict"] == rule["verdict"]).all()
     assert ours["p_adjusted"].to_numpy() == pytest.approx(rule["p_adjusted"].to_numpy(), nan_ok=True)
     risky = ours.loc["risky-llm", "verdict"]
-    if correction == "none":  # unadjusted p 0.0387, 0.0380, 0.0087: significant one by one
-        assert risky.tolist() == ["reward", "risk", "risk"]
-    elif correction == "holm":  # Holm-adjusted p 0.116, 0.190, 0.052: the report says inconclusive
-        assert risky.tolist() == ["inconclusive"] * 3
+    if correction == "none":  # unadjusted p 0.114, 0.019, 0.0044: a risk at α = 5 and 10 one by one
+        assert risky.tolist() == ["inconclusive", "risk", "risk"]
+    elif correction == "holm":  # Holm-adjusted p 0.341, 0.094, 0.027: the report says risk at α = 10 (issue 39)
+        assert risky.tolist() == ["inconclusive", "inconclusive", "risk"]
 
 
 def test_every_section_agrees_for_one_system_and_alpha(demo):

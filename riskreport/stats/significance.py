@@ -12,13 +12,13 @@ Wilcoxon, randomisation; adjusted the same way) and the bootstrap intervals (at 
 listed beside the rule, and `verdict_summary` says where they disagree. Sign convention: standard.
 
 >>> import riskreport as rr
->>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 5])
+>>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 10])
 >>> matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()
 >>> risk = rr.risk_table(matrix, p.baseline, p.alphas)
 >>> tests = rr.inference.tests_table(matrix, p.baseline, p.alphas, samples=2000)
 >>> summary = verdict_summary(verdicts(tests))
 >>> summary.loc[summary["system"] == "risky-llm", ["alpha", "verdict"]].to_string(index=False)
-' alpha      verdict\\n   0.0 inconclusive\\n   5.0 inconclusive'
+' alpha      verdict\\n   0.0 inconclusive\\n  10.0         risk'
 """
 
 from __future__ import annotations
