@@ -23,6 +23,11 @@ FILE_PARAMETERS = {
 
 
 CONTEXT = "context"  # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
+# The templates riskreport ships (pyproject.toml's package data lists the same files, and only them). Of the
+# installed templates folder a bare name reaches these alone: in a checkout that folder is the repository's
+# templates/, where `riskreport new-template` also scaffolds from the repository root, and a template scaffolded
+# there is the user's, found as it is beside an installed wheel (by path), never packed into a wheel.
+BUILT_IN = ("bayesian_risk", "nondeterministic", "risk_ltr", "risk_report")
 
 
 @dataclass(frozen=True)
@@ -62,10 +67,18 @@ def installed_templates() -> Path:
     return shipped if shipped.is_dir() else PROJECT_ROOT / "templates"
 
 
+def named_templates(folder: Path, origin: str) -> list[Path]:
+    """The notebooks of one of `template_dirs` that a bare name reaches: every `*.ipynb` of a `$RISKREPORT_TEMPLATES`
+    folder; of the installed templates the built-in ones (`BUILT_IN`) only, in a checkout as in a wheel."""
+    if origin == "installed":
+        return [folder / f"{name}.ipynb" for name in BUILT_IN if (folder / f"{name}.ipynb").is_file()]
+    return sorted(folder.glob("*.ipynb"))
+
+
 def list_templates() -> list[Template]:
     seen: dict[str, Template] = {}
     for folder, origin in template_dirs():
-        for path in sorted(folder.glob("*.ipynb")):
+        for path in named_templates(folder, origin):
             if path.stem not in seen:
                 seen[path.stem] = load_template(path, origin)
     return list(seen.values())
@@ -86,18 +99,27 @@ def find_template(spec: str | os.PathLike) -> Template:
         return load_template(path)
     if text and not text.startswith("."):  # a glob of *.ipynb, as list_templates's, never lists a hidden file
         for folder, origin in template_dirs():
-            if (folder / f"{text}.ipynb").is_file():
+            if folder / f"{text}.ipynb" in named_templates(folder, origin):
                 return load_template(folder / f"{text}.ipynb", origin)
-    local = Path.cwd() / "templates" / f"{text}.ipynb"
     hint = (
         "Give a template by name (an installed template or one in $RISKREPORT_TEMPLATES) or by path to an .ipynb file."
     )
-    if local.is_file():
-        hint += (
-            f" {local} is not used for a bare name, since templates are code and the working directory "
-            f"may be shared: run it as templates/{text}.ipynb, or add its folder to $RISKREPORT_TEMPLATES."
-        )
+    for local in dict.fromkeys([Path.cwd() / "templates" / f"{text}.ipynb", installed_templates() / f"{text}.ipynb"]):
+        if local.is_file():  # ./templates, or a checkout's templates/ beside the built-in ones: the user's, by path
+            hint += (
+                f" {local} is not used for a bare name, since templates are code and the working directory "
+                f"may be shared: run it as {_as_given(local)}, or add its folder to $RISKREPORT_TEMPLATES."
+            )
+            break
     raise UnknownNameError("template", text, [t.name for t in list_templates()], hint=hint)
+
+
+def _as_given(path: Path) -> str:
+    """How to give `path` on the command line from here: templates/NAME.ipynb below the working directory."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def load_template(path: Path, origin: str = "given as a path") -> Template:
