@@ -104,22 +104,18 @@ def find_template(spec: str | os.PathLike) -> Template:
     hint = (
         "Give a template by name (an installed template or one in $RISKREPORT_TEMPLATES) or by path to an .ipynb file."
     )
-    for local in dict.fromkeys([Path.cwd() / "templates" / f"{text}.ipynb", installed_templates() / f"{text}.ipynb"]):
-        if local.is_file():  # ./templates, or a checkout's templates/ beside the built-in ones: the user's, by path
-            hint += (
-                f" {local} is not used for a bare name, since templates are code and the working directory "
-                f"may be shared: run it as {_as_given(local)}, or add its folder to $RISKREPORT_TEMPLATES."
-            )
-            break
+    local, checkout = Path.cwd() / "templates" / f"{text}.ipynb", installed_templates() / f"{text}.ipynb"
+    if local.is_file():
+        hint += (
+            f" {local} is not used for a bare name, since templates are code and the working directory "
+            f"may be shared: run it as templates/{text}.ipynb, or add its folder to $RISKREPORT_TEMPLATES."
+        )
+    elif checkout.is_file():  # scaffolded beside the built-in templates of a checkout: the user's, by path too
+        hint += (
+            f" {checkout} is not one of riskreport's built-in templates ({', '.join(BUILT_IN)}): run it by its "
+            "path, or add its folder to $RISKREPORT_TEMPLATES."
+        )
     raise UnknownNameError("template", text, [t.name for t in list_templates()], hint=hint)
-
-
-def _as_given(path: Path) -> str:
-    """How to give `path` on the command line from here: templates/NAME.ipynb below the working directory."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def load_template(path: Path, origin: str = "given as a path") -> Template:
