@@ -211,24 +211,20 @@ def has_relevant_label(path: Path, block: int = 1 << 24) -> bool:
     seen = False
     try:
         with opener(path, "rb") as stream:
-            tail = b""
-            while chunk := stream.read(block):
+            tail, chunk = b"", b"-"
+            while chunk:
+                chunk = stream.read(block)
                 text = tail + chunk
-                cut = text.rfind(b"\n") + 1
-                if cut == 0:  # no whole line yet: keep reading
-                    tail = text
-                    continue
-                text, tail = text[:cut], text[cut:]
-                labels = [match[1] for match in _LABEL.finditer(text)]
-                seen = seen or bool(labels)
+                cut = text.rfind(b"\n") + 1 if chunk else len(text)  # whole lines; at the end the last one too
+                labels = [match[1] for match in _LABEL.finditer(text[:cut])]
+                tail, seen = text[cut:], seen or bool(labels)
                 if any(_relevant(label) for label in labels):
                     return True
-            labels = [match[1] for match in _LABEL.finditer(tail)]
     except (OSError, EOFError):  # unreadable: the reader says how, with the file
         return True
-    if not (seen or labels):
+    if not seen:
         raise _no_document_lines(path)
-    return any(_relevant(label) for label in labels)
+    return False
 
 
 def _relevant(label: bytes) -> bool:
