@@ -4,18 +4,18 @@ Every challenger of the demo collection against its baseline, URisk and TRisk at
 (losses weigh 1 + α; higher is better):
 
 >>> import riskreport as rr
->>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 5])
+>>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 10])
 >>> matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()        # systems x topics
 >>> risk = rr.risk_table(matrix, p.baseline, p.alphas, p.measure)
 >>> print(risk.loc[risk["system"] == "risky-llm", ["system", "alpha", "urisk", "p_value", "p_adjusted", "verdict"]]
 ...       .round(4).to_string(index=False))
    system  alpha   urisk  p_value  p_adjusted      verdict
-risky-llm    0.0  0.1416   0.0387      0.1161 inconclusive
-risky-llm    5.0 -0.5537   0.0380      0.1898 inconclusive
+risky-llm    0.0  0.1137   0.1136      0.3407 inconclusive
+risky-llm   10.0 -1.4780   0.0044      0.0267         risk
 
-It wins on average and loses badly once losses weigh six times as much, yet neither is significant once
-the p-value is adjusted across the 10 challengers (Holm): `verdict` is the report's rule, the same as in its
-verdicts.csv (`correction="none"` for each comparison alone). API misuse is the project's error, never a
+It wins on average, not significantly, and once losses weigh eleven times as much it is a significant risk,
+even with the p-value adjusted across the 10 challengers (Holm): `verdict` is the report's rule, the same as in
+its verdicts.csv (`correction="none"` for each comparison alone). API misuse is the project's error, never a
 bare KeyError:
 
 >>> rr.risk_table(matrix.T, p.baseline, p.alphas)

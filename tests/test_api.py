@@ -15,7 +15,9 @@ def test_module_docstring_is_a_running_example(cache_dir):
     assert result.attempted >= 5 and result.failed == 0
 
 
-@pytest.mark.parametrize("module", ["riskreport.stats.risk_measures", "riskreport.render.latex"])
+@pytest.mark.parametrize(
+    "module", ["riskreport.stats.risk_measures", "riskreport.render.latex", "riskreport.stats.significance"]
+)
 def test_module_examples_run(module):
     import importlib
 

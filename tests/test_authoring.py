@@ -12,8 +12,9 @@ from riskreport.run.inline_statistics import inline_statistics
 from riskreport.run.parameter_cell import understood_type
 from riskreport.run.problems import PARAMETERS_TAG
 from riskreport.run.scaffold import new_notebook
+from riskreport.run.templates import BUILT_IN
 
-SHIPPED = sorted((PROJECT_ROOT / "templates").glob("*.ipynb"))
+SHIPPED = [PROJECT_ROOT / "templates" / f"{name}.ipynb" for name in BUILT_IN]
 GOOD_PARAMETERS = 'collection: str = "demo"  # collection name or path\nsig_level: float = 0.05  # significance level'
 
 
@@ -303,3 +304,52 @@ def test_the_writing_guide_runs_the_scaffold_by_path():
     commands = re.findall(r"^riskreport run (\S+)", guide, flags=re.MULTILINE)
     assert commands and all(c.startswith("templates/") and c.endswith(".ipynb") for c in commands)
     assert "runs (`riskreport run my_report`)" not in guide
+
+
+def test_a_template_scaffolded_in_a_checkout_is_found_as_beside_a_wheel(tmp_path, monkeypatch, capsys):
+    """In a checkout the installed templates are the repository's templates/, where `new-template` scaffolds from the
+    repository root: the scaffold there is the user's, run by its path as from any ./templates, not a built-in one
+    by its bare name (issue 39; tests/test_wheel.py checks the same with a real checkout and wheel)."""
+    from riskreport.errors import UnknownNameError
+    from riskreport.run import templates
+    from riskreport.run.authoring import template_files
+
+    checkout = tmp_path / "checkout"
+    (checkout / "templates").mkdir(parents=True)
+    for name in ("risk_report", "nondeterministic"):
+        (checkout / "templates" / f"{name}.ipynb").write_bytes(
+            (PROJECT_ROOT / "templates" / f"{name}.ipynb").read_bytes()
+        )
+    monkeypatch.setattr(templates, "installed_templates", lambda: checkout / "templates")
+    monkeypatch.chdir(checkout)
+    assert main(["new-template", "my_report"]) == 0
+    assert capsys.readouterr().out.strip() == "templates/my_report.ipynb"
+    assert templates.find_template("risk_report").origin == "installed"
+    assert templates.find_template("templates/my_report.ipynb").origin == "given as a path"
+    with pytest.raises(UnknownNameError, match=r"run it as templates/my_report\.ipynb, or add its folder"):
+        templates.find_template("my_report")
+    assert [t.name for t in templates.list_templates()] == ["nondeterministic", "risk_report"]
+    assert [p.stem for p in template_files()] == ["nondeterministic", "risk_report"]
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # elsewhere: the advice names the scaffold's whole path
+    with pytest.raises(UnknownNameError) as error:
+        templates.find_template("my_report")
+    assert f"{checkout / 'templates' / 'my_report.ipynb'} is not one of riskreport's built-in templates" in str(
+        error.value
+    )
+
+
+def test_the_built_in_templates_are_the_tracked_ones_and_the_wheels():
+    """`BUILT_IN` names every template the repository holds, and pyproject.toml packs those and no other."""
+    import subprocess
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    package_data = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert package_data["riskreport.templates"] == [f"{name}.ipynb" for name in BUILT_IN]
+    tracked = subprocess.run(["git", "-C", str(PROJECT_ROOT), "ls-files", "templates"], capture_output=True, text=True)
+    if tracked.returncode == 0:
+        assert sorted(tracked.stdout.split()) == [f"templates/{name}.ipynb" for name in sorted(BUILT_IN)]

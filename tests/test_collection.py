@@ -112,3 +112,27 @@ def test_a_score_table_given_as_a_collection_is_named_after_its_file(tmp_path):
     assert load_collection(own / "my-scores.csv").title == "my-scores"
     assert load_collection(own / "scores.csv").name == "own"
     assert load_collection(own / "runs 2024 (final).csv").name == "runs-2024-final"
+
+
+def test_a_folder_without_a_collection_suggests_its_score_table(tmp_path):
+    """A folder like TREC-COVID round 1's (no qrels, no scores.csv, but a CSV score table beside a system list and
+    per-rank gains): the error names the score table, which works as the collection (issue 39)."""
+    folder = tmp_path / "trec-covid-round1"
+    folder.mkdir()
+    (folder / "round1_data.csv").write_text("\ufeffsystem,topic,score\na,1,0.5\nb,1,0.25\n")
+    (folder / "round1_pooled.csv").write_text("system,pooled\na,1\nb,0\n")
+    (folder / "round1_rbpgain.csv").write_text("system,topic,rank,score\na,1,1,0\n")
+    (folder / "notes.csv").write_bytes(b"\xff\xfe not text")
+    with pytest.raises(RiskReportError, match="is not a collection") as error:
+        load_collection(folder)
+    message = str(error.value)
+    assert f"give that file itself as the collection, {folder / 'round1_data.csv'}." in message
+    assert "pooled" not in message and "rbpgain" not in message and "notes" not in message
+    assert load_collection(folder / "round1_data.csv").scores == (folder / "round1_data.csv").resolve()
+    (folder / "round2_data.csv").write_text("system,topic,score,measure\na,1,0.5,P@5\n")
+    with pytest.raises(RiskReportError, match="give one of them itself as the collection: .*round1_data.csv, .*round2"):
+        load_collection(folder)
+    for table in folder.glob("round*_data.csv"):
+        table.unlink()
+    with pytest.raises(RiskReportError, match=r"and no scores.csv\.$"):
+        load_collection(folder)

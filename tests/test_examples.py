@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 import nbformat
+from conftest import WEB2012
 
 from riskreport.run.execute import KERNEL_NAME, _kernel_manager, _kernelspec
 from riskreport.run.runner import PROJECT_ROOT
@@ -35,3 +38,16 @@ def test_example_notebook_runs(web2012, tmp_path, cache_dir):
 def test_example_uses_only_the_api():
     source = "\n".join(c.source for c in nbformat.read(EXAMPLE, as_version=4).cells if c.cell_type == "code")
     assert "from riskreport." not in source and "import riskreport as rr" in source
+
+
+def test_the_example_looks_for_the_data_where_the_tests_do(tmp_path, monkeypatch):
+    """The notebook's data folder does not depend on where Jupyter was started (it hard-coded ../../shared, issue
+    39): its first cell, up to its check, names the folder conftest's `web2012` fixture uses, from any folder."""
+    source = next(c.source for c in nbformat.read(EXAMPLE, as_version=4).cells if c.cell_type == "code")
+    assert "../" not in source
+    setup = source[: source.index("if not WEB2012.is_dir()")]
+    for folder in (tmp_path, EXAMPLE.parent):
+        monkeypatch.chdir(folder)
+        names: dict = {}
+        exec(setup, names)  # imports and the path: nothing is read
+        assert names["WEB2012"] == WEB2012, os.getcwd()

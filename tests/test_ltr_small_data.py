@@ -151,7 +151,6 @@ def test_a_report_on_files_without_relevant_documents_is_refused_before_it_start
         (b"0 qid:1 1:0.5\n0.5 qid:1 1:0.1", True),  # a fractional label, no final newline
         (b"# a comment\n0 qid:1 1:0.5\n\n  0 qid:2 1:1\n", False),
         (b"0 qid:1 1:0.5\nx qid:1 1:0.1\n", True),  # not a number: left to the reader, which names the line
-        (b"", False),
     ],
 )
 def test_has_relevant_label_reads_only_the_labels(tmp_path, text, relevant):
@@ -162,6 +161,32 @@ def test_has_relevant_label_reads_only_the_labels(tmp_path, text, relevant):
         path.write_bytes(data)
         assert has_relevant_label(path) == relevant
         assert has_relevant_label(path, block=5) == relevant  # lines cut across blocks
+
+
+@pytest.mark.parametrize("text", [b"", b"\n\n", b"# only a comment\n  \n"])
+def test_a_file_without_document_lines_is_its_own_error(tmp_path, text):
+    """An empty train.txt was reported as "no query has a relevant document (every label is 0)" (issue 39)."""
+    from riskreport.io.letor import has_relevant_label
+
+    for name, data in (("train.txt", text), ("train.txt.gz", gzip.compress(text))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        for block in (1 << 24, 5):
+            with pytest.raises(InputFormatError, match=rf"{name}: no document lines") as error:
+                has_relevant_label(path, block=block)
+            assert "relevant" not in str(error.value)
+
+
+def test_a_report_on_an_empty_train_file_says_it_is_empty(demo, tmp_path):
+    """`riskreport run risk_ltr` on a fold whose train.txt is empty: that error, before anything runs."""
+    shutil.copytree(demo / "Fold1", tmp_path / "empty" / "Fold1")
+    train = tmp_path / "empty" / "Fold1" / "train.txt.gz"
+    train.write_bytes(gzip.compress(b""))
+    reports = tmp_path / "reports"
+    with pytest.raises(InputFormatError, match=r"train.txt.gz: no document lines") as error:
+        rr.run_report("risk_ltr", collection=str(tmp_path / "empty"), reports_dir=reports)
+    assert "no query has a relevant document" not in str(error.value)
+    assert not reports.exists() or not any(reports.rglob("report.html"))
 
 
 @pytest.fixture(scope="module")

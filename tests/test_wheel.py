@@ -1,27 +1,48 @@
-"""The package as a user installs it: a wheel built from the checkout, installed into a new virtual environment
-in an empty folder (no checkout in sight), runs its main job and knows every built-in template."""
+"""The package as a user installs it: a wheel built from the checkout's tracked files, installed into a new virtual
+environment in an empty folder (no checkout in sight), runs its main job and knows every built-in template."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from riskreport.io.collection import PROJECT_ROOT
+from riskreport.run.scaffold import new_template
+from riskreport.run.templates import BUILT_IN
 
-TEMPLATES = sorted(p.stem for p in (PROJECT_ROOT / "templates").glob("*.ipynb"))
+TEMPLATES = sorted(BUILT_IN)
+SCAFFOLDED = "scaffolded_here"  # a template a user scaffolded in the checkout (`riskreport new-template`)
+
+
+def tracked_checkout(folder: Path) -> tuple[Path, list[str]]:
+    """A copy of the checkout's tracked files as the working tree has them (what a fresh clone with these edits
+    holds: no untracked template, no stale build/), and their names."""
+    listed = subprocess.run(["git", "-C", str(PROJECT_ROOT), "ls-files", "-z"], capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the wheel is built from the checkout's tracked files")
+    names = [n for n in listed.stdout.decode().split("\0") if n and (PROJECT_ROOT / n).is_file()]
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT_ROOT / name, folder / name)
+    return folder, names
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """A venv holding only the wheel; the dependencies come from this environment's site-packages by a .pth
-    line (a .pth line adds the folder but not its .pth files, so the editable install of the checkout stays out)."""
+    line (a .pth line adds the folder but not its .pth files, so the editable install of the checkout stays out).
+    The wheel is built from the tracked files, beside a template scaffolded into the copy's templates/."""
     root = tmp_path_factory.mktemp("wheel")
+    checkout, tracked = tracked_checkout(root / "checkout")
+    new_template(SCAFFOLDED, checkout / "templates")  # issue 39: it was packed into the wheel
     # without PYTHONPATH: a checkout on it (its riskreport.egg-info) makes pip call the wheel installed already
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     built = subprocess.run(
@@ -35,7 +56,7 @@ def installed(tmp_path_factory):
             "-q",
             "-w",
             str(root / "dist"),
-            str(PROJECT_ROOT),
+            str(checkout),
         ],
         capture_output=True,
         text=True,
@@ -76,7 +97,16 @@ def installed(tmp_path_factory):
         XDG_CACHE_HOME=str(home / "cache"),
         PATH=f"{env_dir / 'bin'}:{env.get('PATH', '')}",
     )
-    return {"bin": env_dir / "bin", "site": site, "cwd": work, "env": env, "home": home}
+    return {
+        "bin": env_dir / "bin",
+        "site": site,
+        "cwd": work,
+        "env": env,
+        "home": home,
+        "wheel": wheel,
+        "checkout": checkout,
+        "tracked": tracked,
+    }
 
 
 def _riskreport(installed, *args, timeout=300):
@@ -107,6 +137,47 @@ def test_the_wheel_holds_the_templates_and_no_checkout_is_used(installed):
     for name in TEMPLATES:
         assert name in listed.stdout
         assert _riskreport(installed, "run", name, "--help").returncode == 0
+
+
+def test_the_wheel_holds_tracked_files_only(installed):
+    """Every file of the package in the wheel is a tracked file of the checkout (templates/ maps to
+    riskreport/templates): neither a scaffolded template nor a file of a stale build/ is packed (issue 39)."""
+    tracked = {f"riskreport/{n}" if n.startswith("templates/") else n for n in installed["tracked"]}
+    with zipfile.ZipFile(installed["wheel"]) as wheel:
+        packed = [n for n in wheel.namelist() if not n.startswith("riskreport-") and not n.endswith("/")]
+    assert packed and not [n for n in packed if n not in tracked]
+    assert f"riskreport/templates/{SCAFFOLDED}.ipynb" not in packed
+
+
+def test_a_scaffolded_template_is_found_the_same_way_from_a_checkout_and_from_the_wheel(installed):
+    """A template scaffolded into templates/ runs by its path and is unknown by bare name, whether templates/ is a
+    checkout's (beside the built-in templates) or a folder beside an installed wheel, with the same advice."""
+    scaffolded = _riskreport(installed, "new-template", SCAFFOLDED)
+    assert scaffolded.returncode == 0 and scaffolded.stdout.strip() == f"templates/{SCAFFOLDED}.ipynb"
+    env = dict(installed["env"], PYTHONPATH=str(installed["checkout"]))
+    answers = {}
+    for where, command, cwd, environment in [
+        ("wheel", [str(installed["bin"] / "riskreport")], installed["cwd"], installed["env"]),
+        ("checkout", [sys.executable, "-m", "riskreport"], installed["checkout"], env),
+    ]:
+        by_name, by_path, listed = (
+            subprocess.run(
+                [*command, *arguments], cwd=cwd, env=environment, capture_output=True, text=True, timeout=300
+            )
+            for arguments in (
+                ["templates", "check", SCAFFOLDED, "--no-execute"],
+                ["templates", "check", f"templates/{SCAFFOLDED}.ipynb", "--no-execute"],
+                ["templates"],
+            )
+        )
+        assert by_path.returncode == 0, (where, by_path.stderr)
+        assert SCAFFOLDED not in listed.stdout and "risk_report" in listed.stdout, where
+        answers[where] = (by_name.returncode, by_name.stderr.strip().replace(str(cwd.resolve()), "."))
+    assert answers["wheel"] == answers["checkout"]
+    code, error = answers["wheel"]
+    assert code == 1 and f"Unknown template '{SCAFFOLDED}'" in error
+    assert f"./templates/{SCAFFOLDED}.ipynb is not used for a bare name" in error
+    assert f"run it as templates/{SCAFFOLDED}.ipynb" in error
 
 
 def test_the_installed_package_runs_its_main_job_on_the_demo(installed):

@@ -156,6 +156,7 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     if qrels is None and scores is None:
         raise RiskReportError(
             f"{path} is not a collection: it has no qrels file (qrels.txt, *.qrels, qrels*.txt) and no scores.csv."
+            + _score_tables_hint(path)
         )
     if (runs or any(instances.values())) and qrels is None:
         where = "runs/" if runs else "instances/"
@@ -166,6 +167,19 @@ def load_collection(spec: str | os.PathLike) -> Collection:
     return Collection(
         name=path.name, path=path, qrels=qrels, runs=runs, instances=instances, scores=scores, config=config
     )
+
+
+def _score_tables_hint(path: Path) -> str:
+    """Where a folder holds CSV files with a score table's header (TREC-COVID's round1_data.csv): the advice to give
+    such a file itself as the collection, which a score table is."""
+    from riskreport.io.score_files import looks_like_scores
+
+    tables = [p for p in sorted(path.glob("*.csv")) if p.is_file() and looks_like_scores(p)]
+    if not tables:
+        return ""
+    if len(tables) == 1:
+        return f" It holds a score table: give that file itself as the collection, {tables[0]}."
+    return " It holds score tables: give one of them itself as the collection: " + ", ".join(map(str, tables)) + "."
 
 
 def table_name(table: Path) -> str:

@@ -134,7 +134,7 @@ def read_letor(path: str | os.PathLike, width: int | None = None) -> LetorData:
     if status:
         _raise(path, buffer, status, line, column)
     if rows == 0:
-        raise InputFormatError(path, "no document lines", expected="lines such as '2 qid:10 1:0.5 2:0.1'")
+        raise _no_document_lines(path)
     labels, qids, lines = np.empty(rows, np.int32), np.empty(rows, np.int64), np.empty(rows, np.int64)
     features = np.zeros((rows, max(widest, width or 0)), np.float32)
     _scan(buffer, True, labels, qids, lines, features, MAX_FEATURE)
@@ -197,26 +197,34 @@ def _scan(*args):
 _LABEL = re.compile(rb"(?:^|\n)[ \t]*([^\s#]+)")
 
 
+def _no_document_lines(path: Path) -> InputFormatError:
+    """The error of a LETOR file without a document line (empty, or only blank and comment lines)."""
+    return InputFormatError(path, "no document lines", expected="lines such as '2 qid:10 1:0.5 2:0.1'")
+
+
 def has_relevant_label(path: Path, block: int = 1 << 24) -> bool:
     """Whether some line of a LETOR file has a label above 0, read block by block and stopped at the first one
     (a check before anything is trained: only a file without one is read whole). A label that is not a
-    number counts as relevant here: the reader, not this check, reports it with its line."""
+    number counts as relevant here: the reader, not this check, reports it with its line. A file without a
+    document line is its own error (`InputFormatError`, as the reader's), not a file without relevant ones."""
     opener = gzip.open if path.name.endswith(".gz") else open
+    seen = False
     try:
         with opener(path, "rb") as stream:
-            tail = b""
-            while chunk := stream.read(block):
+            tail, chunk = b"", b"-"
+            while chunk:
+                chunk = stream.read(block)
                 text = tail + chunk
-                cut = text.rfind(b"\n") + 1
-                if cut == 0:  # no whole line yet: keep reading
-                    tail = text
-                    continue
-                text, tail = text[:cut], text[cut:]
-                if any(_relevant(match[1]) for match in _LABEL.finditer(text)):
+                cut = text.rfind(b"\n") + 1 if chunk else len(text)  # whole lines; at the end the last one too
+                labels = [match[1] for match in _LABEL.finditer(text[:cut])]
+                tail, seen = text[cut:], seen or bool(labels)
+                if any(_relevant(label) for label in labels):
                     return True
-            return any(_relevant(match[1]) for match in _LABEL.finditer(tail))
     except (OSError, EOFError):  # unreadable: the reader says how, with the file
         return True
+    if not seen:
+        raise _no_document_lines(path)
+    return False
 
 
 def _relevant(label: bytes) -> bool:

@@ -187,6 +187,19 @@ def _read_csv_table(path: Path, expected: str, check_header) -> pd.DataFrame:
     return table
 
 
+def looks_like_scores(path: Path) -> bool:
+    """Whether a CSV file's header is a score table's (`SCORE_COLUMNS`, system, topic and score among them): only the
+    first line is read, to suggest the file where a folder without a collection is given (its rows are checked
+    when it is read)."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace", newline="") as handle:
+            header = [c.strip() for c in next(csv.reader([handle.readline().lstrip("\ufeff")]), [])]
+        _check_header(path, header)
+    except (OSError, csv.Error, InputFormatError):
+        return False
+    return True
+
+
 def _check_header(path: Path, header: list[str]) -> None:
     duplicated = sorted({c for c in header if header.count(c) > 1})
     if duplicated:

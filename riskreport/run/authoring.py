@@ -103,11 +103,12 @@ def check_template(
 def template_files(paths: list[str] | None = None) -> list[Path]:
     """The notebooks to check: files, folders of `.ipynb`, or template names; none: every template found."""
     from riskreport.run.runner import find_template, template_dirs
+    from riskreport.run.templates import named_templates
 
     if not paths:
         found: dict[str, Path] = {}
-        for folder, _ in template_dirs():
-            for notebook in sorted(folder.glob("*.ipynb")):
+        for folder, origin in template_dirs():
+            for notebook in named_templates(folder, origin):
                 found.setdefault(notebook.stem, notebook)
         return list(found.values())
     files: list[Path] = []

@@ -26,6 +26,11 @@ VERDICTS_TABLE = re.compile(
 
 
 CONTEXT = "context"  # the template parameter the runner sets (report.Page): not the user's, not in the fingerprint
+# The templates riskreport ships (pyproject.toml's package data lists the same files, and only them). Of the
+# installed templates folder a bare name reaches these alone: in a checkout that folder is the repository's
+# templates/, where `riskreport new-template` also scaffolds from the repository root, and a template scaffolded
+# there is the user's, found as it is beside an installed wheel (by path), never packed into a wheel.
+BUILT_IN = ("bayesian_risk", "nondeterministic", "risk_ltr", "risk_report")
 
 
 @dataclass(frozen=True)
@@ -67,10 +72,18 @@ def installed_templates() -> Path:
     return shipped if shipped.is_dir() else PROJECT_ROOT / "templates"
 
 
+def named_templates(folder: Path, origin: str) -> list[Path]:
+    """The notebooks of one of `template_dirs` that a bare name reaches: every `*.ipynb` of a `$RISKREPORT_TEMPLATES`
+    folder; of the installed templates the built-in ones (`BUILT_IN`) only, in a checkout as in a wheel."""
+    if origin == "installed":
+        return [folder / f"{name}.ipynb" for name in BUILT_IN if (folder / f"{name}.ipynb").is_file()]
+    return sorted(folder.glob("*.ipynb"))
+
+
 def list_templates() -> list[Template]:
     seen: dict[str, Template] = {}
     for folder, origin in template_dirs():
-        for path in sorted(folder.glob("*.ipynb")):
+        for path in named_templates(folder, origin):
             if path.stem not in seen:
                 seen[path.stem] = load_template(path, origin)
     return list(seen.values())
@@ -96,16 +109,21 @@ def template_path(spec: str | os.PathLike) -> tuple[Path, str]:
         return path, "given as a path"
     if text and not text.startswith("."):  # a glob of *.ipynb, as list_templates's, never lists a hidden file
         for folder, origin in template_dirs():
-            if (folder / f"{text}.ipynb").is_file():
+            if folder / f"{text}.ipynb" in named_templates(folder, origin):
                 return folder / f"{text}.ipynb", origin
-    local = Path.cwd() / "templates" / f"{text}.ipynb"
     hint = (
         "Give a template by name (an installed template or one in $RISKREPORT_TEMPLATES) or by path to an .ipynb file."
     )
+    local, checkout = Path.cwd() / "templates" / f"{text}.ipynb", installed_templates() / f"{text}.ipynb"
     if local.is_file():
         hint += (
             f" {local} is not used for a bare name, since templates are code and the working directory "
             f"may be shared: run it as templates/{text}.ipynb, or add its folder to $RISKREPORT_TEMPLATES."
+        )
+    elif checkout.is_file():  # scaffolded beside the built-in templates of a checkout: the user's, by path too
+        hint += (
+            f" {checkout} is not one of riskreport's built-in templates ({', '.join(BUILT_IN)}): run it by its "
+            "path, or add its folder to $RISKREPORT_TEMPLATES."
         )
     raise UnknownNameError("template", text, template_names(), hint=hint)
 
@@ -113,8 +131,8 @@ def template_path(spec: str | os.PathLike) -> tuple[Path, str]:
 def template_names() -> list[str]:
     """The names `list_templates` finds, without reading a notebook (an unknown name is refused at once)."""
     names: dict[str, None] = {}
-    for folder, _ in template_dirs():
-        names.update((path.stem, None) for path in sorted(folder.glob("*.ipynb")))
+    for folder, origin in template_dirs():
+        names.update((path.stem, None) for path in named_templates(folder, origin))
     return list(names)
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "sign_flips",
     "randomisation_test",
     "risk_randomisation_test",
+    "statistic_direction",
     "tests_table",
     "diagnostics_table",
     "tukey_hsd",
@@ -66,7 +67,18 @@ __all__ = [
 ]
 
 TESTS = ("t", "sign", "wilcoxon", "randomisation")
-TEST_COLUMNS = ["system", "baseline", "measure", "alpha", "test", "statistic", "p_value", "p_adjusted", "correction"]
+TEST_COLUMNS = [
+    "system",
+    "baseline",
+    "measure",
+    "alpha",
+    "test",
+    "statistic",
+    "direction",
+    "p_value",
+    "p_adjusted",
+    "correction",
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,6 +185,23 @@ def _randomisation(parts: np.ndarray, weights: np.ndarray, observed: np.ndarray,
     return extreme / flipped if exact else (1 + extreme) / (1 + flipped)
 
 
+def statistic_direction(test: str, statistic: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Where a test's own statistic points, per row of x (..., topics): +1 the challenger is better, −1 worse, 0
+    neither (or undefined). A significant test reads its direction from here, never from another statistic.
+
+    t: the sign of TRisk (0 where undefined); sign test: wins against losses (zeros dropped), whatever the size of
+    the differences, so the same at every α; Wilcoxon: W⁺ against W⁻ = n(n + 1)/2 − W⁺ (n non-zero differences
+    after the test's rounding); randomisation: the sign of the mean (URisk).
+    """
+    statistic = np.asarray(statistic, dtype=float)
+    if test == "sign":
+        return np.sign(statistic - (x < 0).sum(axis=-1))  # wins − losses
+    if test == "wilcoxon":
+        n = np.count_nonzero(np.round(x, 10), axis=-1)
+        return np.sign(2 * statistic - n * (n + 1) / 2)
+    return np.sign(np.nan_to_num(statistic))
+
+
 def tests_table(
     matrix: pd.DataFrame,
     baseline: str | Sequence[str],
@@ -185,7 +214,8 @@ def tests_table(
     """Paired tests of every challenger at every α (columns `TEST_COLUMNS`).
 
     t-test (statistic TRisk), sign test (wins), Wilcoxon (W⁺), randomisation (mean); p-values
-    adjusted across the challengers for each α and test with `correction`. Several baselines:
+    adjusted across the challengers for each α and test with `correction`. `direction` is where the
+    test's own statistic points (`statistic_direction`): a significant test is a risk when it is −1. Several baselines:
     each one's rows in turn, adjusted across the whole family (every baseline's challengers).
     """
     if several(baseline):
@@ -207,6 +237,7 @@ def tests_table(
     }
     parts = []
     for test, (statistic, p) in results.items():
+        direction = statistic_direction(test, statistic, x)
         adjusted = adjust_pvalues(p, correction)  # per α, across challengers
         parts.append(
             long_frame(
@@ -216,6 +247,7 @@ def tests_table(
                 measure=measure,
                 test=test,
                 statistic=statistic,
+                direction=direction,
                 p_value=p,
                 p_adjusted=adjusted,
                 correction=correction,

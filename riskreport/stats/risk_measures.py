@@ -150,13 +150,14 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
     return {"urisk": mean, "se": se, "se_jackknife": jackknife_se(x), "trisk": t, "p_value": p}
 
 
-def rule_verdicts(urisk, p_adjusted, sig_level: float) -> np.ndarray:
-    """The report's rule per row: `risk`/`reward` when `p_adjusted` < `sig_level` (direction: the sign of
-    URisk), `undefined` where the p-value is (TRisk undefined), else `inconclusive`."""
-    urisk, p = np.asarray(urisk, dtype=float), np.asarray(p_adjusted, dtype=float)
+def rule_verdicts(direction, p_adjusted, sig_level: float) -> np.ndarray:
+    """A test's verdict per row: `risk`/`reward` when `p_adjusted` < `sig_level` and the test's own statistic
+    points down/up (`direction`: its sign, e.g. URisk or TRisk for the report's rule), `undefined` where the
+    p-value is (TRisk undefined), else `inconclusive`."""
+    direction, p = np.asarray(direction, dtype=float), np.asarray(p_adjusted, dtype=float)
     significant = p < sig_level
     return np.select(
-        [np.isnan(p), significant & (urisk < 0), significant & (urisk > 0)],
+        [np.isnan(p), significant & (direction < 0), significant & (direction > 0)],
         ["undefined", "risk", "reward"],
         "inconclusive",
     )

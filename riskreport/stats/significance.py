@@ -12,13 +12,13 @@ Wilcoxon, randomisation; adjusted the same way) and the bootstrap intervals (at 
 listed beside the rule, and `verdict_summary` says where they disagree. Sign convention: standard.
 
 >>> import riskreport as rr
->>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 5])
+>>> p = rr.resolve_parameters("demo", measure="nDCG@10", alphas=[0, 10])
 >>> matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()
 >>> risk = rr.risk_table(matrix, p.baseline, p.alphas)
 >>> tests = rr.inference.tests_table(matrix, p.baseline, p.alphas, samples=2000)
->>> summary = verdict_summary(verdicts(risk, tests))
+>>> summary = verdict_summary(verdicts(tests))
 >>> summary.loc[summary["system"] == "risky-llm", ["alpha", "verdict"]].to_string(index=False)
-' alpha      verdict\\n   0.0 inconclusive\\n   5.0 inconclusive'
+' alpha      verdict\\n   0.0 inconclusive\\n  10.0         risk'
 """
 
 from __future__ import annotations
@@ -70,23 +70,20 @@ def rule_text(correction: str, sig_level: float) -> str:
 
 
 def verdicts(
-    risk: pd.DataFrame,
-    tests: pd.DataFrame,
-    boot: pd.DataFrame | None = None,
-    sig_level: float = 0.05,
-    level: float | None = None,
+    tests: pd.DataFrame, boot: pd.DataFrame | None = None, sig_level: float = 0.05, level: float | None = None
 ) -> pd.DataFrame:
     """Tidy verdicts per challenger, α and method (columns `VERDICT_COLUMNS`).
 
-    `risk` is `risk.risk_table`, `tests` `inference.tests_table` (adjusted p-values), `boot`
-    `inference.bootstrap_table` (its intervals at `level`, default the smallest). A test's
-    direction is the sign of URisk; an interval's verdict is where it lies against 0. The rule's
-    rows have `method == RULE`. Rows are per baseline too (`KEY`): a report may have several.
+    `tests` is `inference.tests_table` (adjusted p-values), `boot` `inference.bootstrap_table` (its
+    intervals at `level`, default the smallest). A significant test's verdict points where its own
+    statistic does (`tests["direction"]`, `inference.statistic_direction`): the sign test's wins against
+    its losses, Wilcoxon's W⁺ against W⁻, the mean for the t and randomisation tests, so a test whose
+    statistic does not change with α never changes direction with α. An interval's verdict is where
+    it lies against 0. The rule's rows have `method == RULE`. Rows are per baseline too (`KEY`): a
+    report may have several.
     """
-    urisk = risk.set_index(KEY)["urisk"]
     t = tests.copy()
-    direction = urisk.reindex(pd.MultiIndex.from_frame(t[KEY])).to_numpy()
-    t["verdict"] = rule_verdicts(direction, t["p_adjusted"], sig_level)
+    t["verdict"] = rule_verdicts(t["direction"], t["p_adjusted"], sig_level)
     parts = [t.rename(columns={"test": "method"}).assign(kind="test", ci_low=np.nan, ci_high=np.nan)]
     if boot is not None and len(boot):
         level = float(boot["level"].min()) if level is None else level
@@ -148,7 +145,7 @@ def report_verdicts(
     risk: pd.DataFrame, tests: pd.DataFrame, boot: pd.DataFrame | None = None, sig_level: float = 0.05
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """What a report needs: the tidy per-method `verdicts` and their summary with URisk, riskiest first."""
-    table = verdicts(risk, tests, boot, sig_level)
+    table = verdicts(tests, boot, sig_level)
     summary = with_urisk(verdict_summary(table), risk)
     order = {s: i for i, s in enumerate(risk_order(summary))}
     first = {b: i for i, b in enumerate(dict.fromkeys(risk["baseline"]))}
