@@ -92,8 +92,9 @@ def _summaries(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.skipif(not COVID.is_dir(), reason="../shared TREC-COVID data not present")
 def test_zoib42_posterior_equals_brms_parameterisation_within_monte_carlo_error():
-    """b, sd_sys, sd_top and every r_sys: mean and 5/50/95 % quantiles within 4.5·√(MCSE_new² + MCSE_brms²)
-    (a false alarm for one of 180 comparisons has probability about 1e-3 when the posteriors are equal)."""
+    """b, sd_sys, sd_top, every r_sys, φ and zoi, coi (drawn from their exact Beta posterior by `fit`, sampled by
+    NUTS in the brms model): mean and 5/50/95 % quantiles within 4.5·√(MCSE_new² + MCSE_brms²) (a false alarm
+    for one of 192 comparisons has probability about 1e-3 when the posteriors are equal)."""
     import nutpie
 
     scores = pd.read_csv(COVID / "round1_data.csv")
@@ -105,7 +106,7 @@ def test_zoib42_posterior_equals_brms_parameterisation_within_monte_carlo_error(
     compiled = nutpie.compile_pymc_model(brms, backend="numba", var_names=models.free_variables("zoib"))
     trace = nutpie.sample(compiled, draws=2000, tune=1000, chains=4, seed=2026, progress_bar=False, target_accept=0.9)
     compared = 0
-    for name in ("b", "sd_sys", "sd_top", "r_sys"):
+    for name in ("b", "sd_sys", "sd_top", "r_sys", "phi", "zoi", "coi"):
         old_draws = np.asarray(trace.posterior[name])
         shape = old_draws.shape[:2] + (-1,)
         value_new, mcse_new = _summaries(new.draws[name].reshape(new.draws[name].shape[:2] + (-1,)))
@@ -116,7 +117,7 @@ def test_zoib42_posterior_equals_brms_parameterisation_within_monte_carlo_error(
             np.max(np.abs(value_new - value_old) / tolerance),
         )
         compared += value_new.size
-    assert compared == 4 * (3 + 42)
+    assert compared == 4 * (3 + 42 + 3)
 
 
 # ---------------------------------------------------------------- the numba kernels nutpie samples (bayes/kernels.py)

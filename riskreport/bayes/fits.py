@@ -115,11 +115,6 @@ class FitCache:
         """An entry exists for `key` (not checked: `get` may still find it damaged)."""
         return self.path(key).is_file()
 
-    @property
-    def compiled(self) -> Path:
-        """Where the compiled models of these fits are kept (`compiled.store_compiled`): `compiled` in this folder."""
-        return self.cache.folder / "compiled"
-
     def get(self, key: str) -> dict | None:
         hit = self.cache.get_arrays(key)
         return None if hit is None else {"arrays": hit[0], "meta": hit[1]}

@@ -157,8 +157,7 @@ def exact_draws(model: str, y: np.ndarray, shape: tuple, rng: np.random.Generato
 def model_inputs(model: str, data: BayesData, priors: dict) -> dict:
     """The data and prior constants of a model as named arrays: the shared data of its compiled form.
 
-    A compiled model depends only on the model and the shapes (systems, topics, observations);
-    `sampling` swaps these arrays in to reuse it (e.g. for BRisk⁻ at every α).
+    PyMC's model takes them as `pm.Data`; `kernels.pack` packs them into the buffer the numba kernels read.
     """
     y = np.asarray(data.y, dtype=float)
     inputs = {

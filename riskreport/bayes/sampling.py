@@ -125,7 +125,7 @@ def fit(
     batches_done = batches  # with a retry, the first attempt's too: what the fit cost
     if divergences and settings["target_accept"] < RETRY_TARGET_ACCEPT:
         say(
-            f"{RUNNING}{LABELS[model]}: {divergences} divergent transitions at target_accept "
+            f"{RUNNING}{LABELS[model]}: {divergences} divergent transition{'s' if divergences != 1 else ''} at target_accept "
             f"{settings['target_accept']:g}: sampling again at {RETRY_TARGET_ACCEPT:g} (smaller steps)"
         )
         retry = {

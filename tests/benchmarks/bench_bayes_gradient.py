@@ -3,10 +3,10 @@
 Side by side in one process, on the same 27,390 scores (the 110 × 249 campaign's size) and three precisions φ:
 
 - `shift loop`: the shift to z ≥ 7 by a loop whose trip count depends on x (the kernel of issue 32);
-- `shift 7`: always seven steps, unrolled, no branch on x (`riskreport.bayes.kernels._shift`, what riskreport
+- `shift 7`: always seven steps, unrolled, no branch on x (`riskreport.bayes._kernel_terms._shift`, what riskreport
   samples).
 
-Both then take log Γ(z) and ψ(z) from one Stirling series (`kernels._stirling`), the two shapes sharing one log
+Both then take log Γ(z) and ψ(z) from one Stirling series (`_kernel_terms._stirling`), the two shapes sharing one log
 and one division. Each is checked against SciPy's gammaln and digamma (relative error printed) first.
 
     python tests/benchmarks/bench_bayes_gradient.py [--seconds 1.0] [--rounds 3]
@@ -24,7 +24,7 @@ import numba
 import numpy as np
 from scipy import special
 
-from riskreport.bayes import kernels
+from riskreport.bayes import _kernel_terms
 
 
 @numba.njit(inline="always", error_model="numpy")
@@ -47,8 +47,8 @@ def _interior(shift):
             c = phi - a
             z_a, p_a, d_a = shift(a)
             z_c, p_c, d_c = shift(c)
-            lgamma_a, psi_a = kernels._stirling(z_a)
-            lgamma_c, psi_c = kernels._stirling(z_c)
+            lgamma_a, psi_a = _kernel_terms._stirling(z_a)
+            lgamma_c, psi_c = _kernel_terms._stirling(z_c)
             inverse = 1.0 / (p_a * p_c)
             psi_a -= d_a * p_c * inverse
             psi_c -= d_c * p_a * inverse
@@ -66,7 +66,7 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}")
-    forms = {"shift loop": _interior(_shift_loop), "shift 7": _interior(kernels._shift)}
+    forms = {"shift loop": _interior(_shift_loop), "shift 7": _interior(_kernel_terms._shift)}
     rng = np.random.default_rng(0)
     n = 27_390
     y = rng.beta(2, 3, n)

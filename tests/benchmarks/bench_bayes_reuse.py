@@ -167,7 +167,14 @@ def fit_costs(folder: Path) -> list[dict]:
     for entry in sorted(folder.glob("??/*.npz"), key=lambda p: p.stat().st_mtime):
         with np.load(entry) as stored:
             meta = json.loads(bytes(stored["__record__"]).decode())["meta"]
-        rows.append({"fit": meta["model"], **{k: meta["diagnostics"].get(k) for k in WORK}})
+        rows.append(
+            {
+                "fit": meta["model"],
+                **{k: meta["diagnostics"].get(k) for k in WORK},
+                "divergences": meta["diagnostics"].get("divergences"),
+                "retry": meta["settings"].get("retry"),
+            }
+        )
     return rows
 
 
@@ -317,7 +324,8 @@ def main(argv=None) -> None:
             print(
                 f"    {cost['fit']:20s} {cost['gradients_per_tail_ess'] or float('nan'):6.1f} gradients per tail ESS, "
                 f"{cost['us_per_gradient'] or float('nan'):7.1f} µs CPU per gradient, compile {cost['compile_seconds'] or 0:5.1f} s, "
-                f"sampling {cost['sampling_seconds'] or 0:5.1f} s (tail ESS {cost['min_ess_tail'] or 0:,.0f})"
+                f"sampling {cost['sampling_seconds'] or 0:5.1f} s (tail ESS {cost['min_ess_tail'] or 0:,.0f}"
+                f"{', retry ' + json.dumps(cost['retry']) if cost.get('retry') else ''})"
             )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
