@@ -204,7 +204,7 @@ class Page:
         campaign's scale.
         """
         digest = self.inputs_sha256 or inputs_digest(file_hashes(params.collection.files()))
-        self.campaign = len(params.challengers) > WHOLE_ROWS
+        self.campaign = scaled and len(params.challengers) > WHOLE_ROWS  # a learning-to-rank page has none
         return header(
             params,
             digest,
@@ -216,7 +216,7 @@ class Page:
             points,
             credible_level,
             self.generated_utc,
-            campaign=scaled and self.campaign,
+            campaign=self.campaign,
         )
 
     def choices(self, params: ReportParameters, baseline: str | None, measure: str | None) -> list[str]:
