@@ -13,8 +13,8 @@ import pytest
 import riskreport as rr
 from riskreport.errors import RiskReportError
 from riskreport.render.csv_writer import table_file
-from riskreport.run.analysis import TABLES, read_table
-from riskreport.run.runner import run_report
+from riskreport.run.api.analysis import TABLES, read_table
+from riskreport.run.report.runner import run_report
 
 OPTIONS = {"alphas": [0, 5], "bootstrap_samples": 200}
 
@@ -336,7 +336,7 @@ def test_a_damaged_stored_table_is_computed_again(tmp_path, monkeypatch):
 
 
 def test_frames_are_stored_and_read_back_with_their_dtypes_and_missing_text():
-    from riskreport.run.analysis_store import arrays_frame, frame_arrays
+    from riskreport.run.api.store import arrays_frame, frame_arrays
 
     frame = pd.DataFrame(
         {
