@@ -184,7 +184,8 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CollectionWarning)  # shown in the collection overview instead
-            return evaluate(self.params.collection, self.params.measure, self.params.systems)
+            p = self.params
+            return evaluate(p.collection, p.measure, p.systems, table=p.table)
 
     @_shared
     def matrix(self) -> pd.DataFrame:
@@ -343,7 +344,8 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
 
         p = self.params
         pool = self.options["pool"]
-        matrix = evaluate(p.collection, p.measure, choose_systems(pool, p.known, "pool")[0]).matrix() if pool else None
+        pooled = choose_systems(pool, p.known, "pool")[0] if pool else None
+        matrix = evaluate(p.collection, p.measure, pooled, table=p.table).matrix() if pool else None
         return pool_analysis(self.matrix, p.baseline, p.alphas, p.measure, matrix, baselines=p.all_baselines)
 
     @cached_property
