@@ -45,10 +45,10 @@ from riskreport.errors import (
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
 _LAZY = {
-    "run_batch": "run.batch",
-    "run_report": "run.runner",
-    "analyse": "run.analysis",
-    "Analysis": "run.analysis",
+    "run_batch": "run.schedule.batch",
+    "run_report": "run.report.runner",
+    "analyse": "run.api.analysis",
+    "Analysis": "run.api.analysis",
     "Collection": "io.collection",
     "load_collection": "io.collection",
     "adjust_pvalues": "stats.corrections",
@@ -69,9 +69,9 @@ _LAZY = {
     "read_letor": "io.letor",
     "load_letor_folder": "io.letor",
     "make_objective": "ltr.objectives",
-    "RiskGateError": "run.gate",
+    "RiskGateError": "run.folders.gate",
     "changes_table": "stats.changes",
-    "read_summary": "run.summary",
+    "read_summary": "run.folders.summary",
     **{
         name: "stats.risk"
         for name in (
@@ -120,20 +120,10 @@ MODULES = {
         m: f"render.{m}"
         for m in ("report", "plots", "palette", "plot_layout", "instance_plots", "figures", "latex", "export")
     },
-    **{
-        m: f"run.{m}"
-        for m in (
-            "runner",
-            "batch",
-            "authoring",
-            "problems",
-            "parameter_cell",
-            "inline_statistics",
-            "scaffold",
-            "lock",
-            "index",
-        )
-    },
+    **{m: f"run.report.{m}" for m in ("runner", "problems")},
+    **{m: f"run.schedule.{m}" for m in ("batch",)},
+    **{m: f"run.cli.{m}" for m in ("authoring", "parameter_cell", "inline_statistics", "scaffold")},
+    **{m: f"run.folders.{m}" for m in ("lock", "index")},
 }
 
 

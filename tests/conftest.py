@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from riskreport.run.problems import PARAMETERS_TAG
-from riskreport.run.scaffold import new_notebook
+from riskreport.run.cli.scaffold import new_notebook
+from riskreport.run.report.problems import PARAMETERS_TAG
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 WEB2012 = SHARED_DATA / "trec-web-2012"

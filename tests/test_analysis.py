@@ -13,8 +13,8 @@ import pytest
 import riskreport as rr
 from riskreport.errors import RiskReportError
 from riskreport.render.csv_writer import table_file
-from riskreport.run.analysis import TABLES, read_table
-from riskreport.run.runner import run_report
+from riskreport.run.api.analysis import TABLES, read_table
+from riskreport.run.report.runner import run_report
 
 OPTIONS = {"alphas": [0, 5], "bootstrap_samples": 200}
 
@@ -336,7 +336,7 @@ def test_a_damaged_stored_table_is_computed_again(tmp_path, monkeypatch):
 
 
 def test_frames_are_stored_and_read_back_with_their_dtypes_and_missing_text():
-    from riskreport.run.analysis_store import arrays_frame, frame_arrays
+    from riskreport.run.api.store import arrays_frame, frame_arrays
 
     frame = pd.DataFrame(
         {
@@ -352,3 +352,33 @@ def test_frames_are_stored_and_read_back_with_their_dtypes_and_missing_text():
     assert np.signbit(back["value"].iloc[2]) and back["note"].iloc[2] == "NA"
     assert frame_arrays(pd.DataFrame({"when": pd.to_datetime(["2026-01-01"])})) is None  # not stored: computed
     assert frame_arrays(pd.DataFrame({"mixed": ["a", 1]})) is None
+
+
+def test_the_score_table_is_read_once_per_analysis_and_per_plan(tmp_path, cache_dir, monkeypatch):
+    """`rr.analyse` and the runner's plan (what `riskreport run` and a batch job run) resolve a score-table
+    collection into one `ReportParameters` in one pass: its score table is read once there (each read hashes the
+    file and copies the table: it was read 4 times by `resolve_parameters` and 3 more by `evaluate`), and the
+    scores are evaluated from that same table. Its topics are resolved in the same pass."""
+    from riskreport.measures import measure_names
+    from riskreport.run.report.runner import plan_report
+
+    rng = np.random.default_rng(7)
+    rows = [(s, f"t{t}", m, rng.random()) for s in ("bm25", "a", "b") for t in range(12) for m in ("nDCG@10", "P@10")]
+    pd.DataFrame(rows, columns=["system", "topic", "measure", "score"]).to_csv(tmp_path / "scores.csv", index=False)
+    reads = []
+    parsed = measure_names.parsed_scores
+    monkeypatch.setattr(measure_names, "parsed_scores", lambda *key: reads.append(key) or parsed(*key))
+
+    analysis = rr.analyse(str(tmp_path), measure="P@10", baseline="bm25", alphas=[0, 5])
+    risk = analysis.table("risk")
+    assert len(reads) == 1, reads
+    assert sorted(analysis.params.topics) == sorted(f"t{t}" for t in range(12))
+    assert analysis.params.topics == list(analysis.matrix.columns)  # the matrix's topics are the resolved ones
+    expected = pd.DataFrame(rows, columns=["system", "topic", "measure", "score"]).query("measure == 'P@10'")
+    matrix = expected.pivot(index="system", columns="topic", values="score")
+    assert np.allclose(analysis.matrix.loc[["a", "b"]].to_numpy(), matrix.loc[["a", "b"], analysis.matrix.columns])
+    assert set(risk["system"]) == {"a", "b"}
+
+    reads.clear()
+    plan = plan_report("risk_report", collection=str(tmp_path), measure="P@10", baseline="bm25", alphas=[0, 5])
+    assert len(reads) == 1 and plan.params.table is not None and plan.params.topics == analysis.params.topics

@@ -6,13 +6,13 @@ import nbformat
 import pytest
 
 from riskreport.io.collection import PROJECT_ROOT
-from riskreport.run.authoring import check_template, new_template
-from riskreport.run.cli import main
-from riskreport.run.inline_statistics import inline_statistics
-from riskreport.run.parameter_cell import understood_type
-from riskreport.run.problems import PARAMETERS_TAG
-from riskreport.run.scaffold import new_notebook
-from riskreport.run.templates import BUILT_IN
+from riskreport.run.cli.authoring import check_template, new_template
+from riskreport.run.cli.commands import main
+from riskreport.run.cli.inline_statistics import inline_statistics
+from riskreport.run.cli.parameter_cell import understood_type
+from riskreport.run.cli.scaffold import new_notebook
+from riskreport.run.report.problems import PARAMETERS_TAG
+from riskreport.run.report.templates import BUILT_IN
 
 SHIPPED = [PROJECT_ROOT / "templates" / f"{name}.ipynb" for name in BUILT_IN]
 GOOD_PARAMETERS = 'collection: str = "demo"  # collection name or path\nsig_level: float = 0.05  # significance level'
@@ -311,8 +311,8 @@ def test_a_template_scaffolded_in_a_checkout_is_found_as_beside_a_wheel(tmp_path
     repository root: the scaffold there is the user's, run by its path as from any ./templates, not a built-in one
     by its bare name (issue 39; tests/test_wheel.py checks the same with a real checkout and wheel)."""
     from riskreport.errors import UnknownNameError
-    from riskreport.run import templates
-    from riskreport.run.authoring import template_files
+    from riskreport.run.cli.authoring import template_files
+    from riskreport.run.report import templates
 
     checkout = tmp_path / "checkout"
     (checkout / "templates").mkdir(parents=True)

@@ -24,7 +24,7 @@ from riskreport.io.collection import load_collection
 from riskreport.io.trec import read_qrels, read_run, read_scores
 from riskreport.measures.evaluation import evaluate
 from riskreport.measures.params import check_alphas, resolve_parameters
-from riskreport.run.cli import main
+from riskreport.run.cli.commands import main
 from riskreport.stats import inference, mixed, risk
 from riskreport.stats.instances import resolve_instance_parameters
 

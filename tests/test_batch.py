@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from riskreport.run.batch import JobFileError, load_jobs, prune, run_batch
-from riskreport.run.cli import main
-from riskreport.run.index import write_index
-from riskreport.run.lock import LockedError, locked
-from riskreport.run.runner import PROJECT_ROOT
+from riskreport.run.cli.commands import main
+from riskreport.run.folders.index import write_index
+from riskreport.run.folders.lock import LockedError, locked
+from riskreport.run.report.runner import PROJECT_ROOT
+from riskreport.run.schedule.batch import JobFileError, load_jobs, prune, run_batch
 
 
 @pytest.fixture
@@ -305,7 +305,7 @@ def test_a_bayesian_jobs_executor_options_are_checked_when_it_is_planned(tmp_pat
 
 
 def test_a_job_asks_for_figure_formats_and_a_change_of_them_runs_it_again(tmp_path, tiny_collection, cache_dir):
-    from riskreport.run.batch import _spec, plan_report, why_run
+    from riskreport.run.schedule.batch import _spec, plan_report, why_run
 
     path = write_jobs(
         tmp_path / "jobs.toml",
@@ -404,7 +404,7 @@ def test_a_bayesian_job_sends_its_chains_to_dask_with_two_keys(tmp_path):
 
 
 def _hook_job(command: list[str], timeout: float = 60.0):
-    from riskreport.run.jobs import Job
+    from riskreport.run.schedule.jobs import Job
 
     return Job("j", "risk_report", {}, on_change=tuple(command), on_change_timeout=timeout)
 
@@ -420,7 +420,7 @@ def _alive(pid: int) -> bool:
 def test_a_hook_at_its_time_limit_is_stopped_with_everything_it_started(tmp_path):
     """The hook runs in a session of its own; at its limit the whole group goes: the `sleep` it started (in the
     background, and one that ignores SIGTERM) is gone when `run_hook` returns."""
-    from riskreport.run.job_hooks import run_hook
+    from riskreport.run.schedule.hooks import run_hook
 
     pids = tmp_path / "pids"
     script = f"(trap '' TERM; sleep 300) & echo $! >> {pids}\nsleep 300 & echo $! >> {pids}\necho $$ >> {pids}\nwait\n"
@@ -441,7 +441,7 @@ def test_a_hook_at_its_time_limit_is_stopped_with_everything_it_started(tmp_path
 
 def test_what_a_failing_hook_prints_is_bounded_in_the_log(tmp_path):
     """5 MB on one line, then the error: the warning carries the output's tail (a few kB), the error included."""
-    from riskreport.run.job_hooks import HOOK_TAIL, run_hook
+    from riskreport.run.schedule.hooks import HOOK_TAIL, run_hook
 
     code = "import sys\nsys.stderr.write('x' * 5_000_000 + ' the real error')\nsys.exit(3)"
     said: list[str] = []

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import write_qrels, write_run
 
-from riskreport.run.cli import main
-from riskreport.run.gate import GATE_EXIT
-from riskreport.run.summary import SCHEMA_FILE
+from riskreport.run.cli.commands import main
+from riskreport.run.folders.gate import GATE_EXIT
+from riskreport.run.folders.summary import SCHEMA_FILE
 
 TOPICS = [f"t{n:02d}" for n in range(24)]
 ALPHAS = [0.0, 1.0, 5.0]
@@ -121,8 +121,8 @@ def test_second_report_says_exactly_which_verdicts_changed_and_gates_ci(tmp_path
 
 def test_the_gate_on_the_demo_names_its_two_risky_challengers(tmp_path, capsys):
     import riskreport as rr
-    from riskreport.run.gate import GATE_EXIT as EXIT
-    from riskreport.run.gate import enforce_gate, parse_gate
+    from riskreport.run.folders.gate import GATE_EXIT as EXIT
+    from riskreport.run.folders.gate import enforce_gate, parse_gate
 
     out = tmp_path / "demo"
     args = ["run", "--out", str(out), "-p", "bootstrap_samples", "200", "--quiet", "--fail-on", "risk@5"]

@@ -451,7 +451,7 @@ def test_pool_file_errors_name_the_file_and_line(tmp_path, text, message):
 
 
 def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
-    from riskreport.run.runner import plan_report
+    from riskreport.run.report.runner import plan_report
 
     pool = tmp_path / "pooled.csv"
     pool.write_text("system,pooled\nbase,1\ngood,1\nrisky,0\nelsewhere,1\n")

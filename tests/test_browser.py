@@ -15,7 +15,7 @@ import pytest
 from conftest import SHARED_DATA, chromium, find_browser, markup_page, measured
 
 from riskreport.render.export import TEMPLATE_DIR, external_references
-from riskreport.run.runner import run_report
+from riskreport.run.report.runner import run_report
 
 
 class Headings(HTMLParser):
@@ -165,7 +165,7 @@ def test_the_index_of_50_jobs_of_100_reports_fits_a_1400_px_window(browser, tmp_
     """One row per job (what it found, its changed verdicts, its history figure) in a 1400 px window (issue 34)."""
     from conftest import write_job_reports
 
-    from riskreport.run.index import write_index
+    from riskreport.run.folders.index import write_index
 
     write_job_reports(tmp_path, 50, 100)
     page = write_index(tmp_path)

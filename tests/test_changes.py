@@ -10,11 +10,11 @@ import pytest
 from conftest import write_job_reports
 
 from riskreport.errors import ParameterError, UnknownNameError
-from riskreport.run.cli import main
-from riskreport.run.gate import Gate, check_gate, offenders, parse_gate
-from riskreport.run.index import write_index
-from riskreport.run.index_jobs import HISTORY
-from riskreport.run.junit import Suite, write_junit
+from riskreport.run.cli.commands import main
+from riskreport.run.folders.gate import Gate, check_gate, offenders, parse_gate
+from riskreport.run.folders.index import write_index
+from riskreport.run.folders.index_jobs import HISTORY
+from riskreport.run.schedule.junit import Suite, write_junit
 from riskreport.stats import changes
 from riskreport.stats.changes import CHANGE_COLUMNS, changes_table, count_changes, rule_summary
 
@@ -223,7 +223,7 @@ def test_junit_is_well_formed_whatever_characters_names_hold(tmp_path, bad):
 
 def test_a_junit_destination_that_cannot_be_written_is_refused_before_anything(tmp_path):
     from riskreport.io.files import DestinationError
-    from riskreport.run.junit import check_junit_path
+    from riskreport.run.schedule.junit import check_junit_path
 
     (tmp_path / "file").write_text("x")
     with pytest.raises(DestinationError, match="is a folder"):
@@ -267,7 +267,7 @@ def test_the_since_section_lists_changed_verdicts_says_when_nothing_changed_and_
 
 
 def test_a_gate_on_a_report_without_verdicts_is_an_error_not_a_pass(tmp_path):
-    from riskreport.run.gate import enforce_gate
+    from riskreport.run.folders.gate import enforce_gate
 
     (tmp_path / "summary.json").write_text(json.dumps({"schema_version": 1, "verdicts": [], "headline": None}))
     with pytest.raises(ParameterError, match="has no verdicts to gate"):
@@ -316,7 +316,7 @@ def test_a_damaged_previous_report_is_refused_before_anything_runs(saved_report,
     import shutil
 
     from riskreport.errors import InputFormatError
-    from riskreport.run.changes import saved_side
+    from riskreport.run.folders.changes import saved_side
 
     assert len(saved_side(saved_report).verdicts)
     for n, (name, damage, problem) in enumerate(DAMAGES):
@@ -336,7 +336,7 @@ def test_a_damaged_previous_report_is_refused_before_anything_runs(saved_report,
 def test_a_batch_job_does_not_compare_with_a_damaged_previous_report_and_says_why(saved_report, tmp_path):
     import shutil
 
-    from riskreport.run.changes import job_previous
+    from riskreport.run.folders.changes import job_previous
 
     parent = tmp_path / "jobs" / "nightly"
     shutil.copytree(saved_report, parent / "20260101T000000Z")
@@ -375,7 +375,7 @@ def test_a_report_of_another_collection_names_it_and_inputs_go_by_their_path(sav
 
 
 def test_files_of_the_same_name_in_a_collection_are_told_apart_by_their_path():
-    from riskreport.run.changes import collection_files
+    from riskreport.run.folders.changes import collection_files
 
     before = collection_files({"/c/instances/a/1.run.gz": "1" * 64, "/c/instances/b/1.run.gz": "2" * 64}, "/c")
     after = collection_files({"/d/instances/a/1.run.gz": "3" * 64, "/d/instances/b/1.run.gz": "4" * 64}, "/d")

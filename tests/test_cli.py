@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from riskreport.run.cli import main
+from riskreport.run.cli.commands import main
 
 
 def test_help_lists_commands(capsys):
@@ -172,7 +172,7 @@ def test_usage_errors_are_found_before_the_heavy_imports(tiny_collection, args, 
     tests/benchmarks/bench_startup.py)."""
     args = [str(tiny_collection) if a == "TINY" else a for a in args]
     probe = (
-        "import sys\nfrom riskreport.run.cli import main\n"
+        "import sys\nfrom riskreport.run.cli.commands import main\n"
         "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
         "print(code, [m for m in ('scipy', 'pandas', 'papermill', 'statsmodels') if m in sys.modules])"
     )

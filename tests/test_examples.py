@@ -7,8 +7,8 @@ import os
 import nbformat
 from conftest import WEB2012
 
-from riskreport.run.execute import KERNEL_NAME, _kernel_manager, _kernelspec
-from riskreport.run.runner import PROJECT_ROOT
+from riskreport.run.report.execute import KERNEL_NAME, _kernel_manager, _kernelspec
+from riskreport.run.report.runner import PROJECT_ROOT
 
 EXAMPLE = PROJECT_ROOT / "examples" / "api_web2012.ipynb"
 

@@ -27,7 +27,7 @@ from riskreport.io.collection import load_collection
 from riskreport.io.files import DestinationError, plan_destination
 from riskreport.measures.evaluation import evaluate, evaluate_runs
 from riskreport.measures.run_files import ScoreCache
-from riskreport.run.runner import PROJECT_ROOT, find_template
+from riskreport.run.report.runner import PROJECT_ROOT, find_template
 
 
 def cli(*args, cwd=None, env=None, limit_file_kb: int | None = None, timeout=300) -> subprocess.CompletedProcess:
@@ -320,7 +320,7 @@ def test_kill_9_of_a_batch_ends_its_workers_and_frees_the_lock(tmp_path, mini_te
 
 
 def test_a_forked_child_does_not_hold_the_lock(tmp_path):
-    from riskreport.run.lock import locked
+    from riskreport.run.folders.lock import locked
 
     lock = tmp_path / ".lock"
     read, write = os.pipe()
@@ -345,7 +345,7 @@ def test_a_released_lock_leaves_no_file_and_still_excludes(tmp_path):
     never lets two holders in: threads taking the lock in turns never overlap."""
     import threading
 
-    from riskreport.run.lock import locked
+    from riskreport.run.folders.lock import locked
 
     lock = tmp_path / ".index.lock"
     with locked(lock, wait=0, owner={"jobs": "j.toml"}):

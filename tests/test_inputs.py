@@ -207,7 +207,9 @@ def test_errors_name_the_input(demo):
 
 
 def test_ir_datasets_qrels_from_the_cli_and_a_jobs_file(demo, expected, local_irds, tmp_path, monkeypatch, capsys):
-    from riskreport.run import batch, cli, runner
+    from riskreport.run.cli import commands as cli
+    from riskreport.run.report import runner
+    from riskreport.run.schedule import batch
 
     name, missing = local_irds
     planned = {}

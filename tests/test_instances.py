@@ -13,7 +13,7 @@ from conftest import write_qrels, write_run
 from riskreport.errors import InputFormatError, ParameterError
 from riskreport.io.collection import PROJECT_ROOT, load_collection
 from riskreport.io.demo import DEMO_SYSTEMS
-from riskreport.run.runner import run_report
+from riskreport.run.report.runner import run_report
 from riskreport.stats import instances, mixed
 from riskreport.stats.instances import SINGLE_RUN, evaluate_instances, from_table, resolve_instance_parameters
 

@@ -22,10 +22,10 @@ import pytest
 from conftest import CLI, processes_in, tree
 
 from riskreport.errors import ParameterError
-from riskreport.run.batch import JobFileError, load_jobs, run_batch
-from riskreport.run.problems import PARAMETERS_TAG
-from riskreport.run.runner import run_report
-from riskreport.run.scaffold import new_notebook
+from riskreport.run.cli.scaffold import new_notebook
+from riskreport.run.report.problems import PARAMETERS_TAG
+from riskreport.run.report.runner import run_report
+from riskreport.run.schedule.batch import JobFileError, load_jobs, run_batch
 
 FOREVER = 100000.0
 
@@ -509,7 +509,7 @@ def test_an_interrupted_first_run_leaves_no_empty_report_folders(tmp_path, sleep
     """reports/<collection>/<template>/ is made before the report runs; an interrupt of the first run removed the
     build folder but left those folders empty."""
     from riskreport.io.processes import Interrupted
-    from riskreport.run import runner
+    from riskreport.run.report import runner
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -167,7 +167,7 @@ def test_parameters_and_their_errors(demo):
 
 
 def test_plan_and_run_the_report(demo, tmp_path):
-    from riskreport.run.runner import plan_report
+    from riskreport.run.report.runner import plan_report
 
     plan = plan_report("risk_ltr", collection=str(demo.path), parameters={"trees": 5})
     assert plan.effective["trees"] == 5 and plan.effective["leaves"] == 15 and plan.effective["alphas"] == [1.0, 5.0]
@@ -196,7 +196,7 @@ def test_plan_and_run_the_report(demo, tmp_path):
 
 
 def test_jobs_file_plans_a_learning_to_rank_job(demo, tmp_path):
-    from riskreport.run.batch import load_jobs, run_batch
+    from riskreport.run.schedule.batch import load_jobs, run_batch
 
     jobs = tmp_path / "jobs.toml"
     jobs.write_text(

@@ -14,7 +14,7 @@ from riskreport.ltr.baselines import feature_baseline
 from riskreport.ltr.objectives import ndcg_per_query
 from riskreport.ltr.params import resolve_ltr_parameters
 from riskreport.ltr.train import Setting, run_experiment, run_fold, train_ranker
-from riskreport.run.runner import plan_report
+from riskreport.run.report.runner import plan_report
 
 GRID = [5, 80]
 

@@ -57,11 +57,42 @@ def test_a_wrong_way_import_breaks_the_layer_contract(tmp_path):
     )
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")  # the same contracts
     risk = tmp_path / "riskreport" / "stats" / "risk.py"
-    risk.write_text(risk.read_text() + "\nimport riskreport.run.runner  # noqa: E402, F401 - the wrong way\n")
+    risk.write_text(risk.read_text() + "\nimport riskreport.run.report.runner  # noqa: E402, F401 - the wrong way\n")
     result = _run([_tool("lint-imports"), "--no-cache"], cwd=tmp_path, package_root=tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
-    assert "BROKEN" in output and "riskreport.stats.risk -> riskreport.run.runner" in output, output
+    assert "BROKEN" in output and "riskreport.stats.risk -> riskreport.run.report.runner" in output, output
+
+
+# The package's imports as grimp (import-linter's graph) reads them, every function-level import included, in
+# dependency order: `graphlib` raises CycleError naming the modules of a circle when there is one.
+CIRCLES = """
+import graphlib, sys, grimp
+graph = grimp.build_graph("riskreport", cache_dir=None)
+imports = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+try:
+    graphlib.TopologicalSorter(imports).prepare()
+except graphlib.CycleError as error:
+    sys.exit("import circle: " + " -> ".join(error.args[1]))
+"""
+
+
+def test_no_import_circle_in_the_package():
+    _passes([sys.executable, "-c", CIRCLES])
+
+
+def test_an_import_circle_is_found(tmp_path):
+    """A copy of the package where summary.json's module imports the reports index, which reads summaries (a circle
+    summary -> index -> index_jobs -> summary inside one floor, which no layer contract sees), fails and names it."""
+    shutil.copytree(
+        ROOT / "riskreport", tmp_path / "riskreport", ignore=shutil.ignore_patterns("__pycache__", "templates")
+    )
+    summary = tmp_path / "riskreport" / "run" / "folders" / "summary.py"
+    summary.write_text(summary.read_text() + "\nimport riskreport.run.folders.index  # noqa: E402, F401 - a circle\n")
+    result = _run([sys.executable, "-c", CIRCLES], cwd=tmp_path, package_root=tmp_path)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "import circle:" in result.stderr, result.stderr
+    assert "riskreport.run.folders.summary" in result.stderr and "riskreport.run.folders.index" in result.stderr
 
 
 def test_every_short_module_name_resolves():

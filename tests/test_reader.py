@@ -10,7 +10,7 @@ import pytest
 
 import riskreport as rr
 from riskreport.render import export, plots, report
-from riskreport.run import cli
+from riskreport.run.cli import commands as cli
 
 
 def test_heatmap_uses_the_orange_loss_green_win_colours():
@@ -29,7 +29,7 @@ def test_heatmap_uses_the_orange_loss_green_win_colours():
     [(["0", "1", "5"], [0.0, 1.0, 5.0]), (["1,5"], [1.0, 5.0]), (["0", "1,5,10"], [0.0, 1.0, 5.0, 10.0])],
 )
 def test_alpha_flag_takes_spaces_and_commas(given, expected, monkeypatch):
-    from riskreport.run import runner
+    from riskreport.run.report import runner
 
     seen = {}
     monkeypatch.setattr(runner, "run_report", lambda template, **kw: seen.update(kw) or __import__("pathlib").Path("."))

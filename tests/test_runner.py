@@ -14,7 +14,7 @@ import pytest
 
 from riskreport.errors import ParameterError, ReportExecutionError
 from riskreport.io.provenance import inputs_digest
-from riskreport.run.runner import PROJECT_ROOT, fingerprint, plan_report, run_report
+from riskreport.run.report.runner import PROJECT_ROOT, fingerprint, plan_report, run_report
 
 TEMPLATE = PROJECT_ROOT / "templates" / "risk_report.ipynb"
 
@@ -327,7 +327,7 @@ def test_library_warnings_go_to_the_log_and_the_templates_own_stay_marked(
 ):
     """Issue 33, point 3: no stderr box on the page; the libraries' output in log.txt; the template's own warnings
     (its cells, riskreport's code) on the page, marked as such."""
-    from riskreport.run.scaffold import new_notebook
+    from riskreport.run.cli.scaffold import new_notebook
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # ArviZ warns again: its daily stamp is not there
     cells = [nbformat.v4.new_code_cell(WARNING_CELLS[0], metadata={"tags": ["parameters"]})]

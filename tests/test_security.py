@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.io.collection import available_collections, load_collection
 from riskreport.measures.params import check_report_options
-from riskreport.run.batch import JobFileError, load_jobs
-from riskreport.run.cli import main
-from riskreport.run.runner import _literal, list_templates, plan_report, run_report
+from riskreport.run.cli.commands import main
+from riskreport.run.report.runner import _literal, list_templates, plan_report, run_report
+from riskreport.run.schedule.batch import JobFileError, load_jobs
 
 EVIL_BASELINE = "<img src=x onerror=alert(1)>"
 EVIL_SYSTEMS = [EVIL_BASELINE, "<script>alert(2)<!--", "[link](javascript:alert(3))"]  # file names: no '/'

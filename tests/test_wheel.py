@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from riskreport.io.collection import PROJECT_ROOT
-from riskreport.run.scaffold import new_template
-from riskreport.run.templates import BUILT_IN
+from riskreport.run.cli.scaffold import new_template
+from riskreport.run.report.templates import BUILT_IN
 
 TEMPLATES = sorted(BUILT_IN)
 SCAFFOLDED = "scaffolded_here"  # a template a user scaffolded in the checkout (`riskreport new-template`)

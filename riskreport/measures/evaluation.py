@@ -111,17 +111,19 @@ def evaluate(
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
     progress: Progress | None = None,
+    table: pd.DataFrame | None = None,
 ) -> TopicScores:
     """Per-topic `measure` of every (or the given) deterministic system of `collection`.
 
     Runs are evaluated with ir_measures in `jobs` processes (default: all cores); results
-    come from, and go to, the on-disk cache unless `use_cache=False`.
+    come from, and go to, the on-disk cache unless `use_cache=False`. `table`: the collection's score table when
+    the caller holds it (`ReportParameters.table`), not read again.
 
     >>> scores = evaluate(load_collection("demo"), "nDCG@10")   # doctest: +SKIP
     >>> scores.matrix().mean(axis=1)                            # doctest: +SKIP
     """
-    measure = resolve_measure(collection, measure)
-    known = available_systems(collection, measure)
+    measure = resolve_measure(collection, measure, table=table)
+    known = available_systems(collection, measure, table=table)
     wanted = list(known) if systems is None else list(dict.fromkeys(systems))  # a name given twice counts once
     for system in wanted:
         if system not in known:
@@ -142,11 +144,13 @@ def evaluate(
         )
     table_systems = [s for s in wanted if known[s] == "scores"]
     if table_systems:
-        parts.append(_scores_from_table(collection, measure, table_systems))
+        parts.append(_scores_from_table(collection, measure, table_systems, table))
     return _assemble(parts, collection, wanted)
 
 
-def available_systems(collection: Collection, measure: str | None = None, instances: bool = False) -> dict[str, str]:
+def available_systems(
+    collection: Collection, measure: str | None = None, instances: bool = False, table: pd.DataFrame | None = None
+) -> dict[str, str]:
     """System id -> source of the systems of a collection.
 
     Sources: `run` (runs/), `scores` (scores.csv, one instance), and with `instances=True` also
@@ -166,9 +170,9 @@ def available_systems(collection: Collection, measure: str | None = None, instan
                 raise empty_instances_folder(collection, system)
             systems[system] = "instances"
     if collection.scores is not None:
-        table = score_table(collection)
+        table = score_table(collection) if table is None else table
         if measure is not None:
-            table = table[table["measure"].isin(measure_labels(collection, measure))]
+            table = table[table["measure"].isin(measure_labels(collection, measure, table))]
         for system, count in table.groupby("system")["instance"].nunique().items():
             if system in systems:
                 raise InputFormatError(collection.scores, f"system {system!r} has both a run file and scores")
@@ -179,9 +183,11 @@ def available_systems(collection: Collection, measure: str | None = None, instan
     return dict(sorted(systems.items(), key=lambda kv: kv[0].lower()))
 
 
-def _scores_from_table(collection: Collection, measure: str, systems: list[str]) -> RunScores:
-    table = score_table(collection)
-    table = table[table["measure"].isin(measure_labels(collection, measure)) & table["system"].isin(systems)]
+def _scores_from_table(
+    collection: Collection, measure: str, systems: list[str], table: pd.DataFrame | None = None
+) -> RunScores:
+    table = score_table(collection) if table is None else table
+    table = table[table["measure"].isin(measure_labels(collection, measure, table)) & table["system"].isin(systems)]
     values = table[["system", "topic", "score"]].reset_index(drop=True)
     return RunScores(measure, values, values[["system", "topic"]])
 

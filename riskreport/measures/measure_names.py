@@ -85,17 +85,19 @@ def _measure_string(parsed) -> str:
     return f"{text}@{parsed.params[parsed.AT_PARAM]}" if parsed.AT_PARAM in parsed.params else text
 
 
-def resolve_measure(collection: Collection, measure: str | None = None, fallback: str = "nDCG@10") -> str:
+def resolve_measure(
+    collection: Collection, measure: str | None = None, fallback: str = "nDCG@10", table: pd.DataFrame | None = None
+) -> str:
     """The measure a report on `collection` uses, and its label.
 
     Given: the label of a score table's rows as it is (a score-table collection may name any
     measure), else its canonical ir_measures string. Not given: the collection's default
     (collection.toml); else, for a collection of score tables only, the one measure its table
     holds (`score` when it has no `measure` column), and an error naming them when it holds
-    several; else `fallback`.
+    several; else `fallback`. `table`: the collection's score table when the caller holds it (not read again).
     """
     tables_only = not collection.runs and not collection.instances and collection.scores is not None
-    labels = score_table_measures(collection) if tables_only else []
+    labels = score_table_measures(collection, table) if tables_only else []
     if measure is None:
         measure = collection.default_measure
     if measure is None:
@@ -119,12 +121,12 @@ def resolve_measure(collection: Collection, measure: str | None = None, fallback
         ) from error
 
 
-def score_table_measures(collection: Collection) -> list[str]:
+def score_table_measures(collection: Collection, table: pd.DataFrame | None = None) -> list[str]:
     """The measures a collection's score table holds: its `measure` labels, rows without one
     counted as the collection's default measure, else as `score`."""
     if collection.scores is None:
         return []
-    labels = score_table(collection)["measure"].unique().tolist()
+    labels = (score_table(collection) if table is None else table)["measure"].unique().tolist()
     blank = canonical_measure(collection.default_measure) if collection.default_measure else SCORE
     return list(dict.fromkeys(blank if label == "" else label for label in labels))
 
@@ -146,7 +148,7 @@ def parsed_scores(path: str, digest: str) -> pd.DataFrame:
     return read_scores(path)
 
 
-def measure_labels(collection: Collection, measure: str) -> set[str]:
+def measure_labels(collection: Collection, measure: str, table: pd.DataFrame | None = None) -> set[str]:
     """Labels in the score table's `measure` column that mean `measure`: itself, a label ir_measures
     reads as the same measure (`RBP` for `RBP(p=0.8)`), and '' (rows without a label, which carry
     the collection's default measure, else whichever measure the report names)."""
@@ -155,7 +157,8 @@ def measure_labels(collection: Collection, measure: str) -> set[str]:
     if default is None or canonical_measure(default) == measure:
         labels.add("")
     if collection.scores is not None and measure != SCORE:
-        labels |= {label for label in score_table(collection)["measure"].unique() if _same_measure(label, measure)}
+        table = score_table(collection) if table is None else table
+        labels |= {label for label in table["measure"].unique() if _same_measure(label, measure)}
     return labels
 
 

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard, cast
 
+import pandas as pd
+
 from riskreport.errors import ParameterError, UnknownNameError
 from riskreport.io.collection import Collection, load_collection
 from riskreport.io.trec import read_system_list
 from riskreport.measures.evaluation import available_systems
-from riskreport.measures.measure_names import canonical_measure, resolve_measure
+from riskreport.measures.measure_names import canonical_measure, resolve_measure, score_table
 from riskreport.measures.topics import collection_topics
 from riskreport.options import CONVENTIONS, MAX_BOOTSTRAP_SAMPLES, check_alphas, check_options  # noqa: F401 - re-exported
 
@@ -22,7 +24,10 @@ DEFAULT_ALPHAS = (0.0, 1.0, 5.0, 10.0)
 
 @dataclass(frozen=True)
 class ReportParameters:
-    """The effective parameters of a report, every default resolved."""
+    """The effective parameters of a report, every default resolved: the one value `rr.analyse`, `riskreport run`
+    and a batch job resolve their inputs into, in one pass (`resolve_parameters`), and that everything downstream
+    takes. `topics` is the collection's topic set for the measure; `table` its score table (None without one),
+    read once here and handed to `evaluate` so that no step reads it again."""
 
     collection: Collection
     measure: str
@@ -33,6 +38,8 @@ class ReportParameters:
     extra: dict = field(default_factory=dict)  # systems_file, absent: when the systems came from a file
     known: list = field(default_factory=list)  # every system of the collection with scores for the measure
     baselines: list = field(default_factory=list)  # every baseline when there are several (`baseline` is the first)
+    topics: list = field(default_factory=list)
+    table: pd.DataFrame | None = field(default=None, compare=False, repr=False)
 
     @property
     def challengers(self) -> list[str]:
@@ -69,8 +76,9 @@ def resolve_parameters(
     """
     if not isinstance(collection, Collection):
         collection = load_collection(collection)
-    measure = resolve_measure(collection, measure, fallback=DEFAULT_MEASURE)
-    known = list(available_systems(collection, measure, instances=instances))
+    table = None if collection.scores is None else score_table(collection)  # read once, here
+    measure = resolve_measure(collection, measure, fallback=DEFAULT_MEASURE, table=table)
+    known = list(available_systems(collection, measure, instances=instances, table=table))
     if not known:
         raise ParameterError(
             f"Collection {collection.name!r} has no system with {measure} scores ({_no_systems(collection)})."
@@ -91,7 +99,7 @@ def resolve_parameters(
         if alphas is not None
         else collection.default_alphas
     )
-    collection_topics(collection, measure)  # a clear error now, not in a template cell
+    topics = collection_topics(collection, measure, table)  # a clear error now, not in a template cell
     chosen, absent = (known, []) if systems is None else choose_systems(systems, known)
     extra = {"systems_file": str(systems), "absent": absent} if is_system_file(systems) else {}
     baseline = cast(str, baseline)
@@ -109,6 +117,8 @@ def resolve_parameters(
         extra,
         known,
         several if len(several) > 1 else [],
+        topics,
+        table,
     )
 
 

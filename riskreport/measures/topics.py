@@ -33,15 +33,19 @@ def topics_of_qrels(path: str, digest: str) -> tuple[tuple[str, ...], frozenset]
     return tuple(topic_set(qrels)), frozenset(qrels["query_id"])
 
 
-def collection_topics(collection: Collection, measure: str | None = None) -> list[str]:
+def collection_topics(
+    collection: Collection, measure: str | None = None, table: pd.DataFrame | None = None
+) -> list[str]:
     """The topic set of a collection (docs/measures/index.md, Scores): qrels topics with a relevant document or, without
-    qrels, the topics of scores.csv (rows of `measure` when given). An error when it is empty."""
+    qrels, the topics of scores.csv (rows of `measure` when given; `table`: that table when the caller holds it). An
+    error when it is empty."""
     if collection.qrels is not None:
         topics = qrels_topics(collection.qrels)[0]
     else:
-        table = score_table(collection)
+        table = score_table(collection) if table is None else table
         if measure is not None:
-            table = table[table["measure"].isin(measure_labels(collection, resolve_measure(collection, measure)))]
+            labels = measure_labels(collection, resolve_measure(collection, measure, table=table), table)
+            table = table[table["measure"].isin(labels)]
         topics = natural_sort(table["topic"].unique())
     if not topics and collection.qrels is not None:
         raise no_relevant_documents(collection.qrels)

@@ -37,7 +37,7 @@ def export_html(
 
     What the kernel wrote to stderr (libraries' warnings, logging, progress) is not put on the page: with `log`,
     it is written there (`log.txt`, per cell; no file when there is none). The template's own warnings are on
-    the page already, marked (`riskreport.run.kernel`); `report.ipynb` keeps every output as it ran.
+    the page already, marked (`riskreport.run.report.kernel`); `report.ipynb` keeps every output as it ran.
     """
     import nbformat
 

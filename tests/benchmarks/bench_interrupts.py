@@ -65,7 +65,7 @@ def signal_to_exit(args: list[str], cwd: Path, ready, signum: int, group: bool) 
 
 def timeout_overshoot(template: Path, tiny: Path, out: Path, limit: float) -> float:
     from riskreport.errors import ReportTimeoutError
-    from riskreport.run.runner import run_report
+    from riskreport.run.report.runner import run_report
 
     started = time.monotonic()
     try:
