@@ -29,7 +29,7 @@ from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import NOT_PROVIDED, Any, Choices
 from ir_measures.util import QrelsConverter
 
-from riskreport.measures.ranked import rank_run, run_arrays
+from riskreport.measures.ranked import judgment_dict, rank_run, run_arrays, text_list
 
 MAX_JUDGMENT = 4  # gdeval's maximum grade: ERR's gains are divided by 2^4
 
@@ -82,13 +82,8 @@ class NativeGdevalProvider(providers.Provider):
                 f"gdeval's ERR and nDCG take grades up to {MAX_JUDGMENT}; the qrels have {int(grades.max())}"
             )
         positive = table[grades > 0]
-        judgments = dict(
-            zip(
-                zip(positive["query_id"].astype(str), positive["doc_id"].astype(str)),
-                pd.to_numeric(positive["relevance"]).astype(int),
-            )
-        )
-        return NativeGdevalEvaluator(list(measure_list), judgments, positive, set(table["query_id"].astype(str)))
+        judgments = judgment_dict(positive, pd.to_numeric(positive["relevance"]).astype(int))
+        return NativeGdevalEvaluator(list(measure_list), judgments, positive, set(text_list(table["query_id"])))
 
 
 class NativeGdevalEvaluator(providers.Evaluator):

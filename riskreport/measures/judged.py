@@ -14,7 +14,7 @@ from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import NOT_PROVIDED, Any
 from ir_measures.util import QrelsConverter
 
-from riskreport.measures.ranked import rank_run, run_arrays
+from riskreport.measures.ranked import rank_run, run_arrays, text_list
 
 
 class NativeJudgedProvider(providers.Provider):
@@ -25,8 +25,9 @@ class NativeJudgedProvider(providers.Provider):
 
     def _evaluator(self, measure_list, qrels):
         table = QrelsConverter(qrels).as_pd_dataframe()
-        judged = dict.fromkeys(zip(table["query_id"].astype(str), table["doc_id"].astype(str)), 1.0)
-        return NativeJudgedEvaluator(list(measure_list), judged, set(table["query_id"].astype(str)))
+        topics = text_list(table["query_id"])
+        judged = dict.fromkeys(zip(topics, text_list(table["doc_id"])), 1.0)
+        return NativeJudgedEvaluator(list(measure_list), judged, set(topics))
 
 
 class NativeJudgedEvaluator(providers.Evaluator):

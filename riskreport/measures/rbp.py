@@ -34,7 +34,7 @@ from ir_measures import Metric, measures, providers
 from ir_measures.providers.base import NOT_PROVIDED, Any
 from ir_measures.util import QrelsConverter
 
-from riskreport.measures.ranked import RankedRun, rank_run, run_arrays
+from riskreport.measures.ranked import RankedRun, judgment_dict, rank_run, run_arrays, text_list
 
 
 def discounts(ranked: RankedRun, p: float) -> np.ndarray:
@@ -90,13 +90,8 @@ class NativeRBPProvider(providers.Provider):
             if not 0 < measure["p"] < 1:
                 raise ValueError(f"{measure}: RBP's persistence p must lie strictly between 0 and 1")
         table = QrelsConverter(qrels).as_pd_dataframe()
-        judgments = dict(
-            zip(
-                zip(table["query_id"].astype(str), table["doc_id"].astype(str)),
-                pd.to_numeric(table["relevance"]).astype(float),
-            )
-        )
-        return NativeRBPEvaluator(list(measure_list), judgments, set(table["query_id"].astype(str)))
+        judgments = judgment_dict(table, pd.to_numeric(table["relevance"]).astype(float))
+        return NativeRBPEvaluator(list(measure_list), judgments, set(text_list(table["query_id"])))
 
 
 class NativeRBPEvaluator(providers.Evaluator):

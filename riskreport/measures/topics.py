@@ -30,7 +30,7 @@ def qrels_topics(path: str | Path) -> tuple[list[str], set[str]]:
 @functools.lru_cache(maxsize=16)
 def topics_of_qrels(path: str, digest: str) -> tuple[tuple[str, ...], frozenset]:
     qrels = read_qrels(path)
-    return tuple(topic_set(qrels)), frozenset(qrels["query_id"])
+    return tuple(topic_set(qrels)), frozenset(qrels["query_id"].unique().tolist())
 
 
 def collection_topics(collection: Collection, measure: str | None = None) -> list[str]:
