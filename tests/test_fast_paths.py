@@ -35,3 +35,17 @@ def test_bootstrap_t_quantiles_by_partition_equal_the_sorted_rows():
     expected = np.stack([theta - np.stack(plain[3:], -1) * se, theta - np.stack(plain[:3], -1) * se], -1)
     expected = np.where((se == 0)[..., None], theta[..., None], expected)
     assert np.array_equal(out, expected, equal_nan=True)
+
+
+def test_irregular_spaces_found_by_numpy_as_by_searching_the_bytes():
+    """The run reader's check for two spaces in a row or a space beside a line break (numpy, a block at a time)
+    agrees with searching the bytes for each pair, for pairs anywhere, across block boundaries too."""
+    from riskreport.io import trec
+
+    rng = np.random.default_rng(5)
+    alphabet = np.frombuffer(b"ab \n\t", dtype=np.uint8)
+    for _ in range(3000):
+        data = rng.choice(alphabet, size=int(rng.integers(0, 12))).tobytes()
+        expected = any(pair in data for pair in (b"  ", b"\n ", b" \n"))
+        for block in (1, 2, 3, 1 << 20):
+            assert trec._irregular_spaces(data, block) == expected, (data, block)
