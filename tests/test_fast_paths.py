@@ -49,3 +49,36 @@ def test_irregular_spaces_found_by_numpy_as_by_searching_the_bytes():
         expected = any(pair in data for pair in (b"  ", b"\n ", b" \n"))
         for block in (1, 2, 3, 1 << 20):
             assert trec._irregular_spaces(data, block) == expected, (data, block)
+
+
+def test_native_values_are_what_ir_measures_iter_calc_yields():
+    """run_files takes riskreport's evaluators' values a measure at a time (`_native_values`): the same values,
+    in the same order per measure, as ir_measures' `iter_calc` (defaults for qrels topics a run lacks included)."""
+    import pandas as pd
+
+    from riskreport.measures import run_files
+
+    rng = np.random.default_rng(11)
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.repeat(["1", "2", "3", "10"], 30),
+            "doc_id": [f"d{i}" for i in rng.integers(0, 60, 120)],
+            "relevance": rng.choice([-2, 0, 1, 2, 3], 120),
+        }
+    ).drop_duplicates(["query_id", "doc_id"])
+    run = pd.DataFrame(
+        {
+            "query_id": pd.Series(np.repeat(["1", "2", "10", "77"], 40), dtype="str"),
+            "doc_id": pd.Series([f"d{i}" for i in range(40)] * 4, dtype="str"),
+            "score": np.round(rng.normal(size=160), 1),  # ties
+        }
+    )
+    run_files._init_worker(
+        qrels, ["ERR@5", "nDCG(dcg='exp-log2')@5", "Judged@5", "RBP(p=0.8)@10", "Judged@10"], worker=False
+    )
+    assert run_files._WORKER["native"]
+    expected: dict = {}
+    for metric in run_files._WORKER["evaluator"].iter_calc(run):
+        expected.setdefault(metric.measure, []).append((metric.query_id, metric.value))
+    found = {m: list(zip(t, v)) for m, t, v in run_files._native_values(run)}
+    assert found == expected and len(found) == 5
