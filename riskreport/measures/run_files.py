@@ -22,9 +22,9 @@ from riskreport.errors import RiskReportError
 from riskreport.io.cache import Cache, cache_key
 from riskreport.io.processes import exit_with_parent, ignore_interrupts
 from riskreport.io.provenance import file_digest
-from riskreport.io.trec import read_qrels, read_run
+from riskreport.io.trec import read_run
 from riskreport.measures.measure_names import canonical_measure, gdeval_provider, measure_pipeline
-from riskreport.measures.topics import no_relevant_documents, require_common_topics, topics_of_qrels
+from riskreport.measures.topics import no_relevant_documents, parsed_qrels, require_common_topics, topics_of_qrels
 from riskreport.progress import Progress
 
 CACHE_FORMAT = 3
@@ -59,7 +59,7 @@ def evaluate_runs(
     if not topics:
         raise no_relevant_documents(qrels_path)
     if todo:
-        qrels = read_qrels(qrels_path)
+        qrels = parsed_qrels(str(qrels_path), qrels_digest)
         # Only topic-set topics are scored (docs/measures/index.md, Scores); topics judged all non-relevant are left out, which also
         # avoids a pytrec_eval segfault on topics whose only judgments are negative (e.g. spam -2).
         qrels = qrels[qrels["query_id"].isin(topics)]
