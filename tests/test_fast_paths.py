@@ -82,3 +82,28 @@ def test_native_values_are_what_ir_measures_iter_calc_yields():
         expected.setdefault(metric.measure, []).append((metric.query_id, metric.value))
     found = {m: list(zip(t, v)) for m, t, v in run_files._native_values(run)}
     assert found == expected and len(found) == 5
+
+
+def test_a_long_tables_key_changes_with_any_text_value(tmp_path):
+    """The key under which a long CSV is kept digests a text column by its factorized codes and distinct values:
+    the same content gives the same key, any changed, swapped or missing value another one."""
+    import pandas as pd
+
+    from riskreport.render.csv_writer import _written_key
+
+    def key(values):
+        return _written_key(pd.DataFrame({"system": pd.Series(values, dtype="str"), "x": 1.0}), tmp_path / "t.csv")
+
+    base = ["a", "b", "a", "c", "", "ab"]
+    keys = {
+        key(variant)
+        for variant in (
+            base,
+            ["a", "b", "a", "c", "", "a"],  # a value changed
+            ["b", "a", "a", "c", "", "ab"],  # two swapped
+            ["a", "b", "a", "c", None, "ab"],  # missing, not empty
+            ["a", "b", "a", "c", "", "abc"],  # a longer value
+            ["a", "ba", "", "c", "", "ab"],
+        )
+    }
+    assert len(keys) == 6 and key(list(base)) == key(base) and None not in keys
