@@ -107,3 +107,29 @@ def test_a_long_tables_key_changes_with_any_text_value(tmp_path):
         )
     }
     assert len(keys) == 6 and key(list(base)) == key(base) and None not in keys
+
+
+def test_topic_tj_sets_shared_topic_ticks_once_per_column_and_every_panel_shows_them():
+    """topic_tj's panels share x: the topic tick labels are set on the lowest panel of each column (the one that
+    shows them); every panel still has the topics' tick positions, and only the lowest panels label them."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from riskreport.render import plots
+
+    rng = np.random.default_rng(2)
+    topics = [str(t) for t in range(301, 351)]
+    data = pd.DataFrame(
+        [(s, t, 0.0, d, d, d * 10) for s in ["a", "b", "c", "d", "e"] for t in topics for d in [rng.normal(0, 0.1)]],
+        columns=["system", "topic", "alpha", "delta", "x", "tj"],
+    )
+    fig = plots.topic_tj(data, 1.97, "base", "ERR@20")
+    fig.canvas.draw()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 5
+    for i, ax in enumerate(axes):
+        assert list(ax.get_xticks()) == list(range(0, 50, 2))
+        shown = [t.get_text() for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        lowest = i + 3 >= 5
+        assert shown == (topics[::2] if lowest else []), i
+    plt.close(fig)
