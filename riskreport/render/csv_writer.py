@@ -54,8 +54,9 @@ def _write(table: pd.DataFrame, path: Path) -> None:
     of compression on top of its formatting). The text is what pandas writes; the compressed bytes are the same
     for the same table, though not those of a writer that divides the text otherwise (deflate's output depends
     on how its input is divided)."""
-    columns = [_csv_column(table[c]) for c in table.columns] if table.shape[1] > 1 else [None]
-    if any(c is None for c in columns):
+    found = [_csv_column(table[c]) for c in table.columns] if table.shape[1] > 1 else [None]
+    columns = [c for c in found if c is not None]
+    if len(columns) < len(found):
         with _opened(Path(path)) as handle:
             table.to_csv(handle, index=False, float_format=CSV_FLOAT)
         return
