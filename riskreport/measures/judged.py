@@ -10,11 +10,11 @@ reports it beside a measure at that measure's cutoff (`evaluation.judged_fractio
 from __future__ import annotations
 
 import numpy as np
-from ir_measures import Metric, measures, providers
+from ir_measures import measures, providers
 from ir_measures.providers.base import NOT_PROVIDED, Any
 from ir_measures.util import QrelsConverter
 
-from riskreport.measures.ranked import rank_run, run_arrays
+from riskreport.measures.ranked import NativeEvaluator, rank_run, run_arrays, text_list
 
 
 class NativeJudgedProvider(providers.Provider):
@@ -25,25 +25,25 @@ class NativeJudgedProvider(providers.Provider):
 
     def _evaluator(self, measure_list, qrels):
         table = QrelsConverter(qrels).as_pd_dataframe()
-        judged = dict.fromkeys(zip(table["query_id"].astype(str), table["doc_id"].astype(str)), 1.0)
-        return NativeJudgedEvaluator(list(measure_list), judged, set(table["query_id"].astype(str)))
+        topics = text_list(table["query_id"])
+        judged = dict.fromkeys(zip(topics, text_list(table["doc_id"])), 1.0)
+        return NativeJudgedEvaluator(list(measure_list), judged, set(topics))
 
 
-class NativeJudgedEvaluator(providers.Evaluator):
+class NativeJudgedEvaluator(NativeEvaluator):
     def __init__(self, measure_list, judged: dict, qrels_topics: set[str]):
         super().__init__(measure_list, qrels_topics)
         self.judged = judged
 
-    def _iter_calc(self, run):
+    def topic_values(self, run):
         arrays = run_arrays(run)
         for measure in self.measures:
             depth = None if measure["cutoff"] is NOT_PROVIDED else int(measure["cutoff"])
             ranked = rank_run(*arrays, depth, docnos_descending=False)
             count = np.bincount(ranked.topic, ranked.lookup(self.judged), minlength=len(ranked.topics))
             ranked_docs = np.bincount(ranked.topic, minlength=len(ranked.topics))
-            for i, topic in enumerate(ranked.topics.tolist()):
-                if topic in self.qrel_qids:
-                    yield Metric(query_id=str(topic), measure=measure, value=float(count[i] / ranked_docs[i]))
+            scored = np.flatnonzero([topic in self.qrel_qids for topic in ranked.topics.tolist()])
+            yield measure, [str(t) for t in ranked.topics[scored]], (count[scored] / ranked_docs[scored]).tolist()
 
 
 NATIVE = NativeJudgedProvider()

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from ir_measures import Metric, measures, providers
+from ir_measures import measures, providers
 from ir_measures.providers.base import NOT_PROVIDED, Any
 from ir_measures.util import QrelsConverter
 
-from riskreport.measures.ranked import RankedRun, rank_run, run_arrays
+from riskreport.measures.ranked import NativeEvaluator, RankedRun, judgment_dict, rank_run, run_arrays, text_list
 
 
 def discounts(ranked: RankedRun, p: float) -> np.ndarray:
@@ -90,21 +90,16 @@ class NativeRBPProvider(providers.Provider):
             if not 0 < measure["p"] < 1:
                 raise ValueError(f"{measure}: RBP's persistence p must lie strictly between 0 and 1")
         table = QrelsConverter(qrels).as_pd_dataframe()
-        judgments = dict(
-            zip(
-                zip(table["query_id"].astype(str), table["doc_id"].astype(str)),
-                pd.to_numeric(table["relevance"]).astype(float),
-            )
-        )
-        return NativeRBPEvaluator(list(measure_list), judgments, set(table["query_id"].astype(str)))
+        judgments = judgment_dict(table, pd.to_numeric(table["relevance"]).astype(float))
+        return NativeRBPEvaluator(list(measure_list), judgments, set(text_list(table["query_id"])))
 
 
-class NativeRBPEvaluator(providers.Evaluator):
+class NativeRBPEvaluator(NativeEvaluator):
     def __init__(self, measure_list, judgments: dict, qrels_topics: set[str]):
         super().__init__(measure_list, qrels_topics)
         self.judgments = judgments
 
-    def _iter_calc(self, run):
+    def topic_values(self, run):
         arrays = run_arrays(run)
         ranked: dict = {}  # one ranking per cutoff
         for measure in self.measures:
@@ -112,10 +107,9 @@ class NativeRBPEvaluator(providers.Evaluator):
             depth = None if measure["cutoff"] is NOT_PROVIDED else int(measure["cutoff"])
             if depth not in ranked:
                 ranked[depth] = rank_run(*arrays, depth)
-            values = rbp(ranked[depth], self.judgments, float(measure["p"]), rel, depth)
-            for i, topic in enumerate(ranked[depth].topics.tolist()):
-                if topic in self.qrel_qids:
-                    yield Metric(query_id=str(topic), measure=measure, value=float(values[i]))
+            values = np.asarray(rbp(ranked[depth], self.judgments, float(measure["p"]), rel, depth), dtype=float)
+            scored = np.flatnonzero([topic in self.qrel_qids for topic in ranked[depth].topics.tolist()])
+            yield measure, [str(t) for t in ranked[depth].topics[scored]], values[scored].tolist()
 
 
 NATIVE = NativeRBPProvider()

@@ -29,8 +29,15 @@ def qrels_topics(path: str | Path) -> tuple[list[str], set[str]]:
 
 @functools.lru_cache(maxsize=16)
 def topics_of_qrels(path: str, digest: str) -> tuple[tuple[str, ...], frozenset]:
-    qrels = read_qrels(path)
-    return tuple(topic_set(qrels)), frozenset(qrels["query_id"])
+    qrels = parsed_qrels(path, digest)
+    return tuple(topic_set(qrels)), frozenset(qrels["query_id"].unique().tolist())
+
+
+@functools.lru_cache(maxsize=1)
+def parsed_qrels(path: str, digest: str) -> pd.DataFrame:
+    """The qrels file of that content, read once in a process for its topics and its evaluation (shared: callers
+    must not change it)."""
+    return read_qrels(path)
 
 
 def collection_topics(

@@ -45,15 +45,27 @@ def write_csv(table: pd.DataFrame, path: Path) -> Path:
 KEPT_ROWS = 10_000  # a table this long (a campaign's per-topic, Tukey, bootstrap and verdict tables) is kept as written
 
 
+LINES_AT_ONCE = 100_000  # rows joined, encoded and written (compressed) at a time
+
+
 def _write(table: pd.DataFrame, path: Path) -> None:
-    columns = [_csv_column(table[c]) for c in table.columns] if table.shape[1] > 1 else [None]
-    with _opened(Path(path)) as handle:
-        if any(c is None for c in columns):
+    """The table's CSV text, `LINES_AT_ONCE` rows at a time; a `.gz` file's blocks are compressed by a thread while
+    the next block is formatted (zlib releases the GIL: a campaign's per-topic table, 43 MB of text, took 0.7 s
+    of compression on top of its formatting). The text is what pandas writes; the compressed bytes are the same
+    for the same table, though not those of a writer that divides the text otherwise (deflate's output depends
+    on how its input is divided)."""
+    found = [_csv_column(table[c]) for c in table.columns] if table.shape[1] > 1 else [None]
+    columns = [c for c in found if c is not None]
+    if len(columns) < len(found):
+        with _opened(Path(path)) as handle:
             table.to_csv(handle, index=False, float_format=CSV_FLOAT)
-            return
-        handle.write(",".join(_csv_quoted([str(c) for c in table.columns])) + "\n")
-        for line in map(",".join, zip(*columns)):
-            handle.write(line + "\n")
+        return
+    header = ",".join(_csv_quoted([str(c) for c in table.columns])) + "\n"
+    with _binary(Path(path)) as write:
+        write(header.encode("utf-8"))
+        for start in range(0, len(table), LINES_AT_ONCE):
+            block = zip(*(c[start : start + LINES_AT_ONCE] for c in columns))
+            write(("\n".join(map(",".join, block)) + "\n").encode("utf-8"))
 
 
 def _written_key(table: pd.DataFrame, path: Path) -> str | None:
@@ -73,10 +85,12 @@ def _written_key(table: pd.DataFrame, path: Path) -> str | None:
         if isinstance(column.dtype, np.dtype) and column.dtype.kind in "biuf":
             digest.update(np.ascontiguousarray(column.to_numpy()).tobytes())
         elif pd.api.types.is_string_dtype(column.dtype):
-            values = column.to_numpy(dtype=object)
-            if not all(isinstance(v, str) or v is None or v != v for v in values):
+            codes, uniques = pd.factorize(column, use_na_sentinel=True)  # missing: code -1
+            texts = list(uniques)
+            if not all(isinstance(v, str) for v in texts):
                 return None
-            digest.update("\x1f".join("\x00" if not isinstance(v, str) else v for v in values).encode())
+            digest.update(np.asarray(codes, dtype=np.int64).tobytes())  # each row's value, by its first row
+            digest.update("".join(f"{len(v)}:{v}" for v in texts).encode())
         else:
             return None
     return cache_key("csv", table=digest.hexdigest(), file=path.suffix, code=code_digest(), pandas=versions("pandas"))
@@ -95,6 +109,29 @@ def _keep_file(key: str, path: Path) -> None:
     from riskreport.io.cache import Cache
 
     Cache("csv").put_arrays(key, {"text": np.frombuffer(path.read_bytes(), dtype=np.uint8)}, {"file": path.name})
+
+
+@contextlib.contextmanager
+def _binary(path: Path):
+    """A function that writes bytes to `path`, gzip-compressed as `_opened` does when it ends in `.gz`, there by a
+    thread, block after block in order; every block is written when the context ends."""
+    if path.suffix != ".gz":
+        with open(path, "wb") as handle:
+            yield handle.write
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with (
+        open(path, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=1) as binary,
+        ThreadPoolExecutor(1, thread_name_prefix="riskreport-gzip") as compressing,
+    ):
+        pending = []
+        try:
+            yield lambda data: pending.append(compressing.submit(binary.write, data))
+        finally:
+            for future in pending:
+                future.result()  # in order; the first error raised
 
 
 @contextlib.contextmanager

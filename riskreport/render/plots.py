@@ -194,14 +194,18 @@ def topic_tj(
     cells = [(alpha, system) for alpha in alphas for system in systems]
     fig, axes = panels(len(cells), col_wrap, height=2.4, aspect=1.7, sharex=True, rows=len(alphas) if by_row else None)
     groups = dict(list(data.groupby(["alpha", "system"], sort=False)))
-    for ax, (alpha, system) in zip(axes, cells):
+    ncols = len(systems) if by_row else min(col_wrap, len(systems))
+    for i, (ax, (alpha, system)) in enumerate(zip(axes, cells)):
         part = groups.get((alpha, system), data.iloc[:0])
         bars(ax, part["position"], part["tj"], 0.9, part["colour"])
         ax.set_title(f"{system}, α = {alpha:g}" if by_row else system)
         for level in (-critical, critical):
             ax.axhline(level, color="black", linestyle="--", linewidth=0.7)
-        topic_ticks(ax, order, limit=40)  # shared ticks; their size, rotation and grid are each panel's
-    label_panels(axes, len(systems) if by_row else min(col_wrap, len(systems)), "topic", "TJ_i")
+        if i + ncols >= len(cells):  # the lowest panel of its column shows the shared ticks' labels (their size and
+            topic_ticks(ax, order, limit=40)  # rotation are each panel's); above it they are hidden, not set again
+        else:
+            ax.grid(False, axis="x")
+    label_panels(axes, ncols, "topic", "TJ_i")
     fig.suptitle(
         f"Per-topic risk TJ_i of {measure} against {baseline} ({sign_note(convention)}); dashed: ±t "
         f"critical ({critical:.3f}); coloured where the topic stands out: orange a loss, green a gain of |Δ| ≥ "
