@@ -109,30 +109,76 @@ def test_a_chain_that_cannot_start_on_the_cluster_is_one_clear_error(monkeypatch
             bayes.fit("gaussian", data, executor="dask", scheduler=cluster.scheduler_address, use_cache=False, **SMALL)
 
 
-def test_a_fit_with_divergences_samples_again_at_a_higher_target_accept(tmp_path, monkeypatch):
-    """Divergences at the first target_accept: the fit samples again at `RETRY_TARGET_ACCEPT` with the same seed
-    rule, keeps the second draws, and says so in `settings["retry"]` (kept by the draws cache); without
-    divergences there is no second run and no "retry"."""
+def test_a_fit_with_divergences_samples_again_up_the_target_accept_ladder(tmp_path, monkeypatch):
+    """Divergences at the first target_accept: the fit samples again at the next of `RETRY_TARGET_ACCEPTS` (0.95,
+    then 0.99) with the same seed rule until it has none or the ladder ends, keeps the last draws, counts every
+    attempt's gradients, and says so in `settings["retry"]` (kept by the draws cache); without divergences there
+    is no second run and no "retry". TREC Web 2012's BHM-ZOiB still diverged at 0.95 and passed at 0.99."""
     from riskreport.bayes import sampling
+    from riskreport.bayes.measures import remedy, retry_note
 
+    assert sampling.RETRY_TARGET_ACCEPTS == (0.95, 0.99)
     data = bayes.scores_data(_table())
     calls: list[dict] = []
     rng = np.random.default_rng(0)
+    divergences = {}  # target_accept -> divergences of an attempt at it
 
     def fake(model, data_, priors, settings, say, options):
         calls.append(dict(settings))
         draws = {name: rng.normal(size=(3, 400)) for name in ("b", "sd_sys", "sd_top", "sigma")}
         draws.update(r_sys=rng.normal(size=(3, 400, 5)), r_top=rng.normal(size=(3, 400, 12)))
-        return draws, [{"stopped": "target met"}], 4 if len(calls) == 1 else 0
+        return draws, [{"stopped": "target met", "gradients": 1000}], divergences.get(settings["target_accept"], 0)
 
     monkeypatch.setattr(sampling, "_sample_to_target", fake)
-    result = bayes.fit("gaussian", data, cache_dir=tmp_path, **SMALL)
-    assert [c["target_accept"] for c in calls] == [0.8, sampling.RETRY_TARGET_ACCEPT]
-    assert calls[0]["seed"] == calls[1]["seed"]
-    assert result.settings["retry"] == {"from_target_accept": 0.8, "divergences": 4, "to_target_accept": 0.95}
-    assert result.settings["target_accept"] == 0.95 and result.diagnostics["divergences"] == 0
+    divergences.update({0.8: 4, 0.95: 2})
+    said: list[str] = []
+    result = bayes.fit("gaussian", data, cache_dir=tmp_path, **{**SMALL, "progress": said.append})
+    assert [c["target_accept"] for c in calls] == [0.8, 0.95, 0.99]
+    assert len({c["seed"] for c in calls}) == 1
+    assert result.settings["retry"] == {
+        "from_target_accept": 0.8,
+        "divergences": 4,
+        "to_target_accept": 0.99,
+        "attempts": [
+            {"target_accept": 0.8, "divergences": 4},
+            {"target_accept": 0.95, "divergences": 2},
+            {"target_accept": 0.99, "divergences": 0},
+        ],
+    }
+    assert result.settings["target_accept"] == 0.99 and result.diagnostics["divergences"] == 0
+    assert result.diagnostics["gradients"] == 3000  # what the fit cost: every attempt
+    assert [line.split(": ", 1)[-1] for line in said if "sampling again" in line] == [
+        "4 divergent transitions at target_accept 0.8: sampling again at 0.95 (smaller steps)",
+        "2 divergent transitions at target_accept 0.95: sampling again at 0.99 (smaller steps)",
+    ]
+    assert retry_note(result) == "sampled again at target_accept 0.95 and 0.99 after 4 divergences at 0.8 and 2 at 0.95"
     cached = bayes.fit("gaussian", data, cache_dir=tmp_path, **SMALL)
-    assert cached.cached and cached.settings["retry"] == result.settings["retry"] and len(calls) == 2
-    calls.clear()
+    assert cached.cached and cached.settings["retry"] == result.settings["retry"] and len(calls) == 3
+
+    calls.clear()  # passes at 0.95: one retry
+    divergences.clear()
+    divergences.update({0.8: 1})
+    once = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 5})
+    assert [c["target_accept"] for c in calls] == [0.8, 0.95] and once.settings["retry"]["to_target_accept"] == 0.95
+    assert retry_note(once) == "sampled again at target_accept 0.95 after 1 divergence at 0.8"
+
+    calls.clear()  # diverges on every step: stops after 0.99 and fails its checks, the remedy another model
+    divergences.update({0.8: 6, 0.95: 3, 0.99: 2})
+    stuck = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 7})
+    assert [c["target_accept"] for c in calls] == [0.8, 0.95, 0.99]
+    assert not stuck.ok and stuck.diagnostics["divergences"] == 2 and stuck.settings["retry"]["divergences"] == 6
+    assert remedy(stuck) == (
+        "sampled again at target_accept 0.95 and 0.99 after 6 divergences at 0.8 and 3 at 0.95, it still diverged: "
+        "the model does not suit these scores; report another (models, family, ppd_model)"
+    )
+
+    calls.clear()  # asked for 0.95: only 0.99 is above it
     calm = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 6}, target_accept=0.95)
-    assert len(calls) == 1 and "retry" not in calm.settings  # already at the retry's target_accept
+    assert [c["target_accept"] for c in calls] == [0.95, 0.99] and calm.settings["retry"]["from_target_accept"] == 0.95
+    calls.clear()
+    top = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 8}, target_accept=0.99)
+    assert len(calls) == 1 and "retry" not in top.settings  # already at the ladder's top
+    divergences.clear()
+    calls.clear()
+    quiet = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 9})
+    assert len(calls) == 1 and "retry" not in quiet.settings
