@@ -181,6 +181,7 @@ def test_a_fit_with_divergences_gives_no_verdict_and_its_cells_say_why():
 
 def test_the_remedy_fits_the_kind_of_failure():
     from riskreport.bayes.measures import failure, remedy, retry_note
+    from riskreport.bayes.sampling import retry_record
 
     diverged, _ = _fit(divergences=4, target_accept=0.9)
     assert failure(diverged) == "4 divergences"
@@ -194,16 +195,8 @@ def test_the_remedy_fits_the_kind_of_failure():
     )
     ceiling, _ = _fit(divergences=2, target_accept=0.99)  # the last step: 0.9, 0.95, 0.99
     assert "target_accept" not in remedy(ceiling).split(":")[-1] and "another" in remedy(ceiling)
-    ladder = {
-        "from_target_accept": 0.8,
-        "divergences": 4,
-        "to_target_accept": 0.99,
-        "attempts": [
-            {"target_accept": 0.8, "divergences": 4},
-            {"target_accept": 0.95, "divergences": 1},
-            {"target_accept": 0.99, "divergences": 2},
-        ],
-    }
+    steps = zip((0.8, 0.95, 0.99), (4, 1, 2))
+    ladder = retry_record([{"target_accept": accept, "divergences": n} for accept, n in steps])
     top, _ = _fit(divergences=2, target_accept=0.99, retry=ladder)  # the sampler's own ladder ran to its end
     assert retry_note(top) == "sampled again at target_accept 0.95 and 0.99 after 4 divergences at 0.8 and 1 at 0.95"
     assert failure(top) == "2 divergences" and remedy(top) == (
