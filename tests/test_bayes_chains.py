@@ -123,8 +123,8 @@ def test_a_fit_with_divergences_samples_again_up_the_target_accept_ladder(tmp_pa
     rng = np.random.default_rng(0)
     divergences = {}  # target_accept -> divergences of an attempt at it
 
-    def fake(model, data_, priors, settings, say, options):
-        calls.append(dict(settings))
+    def fake(model, data_, priors, settings, say, options, until_divergence):
+        calls.append({**settings, "until_divergence": until_divergence})
         draws = {name: rng.normal(size=(3, 400)) for name in ("b", "sd_sys", "sd_top", "sigma")}
         draws.update(r_sys=rng.normal(size=(3, 400, 5)), r_top=rng.normal(size=(3, 400, 12)))
         return draws, [{"stopped": "target met", "gradients": 1000}], divergences.get(settings["target_accept"], 0)
@@ -134,6 +134,7 @@ def test_a_fit_with_divergences_samples_again_up_the_target_accept_ladder(tmp_pa
     said: list[str] = []
     result = bayes.fit("gaussian", data, cache_dir=tmp_path, **{**SMALL, "progress": said.append})
     assert [c["target_accept"] for c in calls] == [0.8, 0.95, 0.99]
+    assert [c["until_divergence"] for c in calls] == [True, True, False]  # the last attempt samples to its end
     assert len({c["seed"] for c in calls}) == 1
     assert result.settings["retry"] == {
         "from_target_accept": 0.8,
@@ -178,7 +179,81 @@ def test_a_fit_with_divergences_samples_again_up_the_target_accept_ladder(tmp_pa
     calls.clear()
     top = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 8}, target_accept=0.99)
     assert len(calls) == 1 and "retry" not in top.settings  # already at the ladder's top
+    assert calls[0]["until_divergence"] is False
     divergences.clear()
     calls.clear()
     quiet = bayes.fit("gaussian", data, use_cache=False, **{**SMALL, "seed": 9})
     assert len(calls) == 1 and "retry" not in quiet.settings
+
+
+class _Revealed:
+    """Made-up chains of `bayes.chains`' kind whose Arrow traces grow by `step` rows at each look: `tune` warm-up
+    rows, then `draws` (iid normal) with a divergent transition at the post-warm-up draws `diverge` {chain: index}."""
+
+    def __init__(self, specs, diverge: dict, step: int = 10, systems: int = 3, topics: int = 4):
+        import pyarrow as pa
+        from arro3.core import RecordBatch  # nutpie's traces: slicing past the end panics
+
+        self.looks, self.step, self.shown = 0, step, 0
+        self.draws, self.stats = [], []
+        for k, spec in enumerate(specs):
+            rng = np.random.default_rng(k)
+            rows = spec.tune + spec.draws
+            columns = {name: pa.array(rng.normal(size=rows)) for name in ("b", "sd_sys", "sd_top", "sigma")}
+            fields = [pa.field(name, pa.float64()) for name in columns]
+            for name, width in (("r_sys", systems), ("r_top", topics)):
+                values = pa.array(rng.normal(size=rows * width))
+                columns[name] = pa.ListArray.from_arrays(pa.array(np.arange(rows + 1) * width, pa.int32()), values)
+                fields.append(pa.field(name, columns[name].type, metadata={b"shape": str(width).encode()}))
+            self.draws.append(
+                RecordBatch.from_arrow(pa.RecordBatch.from_arrays(list(columns.values()), schema=pa.schema(fields)))
+            )
+            diverging = np.zeros(rows, bool)
+            if k in diverge:
+                diverging[spec.tune + diverge[k]] = True
+            stats = {"tuning": np.arange(rows) < spec.tune, "diverging": diverging, "n_steps": np.full(rows, 3)}
+            self.stats.append(RecordBatch.from_arrow(pa.RecordBatch.from_pydict(stats)))
+        self.rows = rows
+
+    def trace(self):
+        self.looks += 1
+        self.shown = min(self.shown + self.step, self.rows)
+        cut = [d.slice(0, self.shown) for d in self.draws], [s.slice(0, self.shown) for s in self.stats]
+        return (*cut, self.shown == self.rows)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_an_attempt_that_will_be_sampled_again_stops_at_its_first_divergence(monkeypatch):
+    """`until_divergence` (a higher target_accept is left): the attempt stops as soon as a divergent transition
+    shows among the first `c` draws of a chain while checkpoint `c` is awaited (the kept draws would hold it), not
+    after a full attempt; a divergence past the checkpoint that meets the target changes nothing, so a fit that
+    passes keeps the same draws."""
+    from riskreport.bayes import stopping
+
+    monkeypatch.setattr(stopping._Run, "_pause", lambda self, c, least: 0.0)
+    settings = dict(target_ess=200, max_draws=1000, chains=2, tune=50, seed=1, target_accept=0.8)  # checks at 50, 75…
+
+    def sample(diverge, until_divergence):
+        made = []
+
+        def start(specs):
+            made.append(_Revealed(specs, diverge))
+            return made[-1]
+
+        said: list[str] = []
+        draws, batches, divergences = stopping.sample_until(start, "gaussian", settings, said.append, until_divergence)
+        return draws, batches, divergences, made[0].shown, said
+
+    draws, batches, divergences, shown, said = sample({1: 30}, True)  # chain 1 diverges at its 31st draw
+    assert divergences == 1 and batches[-1]["stopped"] == "divergent transition"
+    assert shown == 50 + 40 and draws["b"].shape == (2, 40)  # seen when 40 draws were there, short of the first check
+    assert batches[-1]["gradients"] == 2 * 90 * 3 and "this attempt stops here" in said[-1]
+    full, batches, divergences, shown, _ = sample({1: 30}, False)  # the last attempt: on to the target, and fails
+    assert divergences == 1 and batches[-1]["stopped"] == "target met" and full["b"].shape[1] >= 100
+    late = {0: 420}  # past the checkpoint that meets the target: not in the kept draws, with or without
+    same, batches, divergences, shown, _ = sample(late, True)
+    assert divergences == 0 and batches[-1]["stopped"] == "target met" and shown < 50 + 420
+    assert all(np.array_equal(same[name], full[name]) for name in full)
+    assert sample(late, False)[2] == 0

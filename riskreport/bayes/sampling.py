@@ -123,10 +123,11 @@ def fit(
             say(f"{LABELS[model]}: cached draws ({hit['meta']['n_draws']:,} draws), no sampling")
             return _finished(progress, from_cache(hit, model, data, key))
     started = time.time()
-    draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+    ladder = [step for step in RETRY_TARGET_ACCEPTS if step > settings["target_accept"]]
+    draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options, bool(ladder))
     batches_done = list(batches)  # with retries, every attempt's too: what the fit cost
     attempts = [{"target_accept": settings["target_accept"], "divergences": int(divergences)}]
-    for higher in (step for step in RETRY_TARGET_ACCEPTS if step > settings["target_accept"]):
+    for i, higher in enumerate(ladder):
         if not divergences:
             break
         say(
@@ -134,7 +135,9 @@ def fit(
             f"{settings['target_accept']:g}: sampling again at {higher:g} (smaller steps)"
         )
         settings = {**settings, "target_accept": higher}
-        draws, batches, divergences = _sample_to_target(model, data, priors, settings, say, options)
+        draws, batches, divergences = _sample_to_target(
+            model, data, priors, settings, say, options, i + 1 < len(ladder)
+        )
         batches_done += batches
         attempts.append({"target_accept": higher, "divergences": int(divergences)})
     if len(attempts) > 1:
@@ -269,7 +272,9 @@ def layout(data: BayesData) -> tuple[bool, bool]:
     return tuple(kappa > CENTRE_ABOVE for kappa in group_strength(data))  # type: ignore[return-value]
 
 
-def _sample_to_target(model, data, priors, settings, say, options: FitOptions):
+def _sample_to_target(model, data, priors, settings, say, options: FitOptions, until_divergence: bool = False):
+    """(draws, batches, divergences) of one attempt at `settings["target_accept"]`; `until_divergence`: a higher
+    target_accept is left, so the attempt stops at its first divergent transition (`stopping.sample_until`)."""
     centred = layout(data)
     if not all(centred) and not model.startswith("paired"):
         say(
@@ -280,7 +285,7 @@ def _sample_to_target(model, data, priors, settings, say, options: FitOptions):
     started = time.time()
     start = _starter(model, data, priors, say, centred, options)
     compile_seconds = time.time() - started
-    draws, batches, divergences = sample_until(start, model, settings, say)
+    draws, batches, divergences = sample_until(start, model, settings, say, until_divergence)
     rng = np.random.default_rng(np.random.SeedSequence([settings["seed"], EXACT_STREAM]))
     draws.update(exact_draws(model, data.y, draws["b"].shape[:2], rng))
     scaled = [g for g, c in zip(("systems", "topics"), centred) if not c]
