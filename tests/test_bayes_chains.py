@@ -257,3 +257,37 @@ def test_an_attempt_that_will_be_sampled_again_stops_at_its_first_divergence(mon
     assert divergences == 0 and batches[-1]["stopped"] == "target met" and shown < 50 + 420
     assert all(np.array_equal(same[name], full[name]) for name in full)
     assert sample(late, False)[2] == 0
+
+
+def test_the_stopping_check_screens_the_effects_without_changing_the_draws(monkeypatch):
+    """At a checkpoint the ESS is computed `SCREEN` effects at a time, lowest first, until one misses the target
+    (`stopping.effects_ess`): the same checkpoints pass, so the same draws, ESS and batches as computing every
+    effect at every check, with far fewer effects computed."""
+    from riskreport.bayes import stopping
+
+    monkeypatch.setattr(stopping._Run, "_pause", lambda self, c, least: 0.0)
+    settings = dict(target_ess=400, max_draws=4000, chains=2, tune=20, seed=1, target_accept=0.8)
+    computed: list[int] = []
+    bulk = stopping.ess_bulk
+
+    def counted(values):
+        computed.append(values.shape[-1])
+        return bulk(values)
+
+    monkeypatch.setattr(stopping, "ess_bulk", counted)
+
+    def sample(screen):
+        monkeypatch.setattr(stopping, "SCREEN", screen)
+        computed.clear()
+        start = lambda specs: _Revealed(specs, {}, step=25, systems=40)  # noqa: E731
+        draws, batches, _ = stopping.sample_until(start, "gaussian", settings, lambda line: None)
+        return draws, batches, sum(computed)
+
+    screened, batches, effects = sample(stopping.SCREEN)
+    full, full_batches, every = sample(10_000)
+    assert all(np.array_equal(screened[name], full[name]) for name in full)
+    timing = ("seconds", "cpu_seconds")
+    assert [{k: v for k, v in b.items() if k not in timing} for b in batches] == [
+        {k: v for k, v in b.items() if k not in timing} for b in full_batches
+    ]
+    assert batches[-1]["stopped"] == "target met" and every >= 3 * 40 and effects < every / 2, (effects, every)

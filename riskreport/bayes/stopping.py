@@ -26,8 +26,8 @@ import time
 import numpy as np
 
 from riskreport.bayes.chains import chain_specs
-from riskreport.bayes.convergence import rhat_rank
-from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
+from riskreport.bayes.convergence import ess_bulk, ess_tail, rhat_rank
+from riskreport.bayes.diagnostics import RHAT_MAX
 from riskreport.bayes.fit_progress import RUNNING, duration, running_line, time_left
 from riskreport.bayes.models import LABELS, sampled_variables
 
@@ -44,6 +44,9 @@ POLL_SECONDS = 0.5  # how often a running batch is looked at
 
 
 SAY_EVERY = 15.0  # seconds between progress lines of one batch
+
+
+SCREEN = 8  # effects whose ESS a checkpoint computes at a time, the lowest at the last full check first
 
 
 def max_rhat(draws: dict[str, np.ndarray]) -> float:
@@ -156,6 +159,7 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
     started, cpu = time.time(), time.process_time()
     run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)), started)
     looks: list[tuple[float, float]] = []  # (seconds, min ESS) at each checkpoint: the time left
+    last = None  # each effect's min(bulk, tail) ESS at the latest checkpoint that computed it: the screening order
     try:
         for c in points:
             kept, diverging = run.first(c, names, until_divergence)
@@ -163,7 +167,8 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
             if until_divergence and diverging:
                 work = {"gradients": run.gradients, "cpu_seconds": round(time.process_time() - cpu, 2)}
                 return kept, draws, diverging, 0.0, 0.0, time.time() - started, False, work, True
-            bulk, tail = _min_ess(draws[effects])
+            full = c == points[-1] or (switch_at is not None and c >= switch_at)  # the switch needs the exact min
+            bulk, tail, last = effects_ess(draws[effects], target, None if full else last)
             reached, total = min(bulk, tail), draws["b"].size
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
             rhat = max_rhat(draws) if reached >= target else None
@@ -177,6 +182,31 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
         raise AssertionError("unreachable: the last checkpoint always returns")
     finally:
         run.stop()
+
+
+def effects_ess(values: np.ndarray, target: int, last: np.ndarray | None) -> tuple[float, float, np.ndarray]:
+    """(smallest bulk ESS, smallest tail ESS, each effect's min of the two) of `values` (chains, draws, *effects).
+
+    With `last` (the effects' ESS at an earlier check) the effects are taken `SCREEN` at a time, lowest `last`
+    first, and the work stops at the first batch with an ESS below `target`: the check fails whatever the others
+    are, and the smallest ESS returned is then that of the effects computed (the others keep `last`). Without
+    `last`, or when every effect reaches `target`, every effect is computed: the same values as all at once.
+    """
+    columns = values.reshape(values.shape[:2] + (-1,))
+    if last is None:
+        bulk, tail = ess_bulk(columns), ess_tail(columns)
+        return float(bulk.min()), float(tail.min()), np.minimum(bulk, tail)
+    last = last.copy()
+    bulk, tail = np.inf, np.inf
+    order = np.argsort(last, kind="stable")
+    for start in range(0, len(order), SCREEN):
+        some = order[start : start + SCREEN]
+        b, t = ess_bulk(columns[:, :, some]), ess_tail(columns[:, :, some])
+        bulk, tail = min(bulk, float(b.min())), min(tail, float(t.min()))
+        last[some] = np.minimum(b, t)
+        if min(bulk, tail) < target:
+            break
+    return bulk, tail, last
 
 
 class _Run:
