@@ -126,14 +126,16 @@ KERNEL_LAYOUTS = [(True, True), (False, True), (True, False)]
 
 
 def _kernel_data(model: str, rng: np.random.Generator, missing: bool) -> bayes.BayesData:
-    """`_data`, or for a paired model 20 topic differences; `missing`: every 4th cell dropped and 3 cells twice."""
+    """`_data`, or for a paired model 20 topic differences; `missing`: every 4th cell dropped and 3 cells twice
+    ("sparse": only every 3rd cell kept, and 3 cells twice)."""
     if model.startswith("paired"):
         y = rng.normal(0.1, 0.3, 20)
         return bayes.BayesData(y, np.zeros(20, int), np.arange(20), ("a",), tuple(range(20)))
     data = _data(model, rng)
     if not missing:
         return data
-    keep = np.r_[[i for i in range(data.n) if i % 4 != 1], [2, 5, 6]]
+    kept = (lambda i: i % 3 == 0) if missing == "sparse" else (lambda i: i % 4 != 1)
+    keep = np.r_[[i for i in range(data.n) if kept(i)], [3, 6, 9]]
     rank = None if data.rank is None else data.rank[keep]
     return bayes.BayesData(data.y[keep], data.system[keep], data.topic[keep], data.systems, data.topics, rank)
 
@@ -178,12 +180,17 @@ def test_kernel_log_density_and_gradient_equal_pymc(model, centred, missing):
     (`build_pymc_model(exact=True)`) at 6 random points to 1e-10 relative (the gradient relative to its largest
     component). PyMC's Gaussian is per score: this is also the check of the sufficient statistics, with
     missing and repeated cells."""
-    from riskreport.bayes import kernels
 
     buffer, layout, reference, logp, dlogp, rng = _kernel_and_reference(model, centred, missing, seed=len(model))
     assert sorted(v.name for v in reference.value_vars) == sorted(name for name, _ in layout)
+    _equal_at_random_points(buffer, layout, reference, logp, dlogp, rng, 6)
+
+
+def _equal_at_random_points(buffer, layout, reference, logp, dlogp, rng, points: int) -> None:
+    from riskreport.bayes import kernels
+
     size = sum(int(np.prod(shape)) for _, shape in layout)
-    for _ in range(6):
+    for _ in range(points):
         x = rng.normal(0, 0.7, size)
         grad = np.zeros(size)
         value = kernels.log_density(x, grad, buffer)
@@ -193,6 +200,37 @@ def test_kernel_log_density_and_gradient_equal_pymc(model, centred, missing):
         expected_grad = np.concatenate([np.ravel(parts[name]) for name, _ in layout])
         assert value == pytest.approx(expected, rel=1e-10)
         assert np.max(np.abs(grad - expected_grad)) <= 1e-10 * np.max(np.abs(expected_grad))
+
+
+@pytest.mark.parametrize("centred", KERNEL_LAYOUTS[:2])
+def test_gaussian_kernel_on_a_sparse_design_equals_pymc(centred):
+    """Most cells empty: the Gaussian kernel's counts are then the sparse cells themselves (`kernels.cell_counts`
+    with base 0), the other branch of the test above's (base 1: all cells but a few)."""
+    from riskreport.bayes import kernels
+
+    buffer, layout, reference, logp, dlogp, rng = _kernel_and_reference("gaussian", centred, "sparse", seed=11)
+    start = kernels.HEADER + 2 * (int(buffer[3]) + int(buffer[4]))
+    assert buffer[start] == 0.0 and buffer[start + 1] > 0
+    _equal_at_random_points(buffer, layout, reference, logp, dlogp, rng, 4)
+
+
+def test_the_cell_counts_are_the_design_in_either_form():
+    """`kernels.cell_counts`: base·J + W rebuilds the system × topic counts of complete, gapped and sparse designs."""
+    from riskreport.bayes import kernels
+
+    rng = np.random.default_rng(4)
+    for keep in (1.0, 0.8, 0.2):
+        cells = np.argwhere(rng.random((7, 9)) < keep)
+        cells = np.vstack([cells, cells[:2]])  # two cells twice
+        counts = np.zeros((7, 9))
+        np.add.at(counts, (cells[:, 0], cells[:, 1]), 1.0)
+        encoded = kernels.cell_counts(cells[:, 0], cells[:, 1], 7, 9)
+        base, k = encoded[0], int(encoded[1])
+        rebuilt = np.full((7, 9), base)
+        s, t, w = encoded[2:].reshape(k, 3).T
+        rebuilt[s.astype(int), t.astype(int)] += w
+        assert np.array_equal(rebuilt, counts) and len(encoded) == 2 + 3 * k
+        assert base == (1.0 if keep > 0.5 else 0.0) and k <= counts.size / 2 + 2
 
 
 @pytest.mark.parametrize("model", ["gaussian", "skew_normal", "zoib_rank", "paired_skew_normal"])

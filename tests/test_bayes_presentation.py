@@ -181,6 +181,7 @@ def test_a_fit_with_divergences_gives_no_verdict_and_its_cells_say_why():
 
 def test_the_remedy_fits_the_kind_of_failure():
     from riskreport.bayes.measures import failure, remedy, retry_note
+    from riskreport.bayes.sampling import retry_record
 
     diverged, _ = _fit(divergences=4, target_accept=0.9)
     assert failure(diverged) == "4 divergences"
@@ -194,6 +195,14 @@ def test_the_remedy_fits_the_kind_of_failure():
     )
     ceiling, _ = _fit(divergences=2, target_accept=0.99)  # the last step: 0.9, 0.95, 0.99
     assert "target_accept" not in remedy(ceiling).split(":")[-1] and "another" in remedy(ceiling)
+    steps = zip((0.8, 0.95, 0.99), (4, 1, 2))
+    ladder = retry_record([{"target_accept": accept, "divergences": n} for accept, n in steps])
+    top, _ = _fit(divergences=2, target_accept=0.99, retry=ladder)  # the sampler's own ladder ran to its end
+    assert retry_note(top) == "sampled again at target_accept 0.95 and 0.99 after 4 divergences at 0.8 and 1 at 0.95"
+    assert failure(top) == "2 divergences" and remedy(top) == (
+        retry_note(top) + ", it still diverged: the model does not suit these scores; report another (models, "
+        "family, ppd_model)"
+    )
     short, _ = _fit(ess=(9_000.0, 4_000.0))  # 800 draws reached a tail ESS of 4,000: 2,200 draws reach 10,000 (+10 %)
     assert failure(short) == "tail ESS 4,000 < 10,000"
     assert remedy(short).startswith("raise max_draws to 73,000 (-p max_draws 73000)")  # at least max_draws + 1,000
@@ -280,6 +289,17 @@ def test_section_8_says_which_fit_was_sampled_again_and_why():
         presentation.retried_text([again, good])
     )
     assert presentation.asked_target_accept(again) == presentation.asked_target_accept(good) == 0.8
+    attempts = [{"target_accept": 0.8, "divergences": 4}, {"target_accept": 0.95, "divergences": 2}]
+    attempts.append({"target_accept": 0.99, "divergences": 0})
+    ladder = {"from_target_accept": 0.8, "divergences": 4, "to_target_accept": 0.99, "attempts": attempts}
+    twice, _ = _fit("zoib", target_accept=0.99, retry=ladder)
+    row = _result(twice, [good, good]).diagnostics.set_index("fit").loc["BHM-ZOiB"]
+    assert row["retry"] == "sampled again at target_accept 0.95 and 0.99 after 4 divergences at 0.8 and 2 at 0.95"
+    assert row["target_accept"] == 0.99 and row["diagnostics"] == "ok"
+    assert (
+        presentation.retried_text([twice]) == f" Sampled again after divergent transitions: BHM-ZOiB ({row['retry']})."
+    )
+    assert presentation.asked_target_accept(twice) == 0.8
 
 
 def test_a_failed_fit_neither_colours_the_verdict_matrix_nor_counts_in_the_headline():

@@ -180,17 +180,24 @@ def _gaussian(c, u_sys, u_top, n_sys, n_top, log_sigma, buffer, g_sys, g_top):
     sums_sys, counts_sys = buffer[o : o + n_sys], buffer[o + n_sys : o + 2 * n_sys]
     o += 2 * n_sys
     sums_top, counts_top = buffer[o : o + n_top], buffer[o + n_top : o + 2 * n_top]
-    cells = buffer[o + 2 * n_top : o + 2 * n_top + n_sys * n_top]
-    across = np.zeros(n_top)  # Σ_s C_st u_s
+    o += 2 * n_top
+    base, k = buffer[o], int(buffer[o + 1])  # the counts C_st = base + W_st, W sparse (`kernels.cell_counts`)
+    listed = buffer[o + 2 : o + 2 + 3 * k]
+    total_sys, total_top = 0.0, 0.0
+    for s in range(n_sys):
+        total_sys += u_sys[s]
+    for t in range(n_top):
+        total_top += u_top[t]
+    rows = np.full(n_sys, base * total_top)  # Σ_t C_st u_t
+    across = np.full(n_top, base * total_sys)  # Σ_s C_st u_s
+    for j in range(k):
+        s, t, w = int(listed[3 * j]), int(listed[3 * j + 1]), listed[3 * j + 2]
+        rows[s] += w * u_top[t]
+        across[t] += w * u_sys[s]
     cross = 0.0  # Σ_st C_st u_s u_t
     for s in range(n_sys):
-        row = 0.0
-        for t in range(n_top):
-            count = cells[s * n_top + t]
-            row += count * u_top[t]
-            across[t] += count * u_sys[s]
-        cross += u_sys[s] * row
-        g_sys[s] = sums_sys[s] - counts_sys[s] * (c + u_sys[s]) - row  # residual sums, / σ² below
+        cross += u_sys[s] * rows[s]
+        g_sys[s] = sums_sys[s] - counts_sys[s] * (c + u_sys[s]) - rows[s]  # residual sums, / σ² below
     sum_eta = n * c
     y_eta = c * sy
     squares = n * c * c + 2.0 * cross

@@ -342,14 +342,12 @@ def pack(model: str, inputs: dict, n_sys: int, n_top: int, centred=(True, True))
         header[2], header[11:14] = len(y), [len(y), float(y @ y), float(y.sum())]
     if code == 0:
         system, topic = inputs["system"], inputs["topic"]
-        cells = np.zeros((n_sys, n_top))
-        np.add.at(cells, (system, topic), 1.0)
         parts = [
             np.bincount(system, y, n_sys),
             np.bincount(system, None, n_sys).astype(float),
             np.bincount(topic, y, n_top),
             np.bincount(topic, None, n_top).astype(float),
-            cells.ravel(),
+            cell_counts(system, topic, n_sys, n_top),
         ]
     elif code in (1, 5):
         parts = [y] + ([inputs["system"].astype(float), inputs["topic"].astype(float)] if code == 1 else [])
@@ -364,6 +362,18 @@ def pack(model: str, inputs: dict, n_sys: int, n_top: int, centred=(True, True))
     buffer[0] = len(buffer)
     buffer.flags.writeable = False
     return buffer
+
+
+def cell_counts(system: np.ndarray, topic: np.ndarray, n_sys: int, n_top: int) -> np.ndarray:
+    """The system × topic counts C as the Gaussian kernel reads them: C = base·J + W with J all ones and W sparse,
+    `[base, k, s_1, t_1, w_1, …, s_k, t_k, w_k]`; base 1 when most cells are filled (a complete design: k = 0), else
+    0 (W = C). Its products with the effects, Σ_t C_st u_t and Σ_s C_st u_s, then cost O(S + T + k), not O(S·T)."""
+    cells = np.zeros((n_sys, n_top))
+    np.add.at(cells, (system, topic), 1.0)
+    base = 1.0 if np.count_nonzero(cells != 1.0) < np.count_nonzero(cells) else 0.0
+    s, t = np.nonzero(cells != base)
+    listed = np.column_stack([s, t, cells[s, t] - base]).ravel()
+    return np.concatenate([[base, float(len(s))], listed])
 
 
 def initial_point(model: str, inputs: dict, layout: list, seed: int) -> np.ndarray:

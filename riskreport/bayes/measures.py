@@ -81,7 +81,7 @@ def failure(result: BayesFit) -> str:
     d = result.diagnostics
     parts = []
     if not d.get("divergences_ok", d.get("divergences", 0) == 0):
-        parts.append(f"{d['divergences']:,} divergence{'s' if d['divergences'] != 1 else ''}")
+        parts.append(_divergences(d["divergences"]))
     if not d.get("rhat_ok", True):
         parts.append(f"R̂ {d['max_rhat']:.3f} ≥ {RHAT_MAX:g}")
     if not d.get("ess_ok", True):
@@ -91,16 +91,25 @@ def failure(result: BayesFit) -> str:
 
 
 def retry_note(result: BayesFit) -> str:
-    """`sampled again at target_accept 0.95 after 4 divergences at 0.9` when the sampler re-sampled the fit after
-    divergent transitions (`settings["retry"]`), else empty."""
+    """`sampled again at target_accept 0.95 after 4 divergences at 0.8` when the sampler re-sampled the fit after
+    divergent transitions (`settings["retry"]`), with every step of the ladder when there were several:
+    `sampled again at target_accept 0.95 and 0.99 after 4 divergences at 0.8 and 2 at 0.95`; else empty."""
     retry = result.settings.get("retry")
     if not retry:
         return ""
-    n = int(retry["divergences"])
-    return (
-        f"sampled again at target_accept {retry['to_target_accept']:g} after {n:,} divergence{'s' if n != 1 else ''} "
-        f"at {retry['from_target_accept']:g}"
-    )
+    attempts = retry.get("attempts") or [
+        {"target_accept": retry["from_target_accept"], "divergences": retry["divergences"]},
+        {"target_accept": retry["to_target_accept"]},
+    ]
+    again = " and ".join(f"{attempt['target_accept']:g}" for attempt in attempts[1:])
+    first, *rest = attempts[:-1]
+    diverged = [f"{_divergences(first['divergences'])} at {first['target_accept']:g}"]
+    diverged += [f"{int(attempt['divergences']):,} at {attempt['target_accept']:g}" for attempt in rest]
+    return f"sampled again at target_accept {again} after {' and '.join(diverged)}"
+
+
+def _divergences(n) -> str:
+    return f"{int(n):,} divergence{'s' if int(n) != 1 else ''}"
 
 
 TARGET_ACCEPT_STEPS = (0.9, 0.95, 0.99)  # what a fit with divergences tries next; above 0.99 NUTS's steps get so
@@ -123,8 +132,9 @@ def remedy(result: BayesFit) -> str:
         steps.append(
             again + f"raise target_accept to {higher:g} (-p target_accept {higher:g})"
             if higher is not None
-            else again + f"at target_accept {now:g} the sampler still diverges: the model does not suit these "
-            "scores; report another (models, family, ppd_model)"
+            else again
+            + ("" if s.get("retry") else f"at target_accept {now:g} the sampler still diverges: ")
+            + "the model does not suit these scores; report another (models, family, ppd_model)"
         )
     draws, max_draws = int(d.get("draws", 0)), int(s.get("max_draws", d.get("draws", 0)))
     more = max_draws

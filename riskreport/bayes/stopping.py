@@ -10,6 +10,12 @@ it ran (each run is seeded by the fit's seed, the batch and the chain: `chains.c
 measurement keeps fits reproducible and cacheable. A batch that mixes poorly (ESS per draw below
 `LOW_RANK_BELOW` at the checkpoint where the first guess of the draws needed is reached) is stopped
 and continued by a batch with a low-rank mass matrix, as before.
+
+An attempt that will be sampled again if it diverges (`until_divergence=True`: a higher target_accept is
+left, `sampling.RETRY_TARGET_ACCEPTS`) stops as soon as a divergent transition shows among the first `c`
+draws of a chain while the next checkpoint `c` is awaited: every earlier checkpoint failed, so the kept
+draws would have held it, and the attempt would have failed whatever came after. The retry then starts at
+once instead of after a full attempt; the fits that pass are the same draws as without the early stop.
 """
 
 from __future__ import annotations
@@ -20,8 +26,8 @@ import time
 import numpy as np
 
 from riskreport.bayes.chains import chain_specs
-from riskreport.bayes.convergence import rhat_rank
-from riskreport.bayes.diagnostics import RHAT_MAX, _min_ess
+from riskreport.bayes.convergence import ess_bulk, ess_tail, rhat_rank
+from riskreport.bayes.diagnostics import RHAT_MAX
 from riskreport.bayes.fit_progress import RUNNING, duration, running_line, time_left
 from riskreport.bayes.models import LABELS, sampled_variables
 
@@ -40,6 +46,9 @@ POLL_SECONDS = 0.5  # how often a running batch is looked at
 SAY_EVERY = 15.0  # seconds between progress lines of one batch
 
 
+SCREEN = 8  # effects whose ESS a checkpoint computes at a time, the lowest at the last full check first
+
+
 def max_rhat(draws: dict[str, np.ndarray]) -> float:
     """The largest rank-normalised split R̂ over every parameter the report checks (all but the z_ auxiliaries)."""
     return max(float(np.max(rhat_rank(values))) for name, values in draws.items() if not name.startswith("z_"))
@@ -56,11 +65,12 @@ def checkpoints(first: int, step: int, last: int) -> list[int]:
     return sorted(set(range(first, last, step)) | {last})
 
 
-def sample_until(start, model: str, settings: dict, say):
+def sample_until(start, model: str, settings: dict, say, until_divergence: bool = False):
     """(draws, batches, divergences): sample the chains `start(specs)` starts until every system effect reaches
     `settings["target_ess"]` or `max_draws` is used; each batch is stopped at its first checkpoint that meets the
     target. The first batch adapts a diagonal mass matrix; one that mixes poorly is followed by a batch with a
-    low-rank one."""
+    low-rank one. `until_divergence`: stop at the first divergent transition the kept draws would hold (the
+    caller samples again at a higher target_accept; the draws returned are then short of the target)."""
     chains, target = settings["chains"], settings["target_ess"]
     low_rank = False
     effects = "b" if model.startswith("paired") else "r_sys"
@@ -96,8 +106,9 @@ def sample_until(start, model: str, settings: dict, say):
             say,
             checkpoints(first, step, room - done),
             switch_at,
+            until_divergence,
         )
-        kept, draws, batch_divergences, bulk, tail, seconds, switch, work = outcome
+        kept, draws, batch_divergences, bulk, tail, seconds, switch, work, diverged = outcome
         parts.append(kept)
         divergences += batch_divergences
         per_chain = kept[names[0]].shape[1]
@@ -111,7 +122,9 @@ def sample_until(start, model: str, settings: dict, say):
                 "divergences": batch_divergences,
                 "min_ess_bulk": bulk,
                 "min_ess_tail": tail,
-                "stopped": "switch to low-rank"
+                "stopped": "divergent transition"
+                if diverged
+                else "switch to low-rank"
                 if switch
                 else "target met"
                 if min(bulk, tail) >= target
@@ -119,6 +132,12 @@ def sample_until(start, model: str, settings: dict, say):
             }
         )
         total = draws["b"].size
+        if diverged:
+            say(
+                f"{LABELS[model]}: {batch_divergences} divergent transition{'s' if batch_divergences != 1 else ''} "
+                f"in the first {total:,} draws after {seconds:.1f} s: this attempt stops here"
+            )
+            return draws, batches, divergences
         say(
             f"{LABELS[model]}: {total:,} draws, min ESS of the system effects bulk {bulk:,.0f} / tail {tail:,.0f} "
             f"(target {target:,}) after {seconds:.1f} s"
@@ -131,24 +150,31 @@ def sample_until(start, model: str, settings: dict, say):
         return draws, batches, divergences
 
 
-def _batch(start, settings, batch, length, low_rank, names, parts, effects, say, points, switch_at):
+def _batch(start, settings, batch, length, low_rank, names, parts, effects, say, points, switch_at, until_divergence):
     """Run one batch of at most `length` draws per chain; (kept draws, all draws so far, divergences, bulk ESS,
-    tail ESS, seconds, switch). `start(specs)` starts the chains (`chains.LocalChains`, `dask_chains.DaskChains`)."""
+    tail ESS, seconds, switch, work, diverged). `start(specs)` starts the chains (`chains.LocalChains`,
+    `dask_chains.DaskChains`). `until_divergence`: stop (diverged=True) once a divergent transition shows among
+    the first `c` draws of a chain while checkpoint `c` is awaited, keeping the draws every chain has."""
     target = settings["target_ess"]
     started, cpu = time.time(), time.process_time()
     run = _Run(say, settings["tune"], start(chain_specs(settings, batch, length, low_rank)), started)
     looks: list[tuple[float, float]] = []  # (seconds, min ESS) at each checkpoint: the time left
+    last = None  # each effect's min(bulk, tail) ESS at the latest checkpoint that computed it: the screening order
     try:
         for c in points:
-            kept, diverging = run.first(c, names)
+            kept, diverging = run.first(c, names, until_divergence)
             draws = {name: np.concatenate([p[name] for p in parts] + [kept[name]], axis=1) for name in names}
-            bulk, tail = _min_ess(draws[effects])
+            if until_divergence and diverging:
+                work = {"gradients": run.gradients, "cpu_seconds": round(time.process_time() - cpu, 2)}
+                return kept, draws, diverging, 0.0, 0.0, time.time() - started, False, work, True
+            full = c == points[-1] or (switch_at is not None and c >= switch_at)  # the switch needs the exact min
+            bulk, tail, last = effects_ess(draws[effects], target, None if full else last)
             reached, total = min(bulk, tail), draws["b"].size
             switch = switch_at is not None and c >= switch_at and reached < target and reached / total < LOW_RANK_BELOW
             rhat = max_rhat(draws) if reached >= target else None
             if (rhat is not None and rhat < RHAT_MAX) or c == points[-1] or switch:
                 work = {"gradients": run.gradients, "cpu_seconds": round(time.process_time() - cpu, 2)}
-                return kept, draws, diverging, bulk, tail, time.time() - started, switch, work
+                return kept, draws, diverging, bulk, tail, time.time() - started, switch, work, False
             if not looks and not parts and run.seen is not None:  # ESS 0 when the slowest chain's draws began
                 looks.append((run.seen[0] - started, 0.0))
             looks.append((time.time() - started, reached))
@@ -156,6 +182,31 @@ def _batch(start, settings, batch, length, low_rank, names, parts, effects, say,
         raise AssertionError("unreachable: the last checkpoint always returns")
     finally:
         run.stop()
+
+
+def effects_ess(values: np.ndarray, target: int, last: np.ndarray | None) -> tuple[float, float, np.ndarray]:
+    """(smallest bulk ESS, smallest tail ESS, each effect's min of the two) of `values` (chains, draws, *effects).
+
+    With `last` (the effects' ESS at an earlier check) the effects are taken `SCREEN` at a time, lowest `last`
+    first, and the work stops at the first batch with an ESS below `target`: the check fails whatever the others
+    are, and the smallest ESS returned is then that of the effects computed (the others keep `last`). Without
+    `last`, or when every effect reaches `target`, every effect is computed: the same values as all at once.
+    """
+    columns = values.reshape(values.shape[:2] + (-1,))
+    if last is None:
+        bulk, tail = ess_bulk(columns), ess_tail(columns)
+        return float(bulk.min()), float(tail.min()), np.minimum(bulk, tail)
+    last = last.copy()
+    bulk, tail = np.inf, np.inf
+    order = np.argsort(last, kind="stable")
+    for start in range(0, len(order), SCREEN):
+        some = order[start : start + SCREEN]
+        b, t = ess_bulk(columns[:, :, some]), ess_tail(columns[:, :, some])
+        bulk, tail = min(bulk, float(b.min())), min(tail, float(t.min()))
+        last[some] = np.minimum(b, t)
+        if min(bulk, tail) < target:
+            break
+    return bulk, tail, last
 
 
 class _Run:
@@ -174,22 +225,24 @@ class _Run:
             self.said = time.time()
             self.say(message)
 
-    def first(self, c: int, names) -> tuple[dict[str, np.ndarray], int]:
-        """The first `c` post-warm-up draws of every chain, {name: (chains, c, *shape)}, and their divergences."""
-        draws, stats, tuned = self._with(c)
+    def first(self, c: int, names, until_divergence: bool = False) -> tuple[dict[str, np.ndarray], int]:
+        """The first `c` post-warm-up draws of every chain, {name: (chains, c, *shape)}, and their divergences.
+        `until_divergence`: as soon as a chain has a divergent transition among its first `c` draws, the draws every
+        chain has by then (fewer than `c`) and the divergences among the first `c` draws of each chain so far."""
+        draws, stats, tuned = self._with(c, until_divergence)
         self.gradients = sum(int(np.asarray(stat.column("n_steps").to_numpy()).sum()) for stat in stats)
-        kept = {name: np.stack([_column(d.slice(t, c), name) for d, t in zip(draws, tuned)]) for name in names}
-        diverging = sum(int(_column(s.slice(t, c), "diverging").sum()) for s, t in zip(stats, tuned))
-        return kept, diverging
+        have = min(c, min(stat.num_rows - t for stat, t in zip(stats, tuned)))
+        kept = {name: np.stack([_column(d.slice(t, have), name) for d, t in zip(draws, tuned)]) for name in names}
+        return kept, _divergent(stats, tuned, c)
 
-    def _with(self, c: int):
+    def _with(self, c: int, until_divergence: bool = False):
         """The trace's (draws, stats) batches and warm-up lengths per chain once every chain has at least `c`
-        post-warm-up draws (or the run ended)."""
+        post-warm-up draws (or the run ended, or with `until_divergence` a chain diverged in its first `c`)."""
         while True:
             draws, stats, ended = self.chains.trace()
             tuned = [int(np.asarray(stat.column("tuning").to_numpy()).sum()) for stat in stats]
             least = min(stat.num_rows - t for stat, t in zip(stats, tuned))
-            if least >= c or ended:
+            if least >= c or ended or (until_divergence and _divergent(stats, tuned, c)):
                 return draws, stats, tuned
             warming = min(stat.num_rows for stat in stats)
             self.tell(self._line(warming, least, c))
@@ -216,6 +269,11 @@ class _Run:
 
     def stop(self) -> None:
         self.chains.stop()
+
+
+def _divergent(stats, tuned: list[int], c: int) -> int:
+    """Divergent transitions among the first `c` post-warm-up draws of each chain (of those it has so far)."""
+    return sum(int(_column(s.slice(t, min(c, s.num_rows - t)), "diverging").sum()) for s, t in zip(stats, tuned))
 
 
 def _column(batch, name: str) -> np.ndarray:
