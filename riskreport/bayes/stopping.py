@@ -194,10 +194,10 @@ def effects_ess(values: np.ndarray, target: int, last: np.ndarray | None) -> tup
     """
     columns = values.reshape(values.shape[:2] + (-1,))
     if last is None:
-        bulk, tail = ess_bulk(columns), ess_tail(columns)
-        return float(bulk.min()), float(tail.min()), np.minimum(bulk, tail)
+        every_bulk, every_tail = ess_bulk(columns), ess_tail(columns)
+        return float(every_bulk.min()), float(every_tail.min()), np.minimum(every_bulk, every_tail)
     last = last.copy()
-    bulk, tail = np.inf, np.inf
+    bulk, tail = float("inf"), float("inf")
     order = np.argsort(last, kind="stable")
     for start in range(0, len(order), SCREEN):
         some = order[start : start + SCREEN]
