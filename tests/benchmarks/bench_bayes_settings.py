@@ -9,7 +9,7 @@ CPU seconds. The settings change the sampler, not the posterior: the cheapest ce
 
 Data: ZOiB-42 / Gaussian-42 (TREC-COVID round 1's 42 pooled runs, ../shared).
 
-    python tests/benchmarks/bench_bayes_settings.py [--models zoib gaussian] [--data covid42 demo]
+    python tests/benchmarks/bench_bayes_settings.py [--models zoib gaussian] [--data covid42 covid107 demo]
         [--target-accept 0.8 0.85 0.9] [--tune 300 1000] [--chains 4] [--draws 1500]
 """
 
@@ -36,6 +36,16 @@ def datasets(names) -> dict:
         pooled = pd.read_csv(COVID / "round1_pooled.csv")
         pool = set(pooled.loc[pooled["pooled"] == 1, "system"])
         out["covid42"] = bayes.scores_data(scores, systems=[s for s in scores["system"].unique() if s in pool])
+    if "covid107" in names and COVID.is_dir():
+        out["covid107"] = bayes.scores_data(pd.read_csv(COVID / "round1_data.csv"))
+    if "demo" in names:  # the shipped demo collection at its default measure, as `riskreport run bayesian_risk`
+        import riskreport as rr
+
+        demo = rr.load_collection("demo")
+        out["demo"] = bayes.scores_data(rr.evaluate(demo, demo.default_measure or "nDCG@10").matrix())
+    unknown = sorted(set(names) - set(out))
+    if unknown:
+        raise SystemExit(f"no such data set here: {', '.join(unknown)} (covid42 and covid107 need ../shared)")
     return out
 
 
