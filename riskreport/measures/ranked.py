@@ -9,6 +9,7 @@ the rows of a run: no Python loop over topics or tied groups.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -106,14 +107,14 @@ def _order_ties(docnos: np.ndarray, same: np.ndarray, descending: bool) -> np.nd
     return docnos
 
 
-class NativeEvaluator(providers.Evaluator):
+class NativeEvaluator(providers.Evaluator, ABC):
     """An ir_measures evaluator of riskreport's (gdeval, Judged, RBP): a run's values come a measure at a time as
     lists (`topic_values`), which `riskreport.measures.run_files` takes as they are; `_iter_calc` yields them
     one `Metric` at a time for ir_measures' own callers."""
 
+    @abstractmethod
     def topic_values(self, run) -> Iterator[tuple[Any, list[str], list[float]]]:
         """(measure, topics, values) for each measure, the topics among those of the run that it scores."""
-        raise NotImplementedError
 
     def _iter_calc(self, run):
         for measure, topics, values in self.topic_values(run):
