@@ -27,16 +27,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_startup as startup  # noqa: E402
 from bench_campaign import ALPHAS, MEASURE, SAMPLES, make_collection  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout this benchmark belongs to
@@ -47,22 +46,12 @@ IMPORTS = (
 
 
 def imports_notebook(path: Path) -> Path:
-    import nbformat
-
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(IMPORTS)])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, path)
-    return path
+    return startup.imports_notebook(path, IMPORTS)
 
 
 def timed(command: list[str], env: dict, cwd: Path) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the command's process tree, user + system)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(command, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    """(wall seconds, CPU seconds of the command's process tree); a failing command's stderr is kept for its error."""
+    return startup.timed(command, env, cwd, stderr=subprocess.PIPE)
 
 
 def slowest_cells(notebook: Path, count: int = 10) -> list[tuple[float, int, str]]:

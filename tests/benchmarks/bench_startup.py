@@ -42,20 +42,21 @@ IMPORTS = (
 )
 
 
-def imports_notebook(path: Path) -> Path:
+def imports_notebook(path: Path, imports: str = IMPORTS) -> Path:
+    """A one-cell notebook at `path` that only runs `imports`: the floor a report's notebook cannot go below."""
     import nbformat
 
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(IMPORTS)])
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(imports)])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, path)
     return path
 
 
-def timed(command: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+def timed(command: list[str], env: dict, cwd: Path, stderr: int = subprocess.DEVNULL) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the command's process tree, user + system)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
