@@ -142,29 +142,6 @@ def test_tukey_hsd_matches_two_way_anova(cache_dir):
     assert row["significant"] and len(table) == 6
 
 
-def test_tukey_studentized_range_values_are_remembered_on_disk(cache_dir, monkeypatch):
-    rng = np.random.default_rng(5)
-    matrix = pd.DataFrame(rng.random((5, 12)), index=list("abcde"))
-    inf._studentized_range_grid.cache_clear()
-    inf._studentized_range_critical.cache_clear()
-    first = inf.tukey_hsd(matrix, "a", [0, 2])
-    assert len(list((cache_dir / "scipy").rglob("*.json"))) == 2  # the sf grid and the critical value
-    inf._studentized_range_grid.cache_clear()
-    inf._studentized_range_critical.cache_clear()
-
-    def integrating(*args, **kwargs):
-        raise AssertionError("integrated again")
-
-    with monkeypatch.context() as patch:
-        patch.setattr(inf.stats.studentized_range, "sf", integrating)
-        patch.setattr(inf.stats.studentized_range, "ppf", integrating)
-        pd.testing.assert_frame_equal(inf.tukey_hsd(matrix, "a", [0, 2]), first)
-    for entry in (cache_dir / "scipy").rglob("*.json"):  # a damaged entry is computed again
-        entry.write_text("{not json")
-    inf._studentized_range_grid.cache_clear()
-    pd.testing.assert_frame_equal(inf.tukey_hsd(matrix, "a", [0, 2]), first)
-
-
 def test_rbo_bounds():
     low, residual = rankings.rbo(list("abcdef"), list("abcdef"))
     assert low + residual == pytest.approx(1.0)

@@ -1,4 +1,4 @@
-"""The one disk cache of riskreport: evaluated runs, Bayesian fits and slow scipy values.
+"""The one disk cache of riskreport: evaluated runs, Bayesian fits, stored tables and figures.
 
 Entries are content-addressed: the key is the SHA-256 of everything the value depends on (input
 digests, parameters, library versions; `cache_key`). Each entry is one file, written through a
@@ -13,7 +13,7 @@ and a checksum of its content. Reading never fails a report:
   said once per folder with a `CacheWarning`, and the report goes on.
 
 Location: `$RISKREPORT_CACHE`, else `$XDG_CACHE_HOME/riskreport`, else `~/.cache/riskreport`, one
-sub-folder per use (`scores`, `bayes`, `scipy`, and `numba` for the machine code of riskreport's compiled
+sub-folder per use (`scores`, `bayes`, `tables`, `figures`, `csv`, and `numba` for the machine code of riskreport's compiled
 kernels: `use_numba_cache`).
 """
 
@@ -130,7 +130,7 @@ def cache_key(kind: str, **parts: Any) -> str:
 
 
 class Cache:
-    """Entries of one kind (`scores`, `bayes`, `scipy`) in `folder` (default: `default_cache_dir() / kind`)."""
+    """Entries of one kind (`scores`, `bayes`, `tables`, ...) in `folder` (default: `default_cache_dir() / kind`)."""
 
     def __init__(self, kind: str, folder: str | os.PathLike | None = None):
         self.kind = kind
