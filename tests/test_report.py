@@ -449,3 +449,50 @@ def test_the_how_to_box_says_how_a_campaign_page_shows_its_tables(tmp_path):
     campaign = report.Page({"tables_dir": str(tmp_path / "tables")})
     assert "named above the verdict matrix" in campaign.header(many, scaled=True).markup and campaign.campaign
     assert "Tables of up to 25 rows" in campaign.header(many).markup  # another template: its own layout
+
+
+def test_figures_drawn_on_the_other_core_are_the_same_bytes_and_fill_their_place(tmp_path, monkeypatch):
+    """Issue 40: with two workers a page hands figures to its background process when that is free; the files and
+    the page's HTML are byte for byte those drawn in the kernel, and a displayed figure's place is filled at
+    `finish` (`update_display`, which papermill keeps)."""
+    import warnings
+
+    import IPython.display
+
+    import riskreport as rr
+    from riskreport.render.drawing import PendingFigure
+    from riskreport.render.figures import FigureWriter
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = rr.analyse("demo", alphas=[0, 5], bootstrap_samples=200)
+        names = analysis.figure_names
+        shown, files, kinds = {}, {}, {}
+        displayed, updated = [], []
+        monkeypatch.setattr(IPython.display, "display", lambda obj, display_id=None: displayed.append(display_id))
+        monkeypatch.setattr(
+            IPython.display, "update_display", lambda obj, display_id: updated.append((display_id, obj))
+        )
+        for workers in (1, 2):
+            monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / f"cache{workers}"))  # nothing kept from the other
+            page = report.Page({"tables_dir": str(tmp_path / f"w{workers}" / "tables"), "workers": workers})
+            if workers == 2:
+                page._writer = FigureWriter(background=True, draw_elsewhere=True)  # also under a plain `pytest`
+                page._writer.start()
+                page._writer._ready.result()
+            parts = []
+            for name in names:
+                part = page.show(analysis, name)
+                if isinstance(part, PendingFigure):
+                    part._ipython_display_()
+                    while not part.future.done():  # the next figure finds the process free again
+                        part.future.exception()
+                parts.append(part)
+            kinds[workers] = [type(p).__name__ for p in parts]
+            page.finish()
+            shown[workers] = [p.markup for p in parts]
+            files[workers] = {p.name: p.read_bytes() for p in (tmp_path / f"w{workers}" / "figures").iterdir()}
+    assert kinds[1] == ["HTML"] * len(names) and kinds[2] == ["PendingFigure"] * len(names)
+    assert shown[1] == shown[2] and files[1] == files[2] and len(files[1]) == len(names)
+    assert len(displayed) == len(names) and [d for d, _ in updated] == displayed
+    assert [obj.markup for _, obj in updated] == shown[1]

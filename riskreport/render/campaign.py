@@ -8,8 +8,9 @@ import html
 
 import pandas as pd
 
-from riskreport.render.html import HTML, WHOLE_ROWS, _alpha_label, interactive, styled, styler_html
+from riskreport.render.html import HTML, WHOLE_ROWS, _alpha_label, interactive, note, styled, styler_html
 from riskreport.render.tables import _key
+from riskreport.stats.rankings import riskiest_first
 
 __all__ = ["CAMPAIGN_ROWS", "WHOLE_ROWS", "flagged_by_alpha", "flagged_list", "scaled_table"]
 
@@ -106,3 +107,18 @@ def scaled_table(
         caption = html.unescape(getattr(table, "caption", None) or "Table")
         summary = f"{caption} ({len(data)} rows" + (f"; the {len(held)} flagged first)" if held else ")")
     return interactive(table, page_size=CAMPAIGN_ROWS, summary=summary, flagged=flagged)
+
+
+def figure_systems(risk: pd.DataFrame, limit: int) -> list[str]:
+    """The challengers drawn in figures: all of them, or the `limit` with the lowest URisk at the largest α."""
+    return riskiest_first(risk)[:limit]
+
+
+def figure_note(shown: list[str], total: int) -> HTML:
+    """Says when figures show only some systems."""
+    if len(shown) >= total:
+        return HTML("")
+    return note(
+        f"Figures show the {len(shown)} riskiest of the {total} challengers (lowest URisk at the largest α); "
+        "tables and CSVs cover all of them."
+    )

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from riskreport.errors import ParameterError
 from riskreport.io.processes import exit_with_parent
+from riskreport.render.drawing import FigureJob, prepare_worker, style_snapshot
 
 FORMATS = ("png", "svg", "pdf")  # every format a figure can be written in
 DEFAULT_FORMATS = ("png",)  # what a report writes unless asked for more
@@ -182,6 +183,29 @@ def _write_pickled(payload: bytes, stem: str, title: str, caption: str, bbox, fo
         plt.close(figure)
 
 
+def draw_files(
+    job: FigureJob, rc: dict, stem: str, title: str, caption: str, formats: tuple[str, ...]
+) -> tuple[bytes, list[str]]:
+    """In the background process: draw `job` with the settings `rc`, write its files in `formats` and return the
+    page's copy of the PNG (half size) and the paths of the SVG and PDF files written."""
+    import warnings
+
+    import matplotlib as mpl
+    import matplotlib.pyplot as plt
+
+    with warnings.catch_warnings(), mpl.rc_context(rc):
+        warnings.simplefilter("ignore")  # the kernel's log, not the worker's stderr, is where warnings belong
+        figure = job()
+        try:
+            bbox = tight_bbox(figure)
+            png = write_png(figure, Path(stem), title, caption, bbox, "png" in formats)
+            vector = tuple(f for f in formats if f != "png")
+            paths = [str(p) for p in write_vector(figure, Path(stem), title, caption, bbox, vector)] if vector else []
+        finally:
+            plt.close(figure)
+    return png, paths
+
+
 def _without_foreign_containers(figure):
     """`figure` without other libraries' containers in its axes (seaborn's BoxPlotContainer): a container only
     groups artists the axes hold anyway and draws nothing, but unpickling one made the worker import its
@@ -226,14 +250,46 @@ class FigureWriter:
     """Writes figure files in `formats` (`check_formats`: the 200-dpi PNG by default), SVG and PDF in one
     background process; `wait()` before the report is complete."""
 
-    def __init__(self, background: bool | None = None, formats=None):
+    def __init__(self, background: bool | None = None, formats=None, draw_elsewhere: bool = False):
         self.background = _can_spawn() if background is None else background
         self.formats = check_formats(formats)
+        self.draw_elsewhere = draw_elsewhere and self.background  # `draw`: whole figures in the background process
         self._pool: ProcessPoolExecutor | None = None
         self._encoder: ThreadPoolExecutor | None = None  # PNG files, encoded beside the notebook (`write_png`)
         self._files: list[Future] = []  # their writes
         self._pending: list[Future] = []
+        self._drawing: list[Future] = []  # figures drawn in the background (`draw`)
+        self._ready: Future | None = None
         self._started_tracker = False
+
+    def start(self) -> None:
+        """Start the background process now, when it is to draw figures: its imports then overlap the analysis."""
+        if self.draw_elsewhere:
+            self._start_pool()
+
+    def _start_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._started_tracker = not _tracker_running()
+            self._pool = ProcessPoolExecutor(
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=prepare_worker if self.draw_elsewhere else exit_with_parent,
+            )  # ends with the kernel
+            self._ready = self._pool.submit(int)  # done once the process has started and imported its libraries
+        return self._pool
+
+    def free(self) -> bool:
+        """The background process may take a figure to draw now (`draw`): it draws figures, is ready (started by
+        `start`) and has none left."""
+        ready = self._ready is not None and self._ready.done()
+        return self.draw_elsewhere and ready and all(future.done() for future in self._drawing)
+
+    def draw(self, job: FigureJob, stem: Path, title: str, caption: str) -> Future:
+        """Draw `job` in the background process and write its files there (`draw_files`, with this process's
+        `rcParams`); the future's result is the page's copy of the PNG and the vector files' paths."""
+        future = self._start_pool().submit(draw_files, job, style_snapshot(), str(stem), title, caption, self.formats)
+        self._drawing.append(future)
+        return future
 
     def submit(self, figure, stem: Path, title: str, caption: str) -> bytes:
         """Write the files of `figure` in this writer's formats: the PNG now (drawn in any case: returned at half
@@ -255,12 +311,9 @@ class FigureWriter:
         if payload is None:
             write_vector(figure, stem, title, caption, bbox, vector)
             return png
-        if self._pool is None:
-            self._started_tracker = not _tracker_running()
-            self._pool = ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=exit_with_parent
-            )  # ends with the kernel
-        self._pending.append(self._pool.submit(_write_pickled, payload, str(stem), title, caption, bbox, vector))
+        self._pending.append(
+            self._start_pool().submit(_write_pickled, payload, str(stem), title, caption, bbox, vector)
+        )
         return png
 
     def wait(self) -> list[Path]:
@@ -272,12 +325,14 @@ class FigureWriter:
         for future in files:
             future.result()
         pending, self._pending = self._pending, []
+        drawing, self._drawing = self._drawing, []
         try:
-            return [Path(p) for future in pending for p in future.result()]
+            drawn = [Path(p) for future in drawing for p in future.result()[1]]
+            return drawn + [Path(p) for future in pending for p in future.result()]
         finally:
             if self._pool is not None and not self._pending:
                 self._pool.shutdown(wait=True)
-                self._pool = None
+                self._pool, self._ready = None, None
                 if self._started_tracker:  # its only user is gone: don't leave it to stall the kernel's exit
                     _stop_tracker()
                     self._started_tracker = False

@@ -101,6 +101,16 @@ def bootstrap_qq(means: np.ndarray, n_topics: int, ax=None):
     return ax
 
 
+def bootstrap_focus(means: np.ndarray, intervals: pd.DataFrame, theta: float, title: str, n_topics: int):
+    """The focus system's bootstrap distribution with its intervals (`bootstrap_density`) beside its Q-Q plot
+    against t (`bootstrap_qq`), in one figure."""
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), gridspec_kw={"width_ratios": [2, 1]})
+    bootstrap_density(means, intervals, theta, title, ax=axes[0])
+    bootstrap_qq(means, n_topics, ax=axes[1])
+    tight_layout(fig)
+    return fig
+
+
 def diagnostics_by_alpha(diagnostics: pd.DataFrame, palette: Palette | None = None):
     """Skewness, excess kurtosis and Shapiro–Wilk p of the risk-adjusted differences against α."""
     palette = palette_for(diagnostics["system"].unique(), palette)

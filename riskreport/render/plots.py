@@ -11,7 +11,14 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from riskreport.render.inference_plots import bootstrap_density, bootstrap_qq, ci_by_alpha, diagnostics_by_alpha, forest
+from riskreport.render.inference_plots import (
+    bootstrap_density,
+    bootstrap_focus,
+    bootstrap_qq,
+    ci_by_alpha,
+    diagnostics_by_alpha,
+    forest,
+)
 from riskreport.render.instance_plots import INSTANCE_COLOURS, effect_intervals, instance_risk_lines, instance_spread
 from riskreport.render.palette import RISK_COLOURS, VERDICT_COLOURS, Palette, palette_for
 from riskreport.render.plot_layout import (
@@ -51,6 +58,7 @@ __all__ = [
     "value_functions",
     "ci_by_alpha",
     "bootstrap_density",
+    "bootstrap_focus",
     "bootstrap_qq",
     "diagnostics_by_alpha",
     "forest",

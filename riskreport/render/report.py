@@ -16,9 +16,17 @@ from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
 from riskreport.render import figure_store
-from riskreport.render.campaign import CAMPAIGN_ROWS, flagged_by_alpha, flagged_list, scaled_table
+from riskreport.render.campaign import (
+    CAMPAIGN_ROWS,
+    figure_note,
+    figure_systems,
+    flagged_by_alpha,
+    flagged_list,
+    scaled_table,
+)
 from riskreport.render.changes import since_section
 from riskreport.render.csv_writer import CSV_FLOAT, table_file, write_csv
+from riskreport.render.drawing import PendingFigure, figure_of
 from riskreport.render.figures import FigureWriter
 from riskreport.render.html import (
     FAST_HTML_CELLS,
@@ -117,6 +125,8 @@ __all__ = [
     "choice_notes",
     "ci_wide",
     "effectiveness_latex",
+    "figure_note",
+    "figure_systems",
     "flagged",
     "flagged_by_alpha",
     "flagged_list",
@@ -176,8 +186,9 @@ class Page:
         self.previous = context.get("previous")  # the report folder to compare with (`since`), or None
         self.figures_dir = self.tables_dir.parent / "figures"
         self.figures = 0
-        self._writer = FigureWriter(formats=context.get("figure_formats"))
+        self._writer = FigureWriter(formats=context.get("figure_formats"), draw_elsewhere=self.workers > 1)
         self._drawn: list[tuple[str, Path, bytes]] = []  # figures of an analysis to keep (`finish`)
+        self._drawing: list[tuple[PendingFigure, str | None, Path]] = []  # drawn in the background (`show`)
         self._last_png = b""
         self.campaign = False  # set by `header`: more challengers than a table shows whole (`WHOLE_ROWS`)
 
@@ -243,7 +254,7 @@ class Page:
 
         import matplotlib.pyplot as plt
 
-        fig = _figure_of(figure)
+        fig = figure_of(figure)
         caption = self.caption(text)
         png = self._writer.submit(
             fig, self.figures_dir / f"{self.figures}-{slug}", f"Figure {self.figures}: {slug}", text
@@ -252,17 +263,17 @@ class Page:
         self._last_png = png  # the page's copy, kept by `show` for the next report
         return self._embedded(png, caption, text, collapsed)
 
-    def _embedded(self, png: bytes, caption: HTML, text: str, collapsed: bool) -> HTML:
+    def _embedded(self, png: bytes, caption: HTML, text: str, collapsed: bool, number: int | None = None) -> HTML:
         import base64
 
+        number = self.figures if number is None else number
         data = base64.b64encode(png).decode("ascii")
         body = (
-            f"<img src='data:image/png;base64,{data}' style='max-width:100%' "
-            f"alt='Figure {self.figures}'/>" + caption.markup
+            f"<img src='data:image/png;base64,{data}' style='max-width:100%' alt='Figure {number}'/>" + caption.markup
         )  # the caption follows; no names in attributes
         if collapsed:
             body = (
-                f"<details class='rr-detail'><summary>Figure {self.figures}: {html.escape(text[:90])}"
+                f"<details class='rr-detail'><summary>Figure {number}: {html.escape(text[:90])}"
                 f"{'…' if len(text) > 90 else ''}</summary>{body}</details>"
             )
         return HTML(body)
@@ -274,7 +285,15 @@ class Page:
         text = analysis.caption(name)
         key = figure_store.figure_key(analysis, name, self.figures + 1, text, self._writer.formats)
         kept = figure_store.load(key) if key else None
+        if kept is None and self._writer.free() and hasattr(analysis, "figure_job"):  # the other core draws it
+            caption, number = self.caption(text), self.figures
+            stem = self.figures_dir / f"{number}-{name}"
+            future = self._writer.draw(analysis.figure_job(name), stem, f"Figure {number}: {name}", text)
+            pending = PendingFigure(future, lambda png: self._embedded(png, caption, text, fold, number))
+            self._drawing.append((pending, key, stem.with_suffix(".png")))
+            return pending  # type: ignore[return-value]  # shown as HTML once drawn
         if kept is None:
+            self._writer.start()  # the background process gets ready for the next figure, if it is to draw
             shown = self.figure(analysis.figure(name), text, name, collapsed=fold)
             if key:
                 self._drawn.append((key, self.figures_dir / f"{self.figures}-{name}.png", self._last_png))
@@ -291,7 +310,12 @@ class Page:
 
     def finish(self) -> list[Path]:
         """Wait until every figure's files are in `figures/` (call once, at the end of the notebook); keep the
-        figures of an analysis drawn here for the next report of the same content (`render.figure_store`)."""
+        figures of an analysis drawn here for the next report of the same content (`render.figure_store`); fill in
+        the figures drawn in the background."""
+        drawing, self._drawing = self._drawing, []
+        for pending, key, path in drawing:
+            pending.fill()
+            self._drawn += [(key, path, pending.future.result()[0])] if key else []
         written = self._writer.wait()
         drawn, self._drawn = self._drawn, []
         for key, path, page in drawn:
@@ -319,32 +343,6 @@ class Page:
         path = self.tables_dir / table_file(name)
         write_csv(table, path)
         return path
-
-
-def _figure_of(obj):
-    """The matplotlib Figure behind a Figure, Axes, array of Axes or seaborn grid."""
-    import numpy as np
-
-    if hasattr(obj, "savefig") and not hasattr(obj, "axes_dict"):
-        return obj
-    if hasattr(obj, "figure"):
-        return obj.figure
-    return np.asarray(obj).flat[0].figure
-
-
-def figure_systems(risk: pd.DataFrame, limit: int) -> list[str]:
-    """The challengers drawn in figures: all of them, or the `limit` with the lowest URisk at the largest α."""
-    return riskiest_first(risk)[:limit]
-
-
-def figure_note(shown: list[str], total: int) -> HTML:
-    """Says when figures show only some systems."""
-    if len(shown) >= total:
-        return HTML("")
-    return note(
-        f"Figures show the {len(shown)} riskiest of the {total} challengers (lowest URisk at the largest α); "
-        "tables and CSVs cover all of them."
-    )
 
 
 def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

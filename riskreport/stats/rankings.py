@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 
 def rank_agreement(effectiveness: pd.DataFrame, risk: pd.DataFrame, geo: pd.DataFrame) -> pd.DataFrame:
@@ -31,6 +30,8 @@ def rank_agreement(effectiveness: pd.DataFrame, risk: pd.DataFrame, geo: pd.Data
 def _tau(a: pd.Series, b: pd.Series) -> float:
     if len(a) < 2:
         return float("nan")
+    from scipy import stats  # here: the command line reads verdicts through this package without scipy.stats
+
     return float(stats.kendalltau(a.to_numpy(), b.to_numpy()).statistic)
 
 

@@ -20,7 +20,7 @@ from typing import cast
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from riskreport.errors import UnknownNameError
 from riskreport.options import CONVENTIONS, check_options  # noqa: F401 - CONVENTIONS: rr.risk.CONVENTIONS
@@ -287,7 +287,7 @@ def georisk(x: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
     """GeoRisk_α(i) = sqrt((S_i/c) · Φ(ZRisk_α(i)/c)) (Dinçer et al. 2016, Eq. 6), shape (alphas, systems)."""
     x = np.asarray(x, dtype=float)
     c = x.shape[1]
-    return np.sqrt(x.mean(axis=1) * stats.norm.cdf(zrisk(x, alphas) / c))
+    return np.sqrt(x.mean(axis=1) * special.ndtr(zrisk(x, alphas) / c))
 
 
 def georisk_table(matrix: pd.DataFrame, alphas: Sequence[float] | np.ndarray, measure: str = "") -> pd.DataFrame:

@@ -11,7 +11,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special  # Student t as scipy.stats computes it (stdtr, stdtrit), without importing scipy.stats
 
 from riskreport.errors import UnknownNameError
 from riskreport.stats.corrections import adjust_pvalues
@@ -128,7 +128,7 @@ def jackknife_se(x: np.ndarray) -> np.ndarray:
 
 def t_critical(sig_level: float, n_topics: int) -> float:
     """Two-sided critical value of Student t with c − 1 degrees of freedom."""
-    return float(stats.t.ppf(1 - sig_level / 2, n_topics - 1))
+    return float(special.stdtrit(n_topics - 1, 1 - sig_level / 2))  # scipy.stats.t.ppf
 
 
 def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
@@ -146,7 +146,7 @@ def trisk(x: np.ndarray) -> dict[str, np.ndarray]:
     defined = se > FLOAT_NOISE * np.maximum(1.0, np.abs(mean))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(defined, mean / np.where(defined, se, 1.0), np.nan)
-    p = np.where(defined, 2 * stats.t.sf(np.abs(np.nan_to_num(t)), c - 1), np.nan)
+    p = np.where(defined, 2 * special.stdtr(c - 1, -np.abs(np.nan_to_num(t))), np.nan)  # scipy.stats.t.sf
     return {"urisk": mean, "se": se, "se_jackknife": jackknife_se(x), "trisk": t, "p_value": p}
 
 

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    from riskreport.render.drawing import FigureJob
+
 
 class AnalysisDisplay:
     """Figures, captions and rich display of an `Analysis` (which provides the tables and parameters used here)."""
@@ -29,14 +32,17 @@ class AnalysisDisplay:
         first). Closed in pyplot, so Jupyter shows the returned figure once, not a second time at the cell's end."""
         import matplotlib.pyplot as plt
 
-        from riskreport.render.report import _figure_of
+        fig = self.figure_job(name, baseline)()
+        plt.close(fig)
+        return fig
 
+    def figure_job(self, name: str, baseline: str | None = None):
+        """The figure `name` as data (`render.drawing.FigureJob`: its plot function and the tables it draws), to
+        draw here (call it) or in another process; `figure` draws it."""
         view = self.against(baseline)
-        for slug, draw, wanted in view._figures():
+        for slug, job, wanted in view._figures():
             if slug == name and wanted:
-                fig = _figure_of(draw())
-                plt.close(fig)
-                return fig
+                return job()
         from riskreport.errors import UnknownNameError
 
         raise UnknownNameError("figure", name, self.figure_names)
@@ -45,17 +51,16 @@ class AnalysisDisplay:
         """The caption of a figure as the report prints it (against `baseline`; None: the first)."""
         return self.against(baseline)._captions()[name]
 
-    def _figures(self) -> list[tuple[str, Callable[[], object], bool]]:
+    def _figures(self) -> list[tuple[str, Callable[[], FigureJob], bool]]:
+        """(name, the figure's job, shown in this report) of every figure, in the report's order."""
         from riskreport.render import plots
+        from riskreport.render.drawing import FigureJob as Job
         from riskreport.stats.risk import deltas, smooth_value, to_convention
 
         p, conv = self.params, self.convention
 
         def topic_deltas():
             return deltas(self.matrix, p.baseline).loc[self.figure_challengers].stack().rename("delta").reset_index()
-
-        def focus():
-            return self._focus_figure()
 
         def intervals():
             from riskreport.render.report import for_baseline
@@ -66,7 +71,7 @@ class AnalysisDisplay:
             ci = ci.drop(columns="verdict").merge(
                 self.main_summary[["system", "alpha", "verdict"]], on=["system", "alpha"]
             )
-            return plots.ci_by_alpha(to_convention(ci, conv), p.baseline, p.measure, conv)
+            return Job(plots.ci_by_alpha, (to_convention(ci, conv), p.baseline, p.measure, conv))
 
         def geo_fine():
             from riskreport.stats.pools import figure_pool
@@ -74,61 +79,59 @@ class AnalysisDisplay:
             fine = figure_pool(
                 self.pool, self.figure_challengers, p.baseline, np.linspace(0, max(p.alphas), 21), p.measure
             )
-            return plots.georisk_by_alpha(to_convention(fine, conv), p.measure, conv, palette=self.palette)
+            return Job(plots.georisk_by_alpha, (to_convention(fine, conv), p.measure, conv), {"palette": self.palette})
 
         def only_shown(table):
             return table[table["system"].isin(self.figure_challengers)]
 
+        def trisk():
+            shown = to_convention(only_shown(self.fine), conv)
+            return Job(
+                plots.trisk_by_alpha, (shown, self.critical, p.baseline, p.measure, conv), {"palette": self.palette}
+            )
+
+        def urisk():
+            shown = to_convention(only_shown(self.main_risk), conv)
+            return Job(plots.urisk_by_alpha, (shown, p.baseline, p.measure, conv), {"palette": self.palette})
+
+        def topic_tj():
+            shown = to_convention(only_shown(self.selected_topics), conv)
+            return Job(plots.topic_tj, (shown, self.critical, p.baseline, p.measure, conv))
+
         return [
-            ("topic-deltas", lambda: plots.topic_deltas(topic_deltas(), p.baseline, p.measure), True),
+            ("topic-deltas", lambda: Job(plots.topic_deltas, (topic_deltas(), p.baseline, p.measure)), True),
             (
                 "delta-heatmap",
-                lambda: plots.delta_heatmap(topic_deltas(), p.baseline, p.measure, self.figure_challengers),
+                lambda: Job(plots.delta_heatmap, (topic_deltas(), p.baseline, p.measure, self.figure_challengers)),
                 True,
             ),
-            ("delta-boxplots", lambda: plots.delta_boxplots(topic_deltas(), p.baseline, p.measure), True),
+            ("delta-boxplots", lambda: Job(plots.delta_boxplots, (topic_deltas(), p.baseline, p.measure)), True),
+            ("trisk-alpha", trisk, True),
+            ("urisk-alpha", urisk, True),
             (
-                "trisk-alpha",
-                lambda: plots.trisk_by_alpha(
-                    to_convention(only_shown(self.fine), conv),
-                    self.critical,
-                    p.baseline,
-                    p.measure,
-                    conv,
-                    palette=self.palette,
-                ),
-                True,
+                "value-functions",
+                lambda: Job(plots.value_functions, (p.alphas, smooth_value)),
+                bool(self.smooth_overlay),
             ),
-            (
-                "urisk-alpha",
-                lambda: plots.urisk_by_alpha(
-                    to_convention(only_shown(self.main_risk), conv), p.baseline, p.measure, conv, palette=self.palette
-                ),
-                True,
-            ),
-            ("value-functions", lambda: plots.value_functions(p.alphas, smooth_value), bool(self.smooth_overlay)),
-            (
-                "topic-tj",
-                lambda: plots.topic_tj(
-                    to_convention(only_shown(self.selected_topics), conv), self.critical, p.baseline, p.measure, conv
-                ),
-                True,
-            ),
+            ("topic-tj", topic_tj, True),
             ("georisk-alpha", geo_fine, True),
             ("ci-alpha", intervals, True),
-            ("bootstrap-focus", focus, True),
-            ("diagnostics", lambda: plots.diagnostics_by_alpha(only_shown(self.diagnostics), self.palette), True),
+            ("bootstrap-focus", self._focus_job, True),
+            (
+                "diagnostics",
+                lambda: Job(plots.diagnostics_by_alpha, (only_shown(self.diagnostics), self.palette)),
+                True,
+            ),
             (
                 "mixed-forest",
-                lambda: plots.forest(to_convention(only_shown(self.mixed), conv), p.baseline, p.measure),
+                lambda: Job(plots.forest, (to_convention(only_shown(self.mixed), conv), p.baseline, p.measure)),
                 True,
             ),
         ]
 
-    def _focus_figure(self):
-        import matplotlib.pyplot as plt
-
+    def _focus_job(self):
         from riskreport.render import plots
+        from riskreport.render.drawing import FigureJob
         from riskreport.render.report import for_baseline
         from riskreport.stats.inference import bootstrap_distribution
 
@@ -140,13 +143,8 @@ class AnalysisDisplay:
         chosen = chosen[(chosen["system"] == focus) & (chosen["alpha"] == top) & (chosen["level"] == level)]
         risk = self.main_risk
         theta = risk.loc[(risk["system"] == focus) & (risk["alpha"] == top), "urisk"].iloc[0]
-        fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), gridspec_kw={"width_ratios": [2, 1]})
-        plots.bootstrap_density(
-            means, chosen, theta, f"{focus}: bootstrap URisk at α = {top:g} with the {level:g} intervals", ax=axes[0]
-        )
-        plots.bootstrap_qq(means, len(self.scores.topics), ax=axes[1])
-        plots.tight_layout(fig)
-        return fig
+        title = f"{focus}: bootstrap URisk at α = {top:g} with the {level:g} intervals"
+        return FigureJob(plots.bootstrap_focus, (means, chosen, theta, title, len(self.scores.topics)))
 
     def _captions(self) -> dict[str, str]:
         from riskreport.stats.risk import MIN_TOPIC_DELTA
