@@ -562,7 +562,7 @@ def test_compiled_kernels_are_kept_in_the_riskreport_cache_and_loaded_by_a_new_p
 
     first, draws = child("first.npy", generated)
     assert "compiled in" in first
-    assert {p.parent.name.split("_")[0] for p in (cache / "numba").rglob("*.nbi")} == {"bayes"}
+    assert {p.parent.name.split("_")[0] for p in (cache / "numba").rglob("*.nbi")} == {"modelling"}
     other, _ = child("other.npy", generated.iloc[:5, :17])
     assert "compiled in" not in other
     again, same = child("again.npy", generated)
