@@ -11,7 +11,8 @@ from scipy import stats
 
 import riskreport as rr
 from riskreport import bayes
-from riskreport.bayes import likelihood, models, sampling, scores
+from riskreport.bayes.fitting import sampling
+from riskreport.bayes.modelling import likelihood, models, scores
 from riskreport.errors import ParameterError
 
 COVID = SHARED_DATA / "trec-covid-round1"
@@ -241,8 +242,8 @@ def test_sampling_extends_to_the_target_and_reports_when_capped(generated):
 def test_sampling_stops_at_the_first_checkpoint_that_meets_the_target(generated):
     """The kept draws are the first c of every chain; at the checkpoint before c the ESS target or R̂ < 1.01 was
     not met yet."""
-    from riskreport.bayes import stopping
-    from riskreport.bayes.diagnostics import _min_ess
+    from riskreport.bayes.diagnosis.diagnostics import _min_ess
+    from riskreport.bayes.fitting import stopping
 
     result = bayes.fit("gaussian", bayes.scores_data(generated * 0.5), use_cache=False, **FAST)
     step = stopping.check_every(FAST["target_ess"], FAST["chains"])
@@ -260,7 +261,7 @@ def test_sampling_stops_at_the_first_checkpoint_that_meets_the_target(generated)
 def test_a_fit_does_not_depend_on_which_data_compiled_its_model_first(generated):
     """The compiled model given new data starts from the new data's initial points (its prior constants):
     a BRisk⁻ fit inside the report equals the same fit alone."""
-    from riskreport.bayes import brisk
+    from riskreport.bayes.posterior import brisk
 
     adjusted = brisk.adjusted_data(generated * 0.5, "s3", 10.0)
     alone = bayes.fit("gaussian", adjusted, use_cache=False, **FAST)
@@ -303,7 +304,7 @@ def test_worked_example_waic_and_ppdrisk(covid, model, waic):
 
 
 def test_report_analysis_end_to_end(generated, zoib_fit, tmp_path_factory):
-    from riskreport.bayes import analysis, presentation
+    from riskreport.bayes.report import analysis, presentation
 
     scaled = generated.clip(0, 1)
     options = {k: v for k, v in FAST.items() if k in ("target_ess", "max_draws", "chains", "seed")}
@@ -478,7 +479,7 @@ def test_pool_file_through_the_runner(tiny_collection, tmp_path, monkeypatch):
 
 
 def test_rank_gains_table_and_its_errors(tmp_path):
-    from riskreport.bayes.analysis import rank_gains_for
+    from riskreport.bayes.report.analysis import rank_gains_for
     from riskreport.io.trec import read_rank_gains
 
     path = tmp_path / "gains.csv"
@@ -501,7 +502,7 @@ def test_rank_gains_table_and_its_errors(tmp_path):
 
 
 def test_rbp_rank_gains_from_the_collection(tiny_collection):
-    from riskreport.bayes.analysis import rank_gains_for
+    from riskreport.bayes.report.analysis import rank_gains_for
 
     p = rr.resolve_parameters(str(tiny_collection))
     matrix = rr.evaluate(p.collection, p.measure, p.systems).matrix()
@@ -561,7 +562,7 @@ def test_compiled_kernels_are_kept_in_the_riskreport_cache_and_loaded_by_a_new_p
 
     first, draws = child("first.npy", generated)
     assert "compiled in" in first
-    assert {p.parent.name.split("_")[0] for p in (cache / "numba").rglob("*.nbi")} == {"bayes"}
+    assert {p.parent.name.split("_")[0] for p in (cache / "numba").rglob("*.nbi")} == {"modelling"}
     other, _ = child("other.npy", generated.iloc[:5, :17])
     assert "compiled in" not in other
     again, same = child("again.npy", generated)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from riskreport import bayes
-from riskreport.bayes import chains, dask_chains
+from riskreport.bayes.fitting import chains, dask_chains
 from riskreport.errors import ParameterError, RiskReportError
 
 SMALL = dict(target_ess=300, max_draws=2000, chains=3, tune=150, seed=5, criteria=False, progress=None)
@@ -93,7 +93,7 @@ def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
 
 def test_a_chain_that_cannot_start_on_the_cluster_is_one_clear_error(monkeypatch):
     distributed = pytest.importorskip("distributed")
-    from riskreport.bayes import compiled
+    from riskreport.bayes.fitting import compiled
 
     def broken(*args, **kwargs):
         raise RuntimeError("no compiler on this worker")
@@ -114,8 +114,8 @@ def test_a_fit_with_divergences_samples_again_up_the_target_accept_ladder(tmp_pa
     then 0.99) with the same seed rule until it has none or the ladder ends, keeps the last draws, counts every
     attempt's gradients, and says so in `settings["retry"]` (kept by the draws cache); without divergences there
     is no second run and no "retry". TREC Web 2012's BHM-ZOiB still diverged at 0.95 and passed at 0.99."""
-    from riskreport.bayes import sampling
-    from riskreport.bayes.measures import remedy, retry_note
+    from riskreport.bayes.fitting import sampling
+    from riskreport.bayes.posterior.measures import remedy, retry_note
 
     assert sampling.RETRY_TARGET_ACCEPTS == (0.95, 0.99)
     data = bayes.scores_data(_table())
@@ -230,7 +230,7 @@ def test_an_attempt_that_will_be_sampled_again_stops_at_its_first_divergence(mon
     shows among the first `c` draws of a chain while checkpoint `c` is awaited (the kept draws would hold it), not
     after a full attempt; a divergence past the checkpoint that meets the target changes nothing, so a fit that
     passes keeps the same draws."""
-    from riskreport.bayes import stopping
+    from riskreport.bayes.fitting import stopping
 
     monkeypatch.setattr(stopping._Run, "_pause", lambda self, c, least: 0.0)
     settings = dict(target_ess=200, max_draws=1000, chains=2, tune=50, seed=1, target_accept=0.8)  # checks at 50, 75…
@@ -263,7 +263,7 @@ def test_the_stopping_check_screens_the_effects_without_changing_the_draws(monke
     """At a checkpoint the ESS is computed `SCREEN` effects at a time, lowest first, until one misses the target
     (`stopping.effects_ess`): the same checkpoints pass, so the same draws, ESS and batches as computing every
     effect at every check, with far fewer effects computed."""
-    from riskreport.bayes import stopping
+    from riskreport.bayes.fitting import stopping
 
     monkeypatch.setattr(stopping._Run, "_pause", lambda self, c, least: 0.0)
     settings = dict(target_ess=400, max_draws=4000, chains=2, tune=20, seed=1, target_accept=0.8)

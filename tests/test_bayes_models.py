@@ -9,7 +9,7 @@ import pytest
 from conftest import SHARED_DATA
 
 from riskreport import bayes
-from riskreport.bayes import models
+from riskreport.bayes.modelling import models
 
 COVID = SHARED_DATA / "trec-covid-round1"
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib", "zoib_rank")
@@ -120,7 +120,7 @@ def test_zoib42_posterior_equals_brms_parameterisation_within_monte_carlo_error(
     assert compared == 4 * (3 + 42 + 3)
 
 
-# ---------------------------------------------------------------- the numba kernels nutpie samples (bayes/kernels.py)
+# ------------------------------------------------------ the numba kernels nutpie samples (bayes/modelling/kernels.py)
 
 KERNEL_LAYOUTS = [(True, True), (False, True), (True, False)]
 
@@ -144,7 +144,7 @@ def _kernel_and_reference(model: str, centred, missing: bool, seed: int):
     """(kernel buffer, free layout, PyMC model with exact=True, its logp and dlogp in double precision, data)."""
     import pytensor
 
-    from riskreport.bayes import kernels
+    from riskreport.bayes.modelling import kernels
 
     rng = np.random.default_rng(seed)
     data = _kernel_data(model, rng, missing)
@@ -187,7 +187,7 @@ def test_kernel_log_density_and_gradient_equal_pymc(model, centred, missing):
 
 
 def _equal_at_random_points(buffer, layout, reference, logp, dlogp, rng, points: int) -> None:
-    from riskreport.bayes import kernels
+    from riskreport.bayes.modelling import kernels
 
     size = sum(int(np.prod(shape)) for _, shape in layout)
     for _ in range(points):
@@ -206,7 +206,7 @@ def _equal_at_random_points(buffer, layout, reference, logp, dlogp, rng, points:
 def test_gaussian_kernel_on_a_sparse_design_equals_pymc(centred):
     """Most cells empty: the Gaussian kernel's counts are then the sparse cells themselves (`kernels.cell_counts`
     with base 0), the other branch of the test above's (base 1: all cells but a few)."""
-    from riskreport.bayes import kernels
+    from riskreport.bayes.modelling import kernels
 
     buffer, layout, reference, logp, dlogp, rng = _kernel_and_reference("gaussian", centred, "sparse", seed=11)
     start = kernels.HEADER + 2 * (int(buffer[3]) + int(buffer[4]))
@@ -216,7 +216,7 @@ def test_gaussian_kernel_on_a_sparse_design_equals_pymc(centred):
 
 def test_the_cell_counts_are_the_design_in_either_form():
     """`kernels.cell_counts`: base·J + W rebuilds the system × topic counts of complete, gapped and sparse designs."""
-    from riskreport.bayes import kernels
+    from riskreport.bayes.modelling import kernels
 
     rng = np.random.default_rng(4)
     for keep in (1.0, 0.8, 0.2):
@@ -236,7 +236,7 @@ def test_the_cell_counts_are_the_design_in_either_form():
 @pytest.mark.parametrize("model", ["gaussian", "skew_normal", "zoib_rank", "paired_skew_normal"])
 def test_kernel_expands_to_the_stored_variables_of_pymc(model):
     """What nutpie stores from a point (b, sd, r_sys, r_top, the family's parameters) is PyMC's deterministics."""
-    from riskreport.bayes import kernels
+    from riskreport.bayes.modelling import kernels
 
     centred = (True, False)
     buffer, layout, reference, _, _, rng = _kernel_and_reference(model, centred, False, seed=3)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from conftest import find_browser, markup_page, measured
 
-from riskreport.bayes import presentation
+from riskreport.bayes.report import presentation
 from riskreport.render import bayes as bplots
 
 ALPHAS = (0.0, 1.0, 5.0, 10.0)
@@ -119,8 +119,8 @@ def _fit(
     """A BayesFit of made-up draws in which `worse` lies `gap` below `base` (clearly: a risk verdict, when the fit
     passes) and `same` beside it; its checks fail as asked (`divergences`, `rhat`, `ess` bulk and tail against
     10,000)."""
-    from riskreport.bayes.fits import BayesFit
-    from riskreport.bayes.scores import scores_data
+    from riskreport.bayes.fitting.fits import BayesFit
+    from riskreport.bayes.modelling.scores import scores_data
 
     rng = np.random.default_rng(3)
     matrix = pd.DataFrame(rng.uniform(0.2, 0.8, (3, len(TOPICS))), index=list(SYSTEMS), columns=list(TOPICS))
@@ -160,8 +160,8 @@ def _fit(
 
 def test_a_fit_with_divergences_gives_no_verdict_and_its_cells_say_why():
     """TREC Web 2012 (ERR@20, indriCASP): BHM-ZOiB had 4 divergences, yet PPDRisk⁻ from it said risk."""
-    from riskreport.bayes.brisk import brisk_table
-    from riskreport.bayes.ppdrisk import ppdrisk_table
+    from riskreport.bayes.posterior.brisk import brisk_table
+    from riskreport.bayes.posterior.ppdrisk import ppdrisk_table
 
     good, matrix = _fit()
     failed, _ = _fit(divergences=4)
@@ -180,8 +180,8 @@ def test_a_fit_with_divergences_gives_no_verdict_and_its_cells_say_why():
 
 
 def test_the_remedy_fits_the_kind_of_failure():
-    from riskreport.bayes.measures import failure, remedy, retry_note
-    from riskreport.bayes.sampling import retry_record
+    from riskreport.bayes.fitting.sampling import retry_record
+    from riskreport.bayes.posterior.measures import failure, remedy, retry_note
 
     diverged, _ = _fit(divergences=4, target_accept=0.9)
     assert failure(diverged) == "4 divergences"
@@ -220,7 +220,7 @@ def test_the_remedy_fits_the_kind_of_failure():
 def _result(ppd_fit, brisk_fits, alphas=(0.0, 5.0)):
     """A `BayesianRisk` of made-up fits: BHM-Gaussian compared and reused for BRisk⁻ at α = 0, `ppd_fit` the
     PPDRisk⁻ model (BHM-ZOiB)."""
-    from riskreport.bayes.analysis import BayesianRisk, all_diagnostics
+    from riskreport.bayes.report.analysis import BayesianRisk, all_diagnostics
 
     fits = {"gaussian": brisk_fits[0], "zoib": ppd_fit}
     brisk = pd.DataFrame({"system": "worse", "alpha": list(alphas)})
@@ -305,8 +305,8 @@ def test_section_8_says_which_fit_was_sampled_again_and_why():
 def test_a_failed_fit_neither_colours_the_verdict_matrix_nor_counts_in_the_headline():
     """TREC Web 2012: PPDRisk⁻ from a fit with 4 divergences said risk where BRisk⁻'s two rules did not, and the
     headline read 'Risk under at least one rule at some α (7 of 7)' with orange cells."""
-    from riskreport.bayes.brisk import brisk_table
-    from riskreport.bayes.ppdrisk import ppdrisk_table
+    from riskreport.bayes.posterior.brisk import brisk_table
+    from riskreport.bayes.posterior.ppdrisk import ppdrisk_table
 
     zoib, matrix = _fit("zoib", divergences=4)
     gaussian, _ = _fit(gap=0.0)  # BRisk⁻: no difference, inconclusive

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from riskreport.bayes import fit_progress
+from riskreport.bayes.fitting import fit_progress
 
 
 def test_time_left_follows_the_ess_growth_rate():
@@ -50,7 +50,7 @@ def test_a_batch_says_where_its_slowest_chain_is_and_when_the_next_check_comes_f
     slowest chain's iterations per second since the batch started (not guessed)."""
     import time
 
-    from riskreport.bayes import stopping
+    from riskreport.bayes.fitting import stopping
 
     run = stopping._Run(lambda message: None, 300, None, time.time() - 10.0)  # 150 iterations in 10 s: 15 per s
     warm = run._line(150, 0, 500)

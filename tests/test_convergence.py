@@ -1,4 +1,4 @@
-"""riskreport.bayes.convergence: R̂ and bulk/tail ESS equal to ArviZ's (computed here) to 1e-9 relative."""
+"""riskreport.bayes.diagnosis.convergence: R̂ and bulk/tail ESS equal to ArviZ's (computed here) to 1e-9 relative."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import arviz as az
 import numpy as np
 import pytest
 
-from riskreport.bayes import convergence
-from riskreport.bayes.diagnostics import _min_ess, diagnose
+from riskreport.bayes.diagnosis import convergence
+from riskreport.bayes.diagnosis.diagnostics import _min_ess, diagnose
 from riskreport.errors import ParameterError
 
 RTOL = 1e-9

@@ -1,4 +1,4 @@
-"""The models' likelihoods on posterior draws (riskreport.bayes.likelihood) against their definitions, cell by cell:
+"""The models' likelihoods on posterior draws (riskreport.bayes.modelling.likelihood) against their definitions, cell by cell:
 the linear predictor summed by hand, the log-densities from scipy.stats with brms's parameterisations written out
 here, and the replicates' distributions by Kolmogorov–Smirnov distances and point-mass frequencies (fixed seeds)."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from riskreport.bayes import likelihood, scores
+from riskreport.bayes.modelling import likelihood, scores
 
 MODELS = ("gaussian", "skew_normal", "zoib", "paired_gaussian", "paired_skew_normal", "zoib_rank")
 D = 4  # draws

@@ -1,4 +1,4 @@
-"""riskreport.bayes.psis against ArviZ: PSIS weights, PSIS-LOO and WAIC equal `arviz.psislw`, `arviz.loo` and
+"""riskreport.bayes.diagnosis.psis against ArviZ: PSIS weights, PSIS-LOO and WAIC equal `arviz.psislw`, `arviz.loo` and
 `arviz.waic` (scale "log") to 1e-9 relative (k to 1e-9 absolute), computed here on the same log-likelihoods; and
 `information_criteria`, which uses them, against the ArviZ route it replaced."""
 
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from riskreport import bayes
-from riskreport.bayes import diagnostics, psis
+from riskreport.bayes.diagnosis import diagnostics, psis
 from riskreport.errors import ParameterError
 
 RTOL = 1e-9
@@ -138,7 +138,7 @@ def test_information_criteria_equal_the_arviz_route(monkeypatch, thinned):
     result = diagnostics.information_criteria("gaussian", data, draws)
     kept = per_chain // 2 if thinned else per_chain
     assert result["loglik_draws"] == chains * kept
-    from riskreport.bayes.likelihood import log_likelihood
+    from riskreport.bayes.modelling.likelihood import log_likelihood
 
     step = per_chain // kept
     flat = {name: v[:, ::step].reshape((-1,) + v.shape[2:]) for name, v in draws.items()}

@@ -106,6 +106,17 @@ def test_every_short_module_name_resolves():
         assert module.__name__.endswith("." + name), (name, module.__name__)
 
 
+def test_every_short_bayes_module_name_resolves():
+    """`bayes.<name>` for every entry of `riskreport.bayes.MODULES` (the modules by their names before bayes/ was
+    in floors: the Bayesian template reads `bayes.analysis`), through the package's `__getattr__`."""
+    from riskreport import bayes
+
+    assert {"analysis", "presentation", "measures", "sampling", "fit_progress", "kernels"} <= set(bayes.MODULES)
+    for name, path in bayes.MODULES.items():
+        module = bayes.__getattr__(name)
+        assert module.__name__ == f"riskreport.bayes.{path}" and path.endswith("." + name), (name, module.__name__)
+
+
 MAX_MODULE_LINES = 400
 
 
@@ -117,3 +128,42 @@ def test_every_module_is_under_the_size_limit():
     }
     assert sizes, "no modules found"
     assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+MAX_PACKAGE_LINES = 4_000
+
+
+def _package_sizes(package: Path) -> dict[str, int]:
+    """Lines of each package folder's own modules (the .py files directly in it, not in its sub-packages)."""
+    return {
+        str(folder.relative_to(package.parent)): sum(
+            len(path.read_text(encoding="utf-8").splitlines()) for path in folder.glob("*.py")
+        )
+        for folder in [package, *package.rglob("*")]
+        if (folder / "__init__.py").is_file()
+    }
+
+
+def _over_size(sizes: dict[str, int]) -> dict[str, int]:
+    return {name: n for name, n in sizes.items() if n > MAX_PACKAGE_LINES}
+
+
+def test_every_package_is_under_the_size_limit():
+    """The project's rule: a package whose own modules total over 4,000 lines is split into sub-packages."""
+    sizes = _package_sizes(ROOT / "riskreport")
+    assert {"riskreport", "riskreport/bayes", "riskreport/bayes/fitting", "riskreport/run/cli"} <= set(sizes)
+    assert _over_size(sizes) == {}
+
+
+def test_an_over_size_package_is_found(tmp_path):
+    """A package of 4,001 lines in two modules is over the limit; its parent, whose own module is short and whose
+    sub-package's lines are not its own, is not; a file that is no module is not counted."""
+    inner = tmp_path / "pkg" / "inner"
+    inner.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text('"""A package."""\n')
+    (inner / "__init__.py").write_text("\n".join(f"A{i} = {i}" for i in range(2_000)) + "\n")
+    (inner / "more.py").write_text("\n".join(f"B{i} = {i}" for i in range(2_001)) + "\n")
+    (inner / "notes.txt").write_text("not a module\n" * 5_000)
+    sizes = _package_sizes(tmp_path / "pkg")
+    assert sizes == {"pkg": 1, "pkg/inner": 4_001}
+    assert _over_size(sizes) == {"pkg/inner": 4_001}

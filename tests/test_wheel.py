@@ -149,6 +149,15 @@ def test_the_wheel_holds_tracked_files_only(installed):
     assert f"riskreport/templates/{SCAFFOLDED}.ipynb" not in packed
 
 
+def test_the_wheel_holds_every_module_of_the_package(installed):
+    """Every tracked module of the package is in the wheel: a sub-package left out of pyproject.toml's `packages`
+    (riskreport.bayes.fitting, say) would install without its modules."""
+    modules = {n for n in installed["tracked"] if n.startswith("riskreport/") and n.endswith(".py")}
+    with zipfile.ZipFile(installed["wheel"]) as wheel:
+        packed = set(wheel.namelist())
+    assert "riskreport/bayes/fitting/sampling.py" in modules and sorted(modules - packed) == []
+
+
 def test_a_scaffolded_template_is_found_the_same_way_from_a_checkout_and_from_the_wheel(installed):
     """A template scaffolded into templates/ runs by its path and is unknown by bare name, whether templates/ is a
     checkout's (beside the built-in templates) or a folder beside an installed wheel, with the same advice."""

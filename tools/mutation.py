@@ -46,9 +46,9 @@ MODULES: dict[str, list[str]] = {
         "tests/test_ltr_lambdas.py",
     ],
     "riskreport/ltr/_lambdas.py": ["tests/test_ltr_lambdas.py", "tests/test_ltr_objectives.py"],
-    "riskreport/bayes/psis.py": ["tests/test_psis.py"],
-    "riskreport/bayes/convergence.py": ["tests/test_convergence.py"],
-    "riskreport/bayes/likelihood.py": ["tests/test_likelihood.py", "tests/test_psis.py"],
+    "riskreport/bayes/diagnosis/psis.py": ["tests/test_psis.py"],
+    "riskreport/bayes/diagnosis/convergence.py": ["tests/test_convergence.py"],
+    "riskreport/bayes/modelling/likelihood.py": ["tests/test_likelihood.py", "tests/test_psis.py"],
     "riskreport/measures/gdeval.py": ["tests/test_gdeval.py"],
     "riskreport/measures/rbp.py": ["tests/test_rbp.py"],
 }

@@ -1,10 +1,12 @@
 """Bayesian risk over many systems (Benham's thesis 'Inferential Risk Measures', Ch. 4–5; docs/measures/bayesian.md).
 
-Models (`models`) of scores coded for them (`scores`), sampling to a target ESS (`sampling`,
-`FitOptions`) with an on-disk cache of the draws (`fits`) and of the compiled models (`compiled`),
-and the measures and rules on the fits: system effects, dominance, WAIC/PSIS-LOO and diagnostics
-(`measures`; R̂ and ESS computed by `convergence`, WAIC and PSIS-LOO by `psis`), BRisk⁻ (`brisk`), PPDRisk⁻ (`ppdrisk`); the report's analysis (`analysis`) and its
-words and display tables (`presentation`). Tables use the standard convention (higher is better).
+Five floors, each importing only those below it (the import-linter contract in pyproject.toml):
+`report` (the report's analysis and its words and display tables) -> `posterior` (the measures and rules on the
+fits: system effects, dominance, WAIC/PSIS-LOO, BRisk⁻, PPDRisk⁻) -> `fitting` (sampling to a target ESS with
+`FitOptions`, the chains and when to stop, the compiled model, the on-disk cache of the draws) -> `diagnosis` (R̂,
+ESS, WAIC and PSIS-LOO of the draws) -> `modelling` (scores coded for the models, the models, their numba
+log-densities and their likelihoods). Tables use the standard convention (higher is better). Each module is also
+reached by its short name (`MODULES`): `bayes.analysis`, `from riskreport.bayes import presentation`.
 
 >>> from riskreport import bayes
 >>> data = bayes.scores_data(table, systems=pool)                     # doctest: +SKIP
@@ -13,9 +15,14 @@ words and display tables (`presentation`). Tables use the standard convention (h
 >>> bayes.ppdrisk_table(zoib, "bm25_baseline", alphas=[0, 1])         # doctest: +SKIP
 """
 
-from riskreport.bayes.brisk import BRISK_COLUMNS, brisk_table, paired_table
-from riskreport.bayes.fits import BayesFit, FitCache
-from riskreport.bayes.measures import (
+import importlib as _importlib
+
+from riskreport.bayes.fitting.fits import BayesFit, FitCache
+from riskreport.bayes.fitting.sampling import FitOptions, fit
+from riskreport.bayes.modelling.models import LABELS, MODELS, brms_priors, describe_prior
+from riskreport.bayes.modelling.scores import BayesData, paired_data, rbp_rank_gains, scores_data
+from riskreport.bayes.posterior.brisk import BRISK_COLUMNS, brisk_table, paired_table
+from riskreport.bayes.posterior.measures import (
     MODEL_COLUMNS,
     SYSTEM_COLUMNS,
     diagnostics_table,
@@ -24,10 +31,7 @@ from riskreport.bayes.measures import (
     model_table,
     system_effects,
 )
-from riskreport.bayes.models import LABELS, MODELS, brms_priors, describe_prior
-from riskreport.bayes.ppdrisk import PPDRISK_COLUMNS, ppdrisk_draws, ppdrisk_table, predictive_overlay
-from riskreport.bayes.sampling import FitOptions, fit
-from riskreport.bayes.scores import BayesData, paired_data, rbp_rank_gains, scores_data
+from riskreport.bayes.posterior.ppdrisk import PPDRISK_COLUMNS, ppdrisk_draws, ppdrisk_table, predictive_overlay
 
 __all__ = [
     "BRISK_COLUMNS",
@@ -57,3 +61,22 @@ __all__ = [
     "scores_data",
     "system_effects",
 ]
+
+# Each module by its short name (`bayes.measures`, `from riskreport.bayes import analysis`), imported on first use.
+MODULES = {
+    **{m: f"report.{m}" for m in ("analysis", "presentation")},
+    **{m: f"posterior.{m}" for m in ("measures", "brisk", "ppdrisk")},
+    **{
+        m: f"fitting.{m}" for m in ("sampling", "stopping", "chains", "dask_chains", "compiled", "fit_progress", "fits")
+    },
+    **{m: f"diagnosis.{m}" for m in ("convergence", "psis", "diagnostics")},
+    **{m: f"modelling.{m}" for m in ("scores", "models", "likelihood", "kernels")},
+}
+
+
+def __getattr__(name: str):
+    if name in MODULES:
+        module = _importlib.import_module(f".{MODULES[name]}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,9 +9,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.measures import NO_VERDICT
-from riskreport.bayes.models import LABELS
-from riskreport.bayes.presentation import FLAGS, RULES, FitFailure, methods_text, verdict_summary
+from riskreport.bayes.modelling.models import LABELS
+from riskreport.bayes.posterior.measures import NO_VERDICT
+from riskreport.bayes.report.presentation import FLAGS, RULES, FitFailure, methods_text, verdict_summary
 from riskreport.render.html import _alpha_label, _signed, fixed, interactive
 from riskreport.render.palette import VERDICT_COLOURS
 from riskreport.render.plot_layout import panels, tight_layout

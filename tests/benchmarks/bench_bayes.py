@@ -177,7 +177,7 @@ def run_json(python: str, script: str, args: dict, env=None) -> dict:
 def stan_waic(model: str, scores: Path, draws_path: Path) -> tuple[float, list]:
     """WAIC and system-effect medians of the Stan draws, by the same riskreport code as ours."""
     from riskreport import bayes
-    from riskreport.bayes.diagnostics import information_criteria
+    from riskreport.bayes.diagnosis.diagnostics import information_criteria
 
     data = bayes.scores_data(pd.read_csv(scores))
     with np.load(draws_path) as stored:
@@ -195,7 +195,7 @@ def ppd_memory(draws: int = 72_000) -> dict:
 import json, resource, sys, time
 import numpy as np
 from riskreport import bayes
-from riskreport.bayes.fits import BayesFit
+from riskreport.bayes.fitting.fits import BayesFit
 n, S, T = int(sys.argv[1]), 42, 30
 rng = np.random.default_rng(0)
 grid = bayes.scores_data(__import__("pandas").DataFrame(rng.random((S, T)), index=[f"s{i}" for i in range(S)]))

@@ -3,8 +3,8 @@
 Side by side in one process, on the same 27,390 scores (the 110 × 249 campaign's size) and three precisions φ:
 
 - `shift loop`: the shift to z ≥ 7 by a loop whose trip count depends on x (the kernel of issue 32);
-- `shift 7`: always seven steps, unrolled, no branch on x (`riskreport.bayes._kernel_terms._shift`, what riskreport
-  samples).
+- `shift 7`: always seven steps, unrolled, no branch on x (`riskreport.bayes.modelling._kernel_terms._shift`, what
+  riskreport samples).
 
 Both then take log Γ(z) and ψ(z) from one Stirling series (`_kernel_terms._stirling`), the two shapes sharing one log
 and one division. Each is checked against SciPy's gammaln and digamma (relative error printed) first.
@@ -24,7 +24,7 @@ import numba
 import numpy as np
 from scipy import special
 
-from riskreport.bayes import _kernel_terms
+from riskreport.bayes.modelling import _kernel_terms
 
 
 @numba.njit(inline="always", error_model="numpy")

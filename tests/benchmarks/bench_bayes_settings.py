@@ -54,9 +54,9 @@ def cell(model: str, data, target_accept: float, tune: int, chains: int, draws: 
     import arviz as az
     import nutpie
 
-    from riskreport.bayes.compiled import compiled_model
-    from riskreport.bayes.models import brms_priors
-    from riskreport.bayes.sampling import layout
+    from riskreport.bayes.fitting.compiled import compiled_model
+    from riskreport.bayes.fitting.sampling import layout
+    from riskreport.bayes.modelling.models import brms_priors
 
     compiled = compiled_model(model, data, brms_priors(model, data.y), lambda message: None, layout(data))
     started = time.process_time()

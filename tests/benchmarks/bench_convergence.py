@@ -1,5 +1,5 @@
 """Benchmark: the convergence diagnostics (rank-normalised split R̂, bulk and tail ESS), ArviZ against
-`riskreport.bayes.convergence`, side by side in one run, alternating, `--repeat` times each (medians printed):
+`riskreport.bayes.diagnosis.convergence`, side by side in one run, alternating, `--repeat` times each (medians printed):
 
 - `_min_ess`, the ESS check after every sampling batch, on the system effects of a fit: 4 chains × 4,000
   draws × 42 effects; and the same for slowly mixing effects (autocorrelations up to 0.995), where ArviZ's
@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's riskreport
 
-from riskreport.bayes.diagnostics import _min_ess, diagnose  # noqa: E402
+from riskreport.bayes.diagnosis.diagnostics import _min_ess, diagnose  # noqa: E402
 
 CHAINS = 4
 ZOIB = {"b": (), "sd_sys": (), "sd_top": (), "r_sys": (42,), "r_top": (30,), "z_sys": (42,), "z_top": (30,)}

@@ -53,7 +53,7 @@ def main() -> None:
     import distributed
 
     from riskreport import bayes
-    from riskreport.bayes import dask_chains
+    from riskreport.bayes.fitting import dask_chains
 
     data = _data(args.systems, args.topics)
     options = dict(target_ess=args.target, chains=args.chains, seed=3, criteria=False, progress=None)

@@ -7,7 +7,7 @@ Side by side in one process, on the same random unconstrained points:
 - `new graph`: `models.build_pymc_model(exact=True)` (zero-sum effects; the Beta terms only for the interior
   scores, log y and log(1 − y) as data, log Γ(φ) once; zoi and coi drawn exactly, not in the graph), compiled
   by nutpie's numba backend;
-- `numba`: what riskreport samples, the hand-written log-density and gradient (`riskreport.bayes.kernels`,
+- `numba`: what riskreport samples, the hand-written log-density and gradient (`riskreport.bayes.modelling.kernels`,
   its compile or cache-load time printed), checked first against PyMC's value and gradient (numba backend)
   at random points.
 
@@ -142,7 +142,7 @@ def ctypes_overhead(seconds: float) -> float:
 
 def rows_for(data) -> dict:
     """{row name: (Callback, compile CPU s)} for one data set."""
-    from riskreport.bayes.models import brms_priors, build_pymc_model, model_inputs
+    from riskreport.bayes.modelling.models import brms_priors, build_pymc_model, model_inputs
 
     priors = brms_priors("zoib", data.y)
     out = {}
@@ -152,7 +152,7 @@ def rows_for(data) -> dict:
     compiled, seconds = compile_nutpie(new)
     out["new graph"] = (of_nutpie(compiled), seconds)
     started = time.process_time()
-    from riskreport.bayes import kernels
+    from riskreport.bayes.modelling import kernels
 
     sizes = (len(data.systems), len(data.topics))
     buffer = kernels.pack("zoib", model_inputs("zoib", data, priors), *sizes)

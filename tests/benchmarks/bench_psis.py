@@ -1,4 +1,4 @@
-"""Benchmark: WAIC and PSIS-LOO by riskreport.bayes.psis against ArviZ's `waic` and `loo`, side by side.
+"""Benchmark: WAIC and PSIS-LOO by riskreport.bayes.diagnosis.psis against ArviZ's `waic` and `loo`, side by side.
 
 The pointwise log-likelihood is a BHM-ZOiB one of the TREC-COVID shape (42 systems × 30 topics = 1,260 scores)
 on synthetic data, evaluated by riskreport's own likelihood on 4 AR(1) chains of draws around the data's
@@ -22,9 +22,9 @@ import pandas as pd
 from scipy import special
 
 from riskreport import bayes
-from riskreport.bayes.diagnostics import _relative_efficiency
-from riskreport.bayes.likelihood import log_likelihood
-from riskreport.bayes.psis import loo_waic
+from riskreport.bayes.diagnosis.diagnostics import _relative_efficiency
+from riskreport.bayes.diagnosis.psis import loo_waic
+from riskreport.bayes.modelling.likelihood import log_likelihood
 
 SYSTEMS, TOPICS, CHAINS = 42, 30, 4
 RHO = -0.05  # successive draws slightly anticorrelated: r_eff about 1.1, as the intercept of the cached NUTS fits

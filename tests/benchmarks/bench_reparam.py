@@ -71,7 +71,7 @@ def data_sets(names) -> dict:
 
     import riskreport as rr
     from riskreport import bayes
-    from riskreport.bayes.brisk import adjusted_data
+    from riskreport.bayes.posterior.brisk import adjusted_data
 
     out = {}
     covid = SHARED / "trec-covid-round1"
@@ -109,8 +109,9 @@ def old_layout(old_scores, model: str, data) -> tuple[tuple[bool, bool], bool]:
 def row(name, data, model, layout, args, old) -> dict:
     import nutpie
 
-    from riskreport.bayes import models, sampling
-    from riskreport.bayes.convergence import ess_bulk, ess_tail
+    from riskreport.bayes.diagnosis.convergence import ess_bulk, ess_tail
+    from riskreport.bayes.fitting import sampling
+    from riskreport.bayes.modelling import models
 
     priors = models.brms_priors(model, data.y)
     low_rank, centred = False, (False, False)

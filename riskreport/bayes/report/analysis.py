@@ -10,11 +10,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.brisk import adjusted_data, brisk_table
-from riskreport.bayes.chains import check_executor
-from riskreport.bayes.fit_progress import FitProgress, stderr_progress
-from riskreport.bayes.fits import BayesFit
-from riskreport.bayes.measures import (
+from riskreport.bayes.fitting.chains import check_executor
+from riskreport.bayes.fitting.fit_progress import FitProgress, stderr_progress
+from riskreport.bayes.fitting.fits import BayesFit
+from riskreport.bayes.fitting.sampling import Progress, fit, prepare
+from riskreport.bayes.modelling.models import LABELS, check_model
+from riskreport.bayes.modelling.scores import rbp_rank_gains, scores_data
+from riskreport.bayes.posterior.brisk import adjusted_data, brisk_table
+from riskreport.bayes.posterior.measures import (
     compare_table,
     diagnostics_note,
     dominance_pairs,
@@ -23,10 +26,7 @@ from riskreport.bayes.measures import (
     retry_note,
     system_effects,
 )
-from riskreport.bayes.models import LABELS, check_model
-from riskreport.bayes.ppdrisk import ppdrisk_draws, ppdrisk_table, predictive_overlay
-from riskreport.bayes.sampling import Progress, fit, prepare
-from riskreport.bayes.scores import rbp_rank_gains, scores_data
+from riskreport.bayes.posterior.ppdrisk import ppdrisk_draws, ppdrisk_table, predictive_overlay
 from riskreport.errors import ParameterError
 
 HIERARCHICAL = ("gaussian", "skew_normal", "zoib")

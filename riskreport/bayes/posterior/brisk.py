@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.fits import BayesFit
-from riskreport.bayes.measures import checked, diagnostics_note, interval_tails, verdict
-from riskreport.bayes.sampling import fit
-from riskreport.bayes.scores import BayesData, paired_data, scores_data
+from riskreport.bayes.fitting.fits import BayesFit
+from riskreport.bayes.fitting.sampling import fit
+from riskreport.bayes.modelling.scores import BayesData, paired_data, scores_data
+from riskreport.bayes.posterior.measures import checked, diagnostics_note, interval_tails, verdict
 from riskreport.errors import ParameterError
 from riskreport.stats.risk import risk_adjusted, risk_adjusted_scores
 

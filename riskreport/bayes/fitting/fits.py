@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from riskreport.bayes.models import LABELS
-from riskreport.bayes.scores import BayesData
+from riskreport.bayes.modelling.models import LABELS
+from riskreport.bayes.modelling.scores import BayesData
 from riskreport.io.cache import Cache
 from riskreport.io.cache import cache_key as content_key
 from riskreport.io.provenance import package_versions

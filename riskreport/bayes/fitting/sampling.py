@@ -17,14 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from riskreport.bayes.chains import LocalChains, check_executor
-from riskreport.bayes.compiled import compiled_model
-from riskreport.bayes.diagnostics import diagnose, information_criteria
-from riskreport.bayes.fit_progress import RUNNING, stderr_progress
-from riskreport.bayes.fits import BayesFit, FitCache, cache_key, from_cache, library_versions
-from riskreport.bayes.models import EFFECTS_TEXT, LABELS, brms_priors, check_model, check_support, exact_draws
-from riskreport.bayes.scores import BayesData, group_strength
-from riskreport.bayes.stopping import CHECKS_PER_TARGET, INITIAL_EFFICIENCY, LOW_RANK_BELOW, sample_until
+from riskreport.bayes.diagnosis.diagnostics import diagnose, information_criteria
+from riskreport.bayes.fitting.chains import LocalChains, check_executor
+from riskreport.bayes.fitting.compiled import compiled_model
+from riskreport.bayes.fitting.fit_progress import RUNNING, stderr_progress
+from riskreport.bayes.fitting.fits import BayesFit, FitCache, cache_key, from_cache, library_versions
+from riskreport.bayes.fitting.stopping import CHECKS_PER_TARGET, INITIAL_EFFICIENCY, LOW_RANK_BELOW, sample_until
+from riskreport.bayes.modelling.models import EFFECTS_TEXT, LABELS, brms_priors, check_model, check_support, exact_draws
+from riskreport.bayes.modelling.scores import BayesData, group_strength
 from riskreport.errors import ParameterError
 from riskreport.progress import Progress
 
@@ -298,7 +298,7 @@ def _sample_to_target(model, data, priors, settings, say, options: FitOptions, u
 def _starter(model, data, priors, say, centred, options: FitOptions):
     """What starts a batch's chains: nutpie runs in this process, or actors on the Dask cluster."""
     if options.executor == "dask":
-        from riskreport.bayes.dask_chains import DaskChains
+        from riskreport.bayes.fitting.dask_chains import DaskChains
 
         job = (model, data, priors, centred)
         say(f"{LABELS[model]}: sampling the chains on the Dask cluster at {options.scheduler}")

@@ -1,5 +1,5 @@
-"""Convergence diagnostics (R̂, bulk and tail ESS; `riskreport.bayes.convergence`) and model choice (WAIC,
-PSIS-LOO; `riskreport.bayes.psis`) of a fit's draws."""
+"""Convergence diagnostics (R̂, bulk and tail ESS; `riskreport.bayes.diagnosis.convergence`) and model
+choice (WAIC, PSIS-LOO; `riskreport.bayes.diagnosis.psis`) of a fit's draws."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from riskreport.bayes.convergence import ess_bulk, ess_mean, ess_tail, rhat_ess
-from riskreport.bayes.scores import BayesData
+from riskreport.bayes.diagnosis.convergence import ess_bulk, ess_mean, ess_tail, rhat_ess
+from riskreport.bayes.modelling.scores import BayesData
 
 RHAT_MAX = 1.01
 
@@ -72,13 +72,13 @@ def diagnose(draws: dict, effects: str, target_ess: int, divergences: int) -> di
 
 
 def information_criteria(model: str, data: BayesData, draws: dict) -> dict:
-    """WAIC and PSIS-LOO on the deviance scale from the pointwise log-likelihood (`riskreport.bayes.psis`, equal to
-    ArviZ's `waic` and `loo` with the relative efficiency `arviz.loo` takes from the intercept's mean ESS).
+    """WAIC and PSIS-LOO on the deviance scale from the pointwise log-likelihood (`riskreport.bayes.diagnosis.psis`,
+    equal to ArviZ's `waic` and `loo` with the relative efficiency `arviz.loo` takes from the intercept's mean ESS).
 
     When draws × observations exceed `MAX_LOGLIK_VALUES` the draws are thinned evenly (the count used is reported).
     """
-    from riskreport.bayes.likelihood import log_likelihood
-    from riskreport.bayes.psis import loo_waic
+    from riskreport.bayes.diagnosis.psis import loo_waic
+    from riskreport.bayes.modelling.likelihood import log_likelihood
 
     chains, per_chain = draws["b"].shape[:2]
     step = max(1, math.ceil(chains * per_chain * data.n / MAX_LOGLIK_VALUES))

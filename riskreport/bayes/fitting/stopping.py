@@ -25,11 +25,11 @@ import time
 
 import numpy as np
 
-from riskreport.bayes.chains import chain_specs
-from riskreport.bayes.convergence import ess_bulk, ess_tail, rhat_rank
-from riskreport.bayes.diagnostics import RHAT_MAX
-from riskreport.bayes.fit_progress import RUNNING, duration, running_line, time_left
-from riskreport.bayes.models import LABELS, sampled_variables
+from riskreport.bayes.diagnosis.convergence import ess_bulk, ess_tail, rhat_rank
+from riskreport.bayes.diagnosis.diagnostics import RHAT_MAX
+from riskreport.bayes.fitting.chains import chain_specs
+from riskreport.bayes.fitting.fit_progress import RUNNING, duration, running_line, time_left
+from riskreport.bayes.modelling.models import LABELS, sampled_variables
 
 INITIAL_EFFICIENCY = 0.6  # ESS per draw guessed for the first batch (measured 0.55–0.9 on TREC-COVID)
 

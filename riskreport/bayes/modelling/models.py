@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskreport.bayes.scores import BayesData
+from riskreport.bayes.modelling.scores import BayesData
 from riskreport.errors import ParameterError
 
 MODELS = ("gaussian", "skew_normal", "zoib", "paired_gaussian", "paired_skew_normal", "zoib_rank")

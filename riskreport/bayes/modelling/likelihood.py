@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from riskreport.bayes.models import FAMILY, SQRT_2_PI
-from riskreport.bayes.scores import BayesData
+from riskreport.bayes.modelling.models import FAMILY, SQRT_2_PI
+from riskreport.bayes.modelling.scores import BayesData
 
 
 def linear_predictor(model: str, data: BayesData, draws: dict, index=slice(None)) -> np.ndarray:

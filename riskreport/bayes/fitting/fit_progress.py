@@ -12,7 +12,7 @@ stderr_progress = stderr_printer(
 )  # the default progress of `fit`: the terminal, never the notebook
 
 if TYPE_CHECKING:
-    from riskreport.bayes.fits import BayesFit
+    from riskreport.bayes.fitting.fits import BayesFit
 
 
 class FitProgress:

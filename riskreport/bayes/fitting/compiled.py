@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from riskreport.bayes.fit_progress import RUNNING
-from riskreport.bayes.models import LABELS, model_inputs
-from riskreport.bayes.scores import BayesData
+from riskreport.bayes.fitting.fit_progress import RUNNING
+from riskreport.bayes.modelling.models import LABELS, model_inputs
+from riskreport.bayes.modelling.scores import BayesData
 from riskreport.progress import Progress
 
 TICK_SECONDS = 15.0  # between two progress lines of a long compile
@@ -50,7 +50,7 @@ def compiled_model(model: str, data: BayesData, priors: dict, say: Progress, cen
     """nutpie's model of `model` on `data` with `priors`: the `kernels` callbacks with this data set's buffer."""
     from nutpie.compile_pymc import CompiledPyMCModel
 
-    from riskreport.bayes import kernels
+    from riskreport.bayes.modelling import kernels
 
     started = time.process_time()
     if kernels.ready(model):

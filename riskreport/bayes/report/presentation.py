@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.fit_progress import stderr_progress
-from riskreport.bayes.fits import BayesFit
-from riskreport.bayes.measures import NO_VERDICT, failure, remedy, retry_note
-from riskreport.bayes.models import FAMILY, LABELS, brms_priors, describe_prior
-from riskreport.bayes.stopping import check_every
+from riskreport.bayes.fitting.fit_progress import stderr_progress
+from riskreport.bayes.fitting.fits import BayesFit
+from riskreport.bayes.fitting.stopping import check_every
+from riskreport.bayes.modelling.models import FAMILY, LABELS, brms_priors, describe_prior
+from riskreport.bayes.posterior.measures import NO_VERDICT, failure, remedy, retry_note
 from riskreport.stats.rankings import riskiest_first
 
 if TYPE_CHECKING:
-    from riskreport.bayes.analysis import BayesianRisk
+    from riskreport.bayes.report.analysis import BayesianRisk
 
 
 def methods_text(result: BayesianRisk, n_topics: int) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from riskreport.bayes.chains import ChainSpec, _Chain
+from riskreport.bayes.fitting.chains import ChainSpec, _Chain
 from riskreport.errors import RiskReportError
 
 _CLIENTS: dict[str, object] = {}  # one client per scheduler address for the process (a report's fits share it)
@@ -61,7 +61,7 @@ class ChainActor:
     """One chain on a Dask worker: the model loaded or compiled in the worker's process, a nutpie run started."""
 
     def __init__(self, model: str, data, priors: dict, centred, spec: ChainSpec):
-        from riskreport.bayes.compiled import compiled_model
+        from riskreport.bayes.fitting.compiled import compiled_model
 
         compiled = compiled_model(model, data, priors, lambda message: None, tuple(centred))
         self.chain = _Chain(compiled, spec)

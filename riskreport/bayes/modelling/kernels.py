@@ -33,8 +33,8 @@ import numba
 import numpy as np
 from numba import types
 
-from riskreport.bayes import _kernel_terms
-from riskreport.bayes._kernel_terms import (
+from riskreport.bayes.modelling import _kernel_terms
+from riskreport.bayes.modelling._kernel_terms import (
     HALF_LOG_2PI,
     HEADER,
     _beta,

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.diagnostics import RHAT_MAX
-from riskreport.bayes.fits import BayesFit
+from riskreport.bayes.diagnosis.diagnostics import RHAT_MAX
+from riskreport.bayes.fitting.fits import BayesFit
 from riskreport.errors import ParameterError
 from riskreport.stats.rankings import ordering, rbo
 

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from riskreport.bayes.fits import BayesFit
-from riskreport.bayes.likelihood import predict
-from riskreport.bayes.measures import checked, diagnostics_note, interval_tails, verdict
-from riskreport.bayes.models import LABELS
+from riskreport.bayes.fitting.fits import BayesFit
+from riskreport.bayes.modelling.likelihood import predict
+from riskreport.bayes.modelling.models import LABELS
+from riskreport.bayes.posterior.measures import checked, diagnostics_note, interval_tails, verdict
 from riskreport.errors import ParameterError
 from riskreport.stats.risk import risk_adjusted
 
