@@ -30,7 +30,10 @@ def figure_key(analysis, name: str, number: int, caption: str, formats: tuple[st
     from riskreport.io.fingerprint import code_digest, versions
 
     p = analysis.params
-    style = hashlib.sha256(json.dumps({k: str(v) for k, v in mpl.rcParams.items()}, sort_keys=True).encode())
+    from riskreport.render.drawing import RC_NOT_SENT
+
+    drawn = {k: str(v) for k, v in mpl.rcParams.items() if k not in RC_NOT_SENT}  # not `interactive`: pyplot
+    style = hashlib.sha256(json.dumps(drawn, sort_keys=True).encode())  # turns it on at a kernel's first figure
     return cache_key(
         KIND,
         matrix=analysis.matrix_sha256,
