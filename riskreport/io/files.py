@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import re
@@ -21,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from riskreport.errors import ParameterError, RiskReportError
+from riskreport.errors import RiskReportError
 
 # Files of a report written before params.json listed them (riskreport < 0.2).
 LEGACY_REPORT_FILES = ("report.html", "report.ipynb", "params.json")
@@ -293,48 +292,3 @@ def _remove_empty_parents(folder: Path, top: Path) -> None:
     while folder != top and folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
         folder = folder.parent
-
-
-def write_folder(files: dict[str, str | Path], name: str, folder=None) -> Path:
-    """Write `files` (relative path → text, or a file to link) into `folder`, or into a folder `name` of the cache
-    named by their digest (the same files, the same folder: written once); atomically (a temporary sibling renamed
-    into place). A collection folder written from inputs (`riskreport.io.inputs`)."""
-    digest = hashlib.sha256()
-    for relative, content in sorted(files.items()):
-        digest.update(relative.encode() + b"\0")
-        digest.update(content.encode() if isinstance(content, str) else _link_key(content))
-    if folder is None:
-        from riskreport.io.cache import default_cache_dir
-
-        target = default_cache_dir() / "inputs" / digest.hexdigest()[:24] / name
-        if (target / ".complete").is_file():
-            return target
-    else:
-        target = Path(folder).expanduser().resolve()
-        if target.exists() and any(target.iterdir()):
-            raise ParameterError(f"{target} is not empty: collection_from writes a new collection folder there.")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
-        for relative, content in files.items():
-            path = work / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, str):
-                path.write_text(content, encoding="utf-8")
-            else:
-                path.symlink_to(content.resolve())
-        (work / ".complete").write_text(digest.hexdigest())
-        if target.exists():
-            target.rmdir()
-        os.replace(work, target)
-    except FileExistsError:  # written meanwhile by another process: the same content
-        shutil.rmtree(work, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    return target
-
-
-def _link_key(path: Path) -> bytes:
-    stat = path.stat()
-    return f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()

@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from riskreport.errors import InputFormatError, ParameterError
+from riskreport.io.cache import write_folder
 from riskreport.io.collection import COLLECTION_NAME, Collection, _is_run_file, load_collection, run_folder, system_id
-from riskreport.io.files import write_folder
 from riskreport.io.input_frames import ALIASES, _is_ranx, _mapping, _numbers, _renamed, _system, _unique
 from riskreport.io.irds import IRDS_PREFIX, irds_knows, irds_qrels
 from riskreport.io.score_inputs import _single_measure, scores_frame

@@ -87,8 +87,7 @@ def analyse(
             f"analyse: unknown option(s) {', '.join(unknown)}; expected some of {', '.join(OPTION_DEFAULTS)}."
         )
     settings = {**OPTION_DEFAULTS, **options}
-    # One pass: the inputs as a loaded collection (io), its files read once (io), the parameters resolved from them
-    # (measures); everything downstream takes `params`.
+    # One pass: the inputs loaded and read once (io), the parameters resolved from that (measures), then used as they are
     collection, settings["title"] = analysed_collection(
         collection, runs, qrels, scores, measure=measure, baseline=baseline, alphas=alphas, title=settings["title"]
     )
