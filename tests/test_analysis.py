@@ -359,7 +359,7 @@ def test_the_score_table_is_read_once_per_analysis_and_per_plan(tmp_path, cache_
     collection into one `ReportParameters` in one pass: its score table is read once there (each read hashes the
     file and copies the table: it was read 4 times by `resolve_parameters` and 3 more by `evaluate`), and the
     scores are evaluated from that same table. Its topics are resolved in the same pass."""
-    from riskreport.measures import measure_names
+    from riskreport.io import collection_data as measure_names
     from riskreport.run.report.runner import plan_report
 
     rng = np.random.default_rng(7)
@@ -382,3 +382,23 @@ def test_the_score_table_is_read_once_per_analysis_and_per_plan(tmp_path, cache_
     reads.clear()
     plan = plan_report("risk_report", collection=str(tmp_path), measure="P@10", baseline="bm25", alphas=[0, 5])
     assert len(reads) == 1 and plan.params.table is not None and plan.params.topics == analysis.params.topics
+
+
+def test_a_batch_job_builds_its_score_table_once(tmp_path, cache_dir, monkeypatch):
+    """A batch job resolves its score-table collection as `riskreport run` does (`plan_report`): its score table is
+    built once per job, and its runs' qrels not read again after."""
+    from riskreport.io import collection_data
+    from riskreport.run.schedule.batch import run_batch
+
+    rng = np.random.default_rng(8)
+    rows = [(s, f"t{t}", "P@10", rng.random()) for s in ("bm25", "a", "b") for t in range(12)]
+    pd.DataFrame(rows, columns=["system", "topic", "measure", "score"]).to_csv(tmp_path / "scores.csv", index=False)
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text(f'[[job]]\nname = "p10"\ncollection = "{tmp_path}"\nbaseline = "bm25"\nalphas = [0, 5]\n')
+    builds = []
+    parsed = collection_data.parsed_scores
+    monkeypatch.setattr(collection_data, "parsed_scores", lambda *key: builds.append(key) or parsed(*key))
+
+    result = run_batch(jobs, reports_dir=tmp_path / "reports", dry_run=True)
+    assert [r.status for r in result.results] == ["run"], result.results
+    assert len(builds) == 1, builds

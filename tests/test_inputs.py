@@ -268,3 +268,31 @@ def test_inputs_given_without_saying_which(demo):
         inputs.given_inputs(3)
     assert inputs.input_title(ranx_runs, None) == "runs from ranx Runs"
     assert inputs.input_title(None, "out/bm25.trec_eval") == "per-topic scores from bm25.trec_eval"
+
+
+def test_other_qrels_make_the_collection_their_folder_holds(demo, tmp_path):
+    """`with_qrels` (`--qrels`, a job's `qrels`, `rr.analyse(collection, qrels=...)`) builds the collection of the
+    folder it writes from what it wrote: the same value as looking that folder up again, for a collection, a folder
+    of runs without qrels and a bare folder of run files; a collection's own settings travel with its runs."""
+    collection, runs = demo
+    without = tmp_path / "without" / "runs"
+    without.mkdir(parents=True)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for path in runs.values():
+        (without / path.name).symlink_to(path)
+        (bare / path.name).symlink_to(path)
+    for given, systems, config in (
+        (collection.path, list(collection.runs), collection.config),
+        (without.parent, SYSTEMS, {}),
+        (bare, SYSTEMS, {}),
+    ):
+        built = inputs.given_collection(str(given), collection.qrels)
+        assert built == rr.load_collection(built.path), given
+        assert sorted(built.runs) == sorted(systems) and built.qrels.read_text() == inputs.qrels_text(
+            read_qrels(collection.qrels)
+        )
+        assert {k: built.config.get(k) for k in config if k in ("title", "baseline", "measure")} == {
+            k: config[k] for k in config if k in ("title", "baseline", "measure")
+        }
+        assert inputs.with_qrels(str(given), collection.qrels) == str(built.path)

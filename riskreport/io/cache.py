@@ -13,8 +13,9 @@ and a checksum of its content. Reading never fails a report:
   said once per folder with a `CacheWarning`, and the report goes on.
 
 Location: `$RISKREPORT_CACHE`, else `$XDG_CACHE_HOME/riskreport`, else `~/.cache/riskreport`, one
-sub-folder per use (`scores`, `bayes`, `tables`, `figures`, `csv`, and `numba` for the machine code of riskreport's compiled
-kernels: `use_numba_cache`).
+sub-folder per use (`scores`, `bayes`, `tables`, `figures`, `csv`, `inputs` for the collection folders written
+from inputs given in Python, named by the digest of their files: `write_folder`, and `numba` for the machine code
+of riskreport's compiled kernels: `use_numba_cache`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from riskreport.errors import ParameterError
 from riskreport.io.files import umask
 
 FORMAT = 1  # of the entry files themselves; part of every key
@@ -282,3 +285,46 @@ def _arrays_digest(arrays: dict[str, np.ndarray], meta: Any) -> str:
         digest.update(f"{name}|{values.dtype.str}|{values.shape}".encode())
         digest.update(values.tobytes())
     return digest.hexdigest()
+
+
+def write_folder(files: dict[str, str | Path], name: str, folder=None) -> Path:
+    """Write `files` (relative path → text, or a file to link) into `folder`, or into a folder `name` of the cache
+    named by their digest (the same files, the same folder: written once); atomically (a temporary sibling renamed
+    into place). A collection folder written from inputs (`riskreport.io.inputs`)."""
+    digest = hashlib.sha256()
+    for relative, content in sorted(files.items()):
+        digest.update(relative.encode() + b"\0")
+        digest.update(content.encode() if isinstance(content, str) else _link_key(content))
+    if folder is None:
+        target = default_cache_dir() / "inputs" / digest.hexdigest()[:24] / name
+        if (target / ".complete").is_file():
+            return target
+    else:
+        target = Path(folder).expanduser().resolve()
+        if target.exists() and any(target.iterdir()):
+            raise ParameterError(f"{target} is not empty: collection_from writes a new collection folder there.")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        for relative, content in files.items():
+            path = work / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, str):
+                path.write_text(content, encoding="utf-8")
+            else:
+                path.symlink_to(content.resolve())
+        (work / ".complete").write_text(digest.hexdigest())
+        if target.exists():
+            target.rmdir()
+        os.replace(work, target)
+    except FileExistsError:  # written meanwhile by another process: the same content
+        shutil.rmtree(work, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return target
+
+
+def _link_key(path: Path) -> bytes:
+    stat = path.stat()
+    return f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()

@@ -24,19 +24,17 @@ ir_datasets is the optional extra `riskreport[irds]`. Every problem is an `Input
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from riskreport.errors import InputFormatError, ParameterError, RiskReportError
-from riskreport.io.collection import COLLECTION_NAME, Collection, _find_runs, _is_run_file, load_collection, system_id
+from riskreport.errors import InputFormatError, ParameterError
+from riskreport.io.cache import write_folder
+from riskreport.io.collection import COLLECTION_NAME, Collection, _is_run_file, load_collection, run_folder, system_id
 from riskreport.io.input_frames import ALIASES, _is_ranx, _mapping, _numbers, _renamed, _system, _unique
 from riskreport.io.irds import IRDS_PREFIX, irds_knows, irds_qrels
 from riskreport.io.score_inputs import _single_measure, scores_frame
@@ -98,13 +96,15 @@ def collection_from(
     files["collection.toml"] = "".join(
         f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in config.items() if value is not None
     )
-    return load_collection(_write_folder(files, name, folder))
+    return load_collection(write_folder(files, name, folder))
 
 
-def analysed_collection(collection, runs, qrels, scores, *, measure, baseline, alphas, title):
-    """(collection folder or name, title) of `rr.analyse`'s inputs: `collection` itself when it names one (with
-    `qrels` replacing its qrels), else a collection folder of the runs or scores given (as the first argument or
-    as `runs=`/`scores=`), titled after what they are unless `title` is given."""
+def analysed_collection(
+    collection, runs, qrels, scores, *, measure, baseline, alphas, title
+) -> tuple[Collection, str | None]:
+    """(collection, title) of `rr.analyse`'s inputs, the collection loaded: `collection` itself when it names one
+    (with `qrels` replacing its qrels), else a collection folder of the runs or scores given (as the first argument
+    or as `runs=`/`scores=`), titled after what they are unless `title` is given."""
     if not isinstance(collection, (str, os.PathLike)):  # runs or scores themselves, as the keywords take them
         if runs is not None or scores is not None:
             raise ParameterError(
@@ -112,19 +112,19 @@ def analysed_collection(collection, runs, qrels, scores, *, measure, baseline, a
                 "give the inputs once."
             )
         runs, scores = given_inputs(collection, qrels)
-    if runs is None and scores is None:
-        return (collection if qrels is None else with_qrels(collection, qrels)), title
-    title = title or input_title(runs, scores)  # in params.json too
-    folder = collection_from(
-        runs=runs,
-        qrels=qrels,
-        scores=scores,
-        measure=measure,
-        baseline=baseline if isinstance(baseline, str) else None,
-        alphas=alphas,
-        title=title,
-    )
-    return folder, title
+    if runs is not None or scores is not None:
+        title = title or input_title(runs, scores)  # in params.json too
+        built = collection_from(
+            runs=runs,
+            qrels=qrels,
+            scores=scores,
+            measure=measure,
+            baseline=baseline if isinstance(baseline, str) else None,
+            alphas=alphas,
+            title=title,
+        )
+        return built, title
+    return given_collection(collection, qrels), title
 
 
 def given_inputs(inputs, qrels=None) -> tuple[object, object]:
@@ -164,82 +164,40 @@ def with_qrels(collection: str | os.PathLike, qrels) -> str:
     """The path of a collection with the runs (and collection.toml) of `collection` — a collection
     folder, a collection name or a bare folder of TREC runs — and the qrels `qrels` (a file or an
     ir_datasets id): what `riskreport run --qrels` and a job's `qrels` key use."""
-    folder = Path(str(collection)).expanduser()
-    source = None if folder.is_dir() and not (folder / "runs").is_dir() else _loaded(collection)
-    runs = source.runs if source is not None else _run_folder(folder)
-    config = source.config if source is not None else {}
-    built = collection_from(
-        runs=runs,
-        qrels=qrels,
-        name=source.name if source is not None else folder.resolve().name,
-        title=config.get("title"),
-        measure=config.get("measure"),
-        baseline=config.get("baseline"),
-        alphas=config.get("alphas"),
+    return str(given_collection(collection, qrels).path)
+
+
+def given_collection(collection: str | os.PathLike, qrels=None) -> Collection:
+    """The collection `collection` names, loaded; with `qrels`, a collection of its runs and settings and those
+    qrels, written (`with_qrels`). The qrels are read first, the collection's runs then found once, and the folder
+    written from them is the collection returned (built from what was written, not looked up again)."""
+    text = None if qrels is None else qrels_text(qrels_frame(qrels))
+    source = load_collection(collection, runs_only=qrels is not None)
+    if text is None:
+        return source
+    config = {key: source.config[key] for key in ("title", "measure", "baseline", "alphas") if key in source.config}
+    config.update({"alphas": check_alphas(config["alphas"])} if "alphas" in config else {})
+    runs = {system: f"runs/{path.name}" for system, path in source.runs.items()}  # linked under their own names
+    settings = "".join(f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in config.items())
+    files: dict[str, str | Path] = {
+        "qrels.txt": text,
+        **{runs[s]: path for s, path in source.runs.items()},
+        "collection.toml": settings,
+    }
+    folder = write_folder(files, source.name).resolve()
+    return Collection(
+        name=folder.name,
+        path=folder,
+        qrels=folder / "qrels.txt",
+        runs={system: folder / relative for system, relative in runs.items()},
+        config=config,
     )
-    return str(built.path)
-
-
-def _loaded(collection) -> Collection:
-    try:
-        return load_collection(collection)
-    except RiskReportError as error:
-        if "no qrels file" not in str(error) and "not a collection" not in str(error):
-            raise
-        path = Path(str(collection)).expanduser() / "runs"
-        return Collection(
-            name=path.parent.resolve().name, path=path.parent.resolve(), qrels=None, runs=_run_folder(path)
-        )
-
-
-def _write_folder(files: dict[str, str | Path], name: str, folder) -> Path:
-    """Write `files` (relative path → text, or a file to link) into `folder`, or into a folder of the cache
-    named by their digest; atomically (a temporary sibling renamed into place)."""
-    digest = hashlib.sha256()
-    for relative, content in sorted(files.items()):
-        digest.update(relative.encode() + b"\0")
-        digest.update(content.encode() if isinstance(content, str) else _file_key(content))
-    if folder is None:
-        from riskreport.io.cache import default_cache_dir
-
-        target = default_cache_dir() / "inputs" / digest.hexdigest()[:24] / name
-        if (target / ".complete").is_file():
-            return target
-    else:
-        target = Path(folder).expanduser().resolve()
-        if target.exists() and any(target.iterdir()):
-            raise ParameterError(f"{target} is not empty: collection_from writes a new collection folder there.")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
-        for relative, content in files.items():
-            path = work / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, str):
-                path.write_text(content, encoding="utf-8")
-            else:
-                path.symlink_to(content.resolve())
-        (work / ".complete").write_text(digest.hexdigest())
-        if target.exists():
-            target.rmdir()
-        os.replace(work, target)
-    except FileExistsError:  # written meanwhile by another process: the same content
-        shutil.rmtree(work, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    return target
-
-
-def _file_key(path: Path) -> bytes:
-    stat = path.stat()
-    return f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()
 
 
 def runs_input(runs) -> dict[str, Path | pd.DataFrame]:
     """Each system's run: a TREC file (Path) or a frame `query_id, doc_id, score`, keyed by system."""
     if isinstance(runs, (str, os.PathLike)):
-        return _run_folder(Path(runs).expanduser())
+        return run_folder(Path(runs).expanduser())
     if isinstance(runs, pd.DataFrame):
         column = next((c for c in ("name", "system", "run") if c in runs.columns), None)
         if column is None:
@@ -275,17 +233,6 @@ def runs_input(runs) -> dict[str, Path | pd.DataFrame]:
             else run_frame(run, f"runs[{system!r}]")
         )
     return out
-
-
-def _run_folder(folder: Path) -> dict[str, Path]:
-    if not folder.is_dir():
-        raise InputFormatError(folder, "not a folder of TREC runs", expected="a folder of run files")
-    runs = _find_runs(folder)
-    if not runs:
-        raise InputFormatError(
-            folder, "no run files", expected="files named <system>.run or <system>.txt, optionally .gz/.bz2"
-        )
-    return runs
 
 
 def _run_file(path: Path) -> Path:

@@ -1,13 +1,18 @@
-"""What produced a report: SHA-256 of its input files and the versions of the packages that computed it."""
+"""What produced a report: SHA-256 of its input files and the versions of the packages that computed it; and a
+file parsed once per content in a process (keyed by that SHA-256)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import platform
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 PACKAGES = (
     "riskreport",
@@ -69,6 +74,17 @@ def file_digest(path: str | Path) -> str:
                 digest.update(block)
         _DIGESTS[key] = digest.hexdigest()
     return _DIGESTS[key]
+
+
+def parsed(path: Path, read: Callable[[Path], T]) -> T:
+    """`read(path)`, once per content of the file in a process (a reader of `riskreport.io.trec`, say): the same
+    object for the same content, shared by its callers, who must not change it."""
+    return _parsed(str(path), file_digest(path), read)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: str, digest: str, read: Callable[[Path], T]) -> T:
+    return read(Path(path))
 
 
 def known_digests(paths: Iterable[str | Path]) -> list[list]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from riskreport.errors import InputFormatError, UnknownNameError
+from riskreport.errors import UnknownNameError
 from riskreport.io.cache import default_cache_dir
 from riskreport.io.collection import Collection
 from riskreport.measures.measure_names import (
@@ -25,15 +25,16 @@ from riskreport.measures.measure_names import (
     judged_measure,
     measure_labels,
     measure_pipeline,
+    measure_rows,
     resolve_measure,
     score_table,
     score_table_measures,
 )
 from riskreport.measures.run_files import RunScores, evaluate_runs
+from riskreport.measures.systems import collection_systems
 from riskreport.measures.topics import (
     collection_topic_set,
     collection_topics,
-    empty_instances_folder,
     natural_sort,
     qrels_topics,
     require_common_topics,
@@ -122,6 +123,8 @@ def evaluate(
     >>> scores = evaluate(load_collection("demo"), "nDCG@10")   # doctest: +SKIP
     >>> scores.matrix().mean(axis=1)                            # doctest: +SKIP
     """
+    if table is None and collection.scores is not None:
+        table = score_table(collection)  # read once, for every step below
     measure = resolve_measure(collection, measure, table=table)
     known = available_systems(collection, measure, table=table)
     wanted = list(known) if systems is None else list(dict.fromkeys(systems))  # a name given twice counts once
@@ -151,36 +154,12 @@ def evaluate(
 def available_systems(
     collection: Collection, measure: str | None = None, instances: bool = False, table: pd.DataFrame | None = None
 ) -> dict[str, str]:
-    """System id -> source of the systems of a collection.
-
-    Sources: `run` (runs/), `scores` (scores.csv, one instance), and with `instances=True` also
-    the non-deterministic systems: `instances` (instances/<system>/) and `scores-instances`
-    (scores.csv with several instances).
-    """
-    systems = {s: "run" for s in collection.runs}
-    if instances:
-        for system in collection.instances:
-            if system in systems:
-                raise InputFormatError(
-                    collection.path / "instances" / system,
-                    f"system {system!r} has both runs/{system} and instances/{system}/",
-                    expected="a system either in runs/ or in instances/",
-                )
-            if not collection.instances[system]:
-                raise empty_instances_folder(collection, system)
-            systems[system] = "instances"
-    if collection.scores is not None:
-        table = score_table(collection) if table is None else table
-        if measure is not None:
-            table = table[table["measure"].isin(measure_labels(collection, measure, table))]
-        for system, count in table.groupby("system")["instance"].nunique().items():
-            if system in systems:
-                raise InputFormatError(collection.scores, f"system {system!r} has both a run file and scores")
-            if count <= 1:
-                systems[system] = "scores"
-            elif instances:
-                systems[system] = "scores-instances"
-    return dict(sorted(systems.items(), key=lambda kv: kv[0].lower()))
+    """System id -> source of the systems of a collection (`systems.collection_systems`): for `measure` (None:
+    every row of its score table); `table`: its score table when the caller holds it (read here otherwise)."""
+    if table is None and collection.scores is not None:
+        table = score_table(collection)
+    rows = table if measure is None else measure_rows(collection, measure, table)
+    return collection_systems(collection, rows, instances)
 
 
 def _scores_from_table(

@@ -12,8 +12,7 @@ import pandas as pd
 
 from riskreport.errors import ParameterError, RiskReportError, UnknownNameError
 from riskreport.io.collection import Collection
-from riskreport.io.provenance import file_digest
-from riskreport.io.trec import read_scores
+from riskreport.io.collection_data import score_table  # noqa: F401 - importable from here as before
 
 
 def gdeval_provider() -> str:
@@ -88,16 +87,22 @@ def _measure_string(parsed) -> str:
 def resolve_measure(
     collection: Collection, measure: str | None = None, fallback: str = "nDCG@10", table: pd.DataFrame | None = None
 ) -> str:
-    """The measure a report on `collection` uses, and its label.
+    """The measure a report on `collection` uses, and its label (`report_measure`); `table`: the collection's score
+    table when the caller holds it (read here otherwise)."""
+    return report_measure(collection, measure, fallback, _own_table(collection, table))
+
+
+def report_measure(collection: Collection, measure: str | None, fallback: str, table: pd.DataFrame | None) -> str:
+    """The measure a report on `collection` uses, and its label, from its score table `table` (None: it has none).
 
     Given: the label of a score table's rows as it is (a score-table collection may name any
     measure), else its canonical ir_measures string. Not given: the collection's default
     (collection.toml); else, for a collection of score tables only, the one measure its table
     holds (`score` when it has no `measure` column), and an error naming them when it holds
-    several; else `fallback`. `table`: the collection's score table when the caller holds it (not read again).
+    several; else `fallback`.
     """
     tables_only = not collection.runs and not collection.instances and collection.scores is not None
-    labels = score_table_measures(collection, table) if tables_only else []
+    labels = table_measures(collection, table) if tables_only else []
     if measure is None:
         measure = collection.default_measure
     if measure is None:
@@ -122,11 +127,17 @@ def resolve_measure(
 
 
 def score_table_measures(collection: Collection, table: pd.DataFrame | None = None) -> list[str]:
-    """The measures a collection's score table holds: its `measure` labels, rows without one
-    counted as the collection's default measure, else as `score`."""
-    if collection.scores is None:
+    """The measures a collection's score table holds (`table_measures`); `table`: that table when the caller holds
+    it (read here otherwise)."""
+    return table_measures(collection, _own_table(collection, table))
+
+
+def table_measures(collection: Collection, table: pd.DataFrame | None) -> list[str]:
+    """The measures the collection's score table `table` holds (None: it has none): its `measure` labels, rows
+    without one counted as the collection's default measure, else as `score`."""
+    if table is None:
         return []
-    labels = (score_table(collection) if table is None else table)["measure"].unique().tolist()
+    labels = table["measure"].unique().tolist()
     blank = canonical_measure(collection.default_measure) if collection.default_measure else SCORE
     return list(dict.fromkeys(blank if label == "" else label for label in labels))
 
@@ -137,29 +148,35 @@ def judged_measure(measure: str, default_depth: int = 1000) -> str:
     return f"Judged@{cutoff}"
 
 
-def score_table(collection: Collection) -> pd.DataFrame:
-    """The collection's score table, parsed once per content in a process (a copy: callers may change it)."""
-    scores = collection.scores_file()
-    return parsed_scores(str(scores), file_digest(scores)).copy()
-
-
-@functools.lru_cache(maxsize=4)
-def parsed_scores(path: str, digest: str) -> pd.DataFrame:
-    return read_scores(path)
+def _own_table(collection: Collection, table: pd.DataFrame | None) -> pd.DataFrame | None:
+    """`table` when the caller holds it, else the collection's score table (None when it has none)."""
+    return table if table is not None or collection.scores is None else score_table(collection)
 
 
 def measure_labels(collection: Collection, measure: str, table: pd.DataFrame | None = None) -> set[str]:
-    """Labels in the score table's `measure` column that mean `measure`: itself, a label ir_measures
-    reads as the same measure (`RBP` for `RBP(p=0.8)`), and '' (rows without a label, which carry
-    the collection's default measure, else whichever measure the report names)."""
+    """Labels in the score table's `measure` column that mean `measure` (`table_labels`); `table`: that table when
+    the caller holds it (read here otherwise)."""
+    return table_labels(collection, measure, _own_table(collection, table))
+
+
+def table_labels(collection: Collection, measure: str, table: pd.DataFrame | None) -> set[str]:
+    """Labels in the `measure` column of the collection's score table `table` (None: it has none) that mean
+    `measure`: itself, a label ir_measures reads as the same measure (`RBP` for `RBP(p=0.8)`), and '' (rows without
+    a label, which carry the collection's default measure, else whichever measure the report names)."""
     labels = {measure}
     default = collection.default_measure
     if default is None or canonical_measure(default) == measure:
         labels.add("")
-    if collection.scores is not None and measure != SCORE:
-        table = score_table(collection) if table is None else table
+    if table is not None and measure != SCORE:
         labels |= {label for label in table["measure"].unique() if _same_measure(label, measure)}
     return labels
+
+
+def measure_rows(collection: Collection, measure: str, table: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The rows of the collection's score table `table` that hold `measure` (None without a table)."""
+    if table is None:
+        return None
+    return table[table["measure"].isin(table_labels(collection, measure, table))]
 
 
 @functools.lru_cache(maxsize=256)

@@ -11,9 +11,9 @@ import pandas as pd
 
 from riskreport.errors import InputFormatError, RiskReportError
 from riskreport.io.collection import Collection
-from riskreport.io.provenance import file_digest
+from riskreport.io.provenance import file_digest, parsed
 from riskreport.io.trec import read_qrels
-from riskreport.measures.measure_names import measure_labels, resolve_measure, score_table
+from riskreport.measures.measure_names import measure_rows, resolve_measure, score_table
 
 
 def topic_set(qrels: pd.DataFrame) -> list[str]:
@@ -33,38 +33,36 @@ def topics_of_qrels(path: str, digest: str) -> tuple[tuple[str, ...], frozenset]
     return tuple(topic_set(qrels)), frozenset(qrels["query_id"].unique().tolist())
 
 
-@functools.lru_cache(maxsize=1)
 def parsed_qrels(path: str, digest: str) -> pd.DataFrame:
-    """The qrels file of that content, read once in a process for its topics and its evaluation (shared: callers
-    must not change it)."""
-    return read_qrels(path)
+    """The qrels file of that content (`digest`), read once in a process for its topics and its evaluation, as
+    `riskreport.io.collection_data` reads it (shared: callers must not change it)."""
+    return parsed(Path(path), read_qrels)
 
 
 def collection_topics(
     collection: Collection, measure: str | None = None, table: pd.DataFrame | None = None
 ) -> list[str]:
-    """The topic set of a collection (docs/measures/index.md, Scores): qrels topics with a relevant document or, without
-    qrels, the topics of scores.csv (rows of `measure` when given; `table`: that table when the caller holds it). An
-    error when it is empty."""
-    if collection.qrels is not None:
-        topics = qrels_topics(collection.qrels)[0]
-    else:
+    """The topic set of a collection (`report_topics`), of `measure` when given; `table`: its score table when the
+    caller holds it (read here otherwise)."""
+    qrels = None if collection.qrels is None else parsed_qrels(str(collection.qrels), file_digest(collection.qrels))
+    if qrels is None:
         table = score_table(collection) if table is None else table
         if measure is not None:
-            labels = measure_labels(collection, resolve_measure(collection, measure, table=table), table)
-            table = table[table["measure"].isin(labels)]
-        topics = natural_sort(table["topic"].unique())
+            table = measure_rows(collection, resolve_measure(collection, measure, table=table), table)
+    return report_topics(collection, qrels, table)
+
+
+def report_topics(collection: Collection, qrels: pd.DataFrame | None, rows: pd.DataFrame | None) -> list[str]:
+    """The topic set of a collection (docs/measures/index.md, Scores) from what was read of it: the topics of its
+    `qrels` with a relevant document or, without qrels, the topics of its score table's `rows` (those of the
+    report's measure). An error when it is empty."""
+    if qrels is not None:
+        topics = topic_set(qrels)
+    else:
+        topics = natural_sort(rows["topic"].unique()) if rows is not None else []
     if not topics and collection.qrels is not None:
         raise no_relevant_documents(collection.qrels)
     return topics
-
-
-def empty_instances_folder(collection: Collection, system: str) -> InputFormatError:
-    return InputFormatError(
-        collection.path / "instances" / system,
-        "the folder holds no run files",
-        expected="one run file per instance, e.g. instances/<system>/1.run.gz",
-    )
 
 
 def no_relevant_documents(qrels: Path) -> InputFormatError:

@@ -197,7 +197,7 @@ def choice_notes(params: ReportParameters, baseline_given: bool, measure_given: 
                 f"the label of the values of {col.scores_file().name}, which has no `measure` column: name the measure "
                 "with --measure (e.g. --measure 'RBP(p=0.8)') or a `measure` column, and the report will use it"
             )
-        elif params.measure in score_table_measures(col):
+        elif params.measure in score_table_measures(col, params.table):
             why = f"the one measure of {col.scores_file().name}"
         else:
             why = "riskreport's default; choose another with --measure"

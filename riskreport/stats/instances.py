@@ -34,13 +34,8 @@ from riskreport.measures.evaluation import CollectionWarning, TidyScores, availa
 from riskreport.measures.measure_names import measure_labels, resolve_measure
 from riskreport.measures.params import ReportParameters, resolve_parameters
 from riskreport.measures.run_files import evaluate_runs
-from riskreport.measures.topics import (
-    collection_topic_set,
-    collection_topics,
-    empty_instances_folder,
-    natural_sort,
-    require_common_topics,
-)
+from riskreport.measures.systems import empty_instances_folder
+from riskreport.measures.topics import collection_topic_set, natural_sort, require_common_topics
 from riskreport.progress import Progress
 from riskreport.stats.instance_risk import INSTANCE_COLUMNS, instance_risk, risk_agreement, single_instance_tests  # noqa: F401 - importable from here as before
 
@@ -307,7 +302,7 @@ def resolve_instance_parameters(
         sig_level=sig_level,
         instances=True,
     )
-    topics = collection_topics(p.collection, p.measure)
+    topics = p.topics
     if len(topics) < 2:
         raise ParameterError(
             f"Collection {p.collection.name!r} has {len(topics)} topic ({', '.join(topics)}): the "

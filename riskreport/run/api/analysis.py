@@ -76,21 +76,24 @@ def analyse(
     be a list: several baselines corrected as one family. `options` are the `risk_report` template's
     other parameters (`sig_level`, `seed`, `correction`, `bootstrap_samples`, `ci_levels`, ...).
     """
+    from riskreport.io.collection_data import read_collection
     from riskreport.io.inputs import analysed_collection
+    from riskreport.measures.params import parameters_from
+    from riskreport.measures.report_options import check_report_options
 
     unknown = sorted(set(options) - set(OPTION_DEFAULTS))
     if unknown:
         raise ParameterError(
             f"analyse: unknown option(s) {', '.join(unknown)}; expected some of {', '.join(OPTION_DEFAULTS)}."
         )
-    from riskreport.measures.params import check_report_options, resolve_parameters
-
     settings = {**OPTION_DEFAULTS, **options}
+    # One pass: the inputs loaded and read once (io), the parameters resolved from that (measures), then used as they are
     collection, settings["title"] = analysed_collection(
         collection, runs, qrels, scores, measure=measure, baseline=baseline, alphas=alphas, title=settings["title"]
     )
-    params = resolve_parameters(
-        collection, measure=measure, baseline=baseline, alphas=alphas, systems=systems, sig_level=settings["sig_level"]
+    data = read_collection(collection)
+    params = parameters_from(
+        data, measure=measure, baseline=baseline, alphas=alphas, systems=systems, sig_level=settings["sig_level"]
     )
     check_report_options(
         {k: v for k, v in settings.items() if k not in ("sig_level", "title", "pool", "smooth_overlay")}, params

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from riskreport.errors import ParameterError
+from riskreport.io.collection import load_collection
+from riskreport.io.collection_data import read_collection
 from riskreport.io.provenance import file_hashes, inputs_digest, known_digests, package_versions
 from riskreport.ltr.params import LetorParameters
 from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
-from riskreport.measures.params import ReportParameters, check_report_options, resolve_parameters
+from riskreport.measures.params import ReportParameters, parameters_from
+from riskreport.measures.report_options import check_report_options
 from riskreport.render.figures import DEFAULT_FORMATS, check_formats
 from riskreport.run.report.executor_options import check_executor_options
 from riskreport.run.report.templates import (
@@ -89,8 +92,10 @@ def plan_report(
     if tpl.letor:
         return _plan_letor(tpl, given, show_code, formats)
     several = given.get("baselines") if "baselines" in tpl.parameters else None  # every one checked now, not in a cell
-    params = resolve_parameters(
-        given["collection"],
+    # One pass: the collection loaded and its files read once (io), the parameters resolved from them (measures).
+    data = read_collection(load_collection(given["collection"]))
+    params = parameters_from(
+        data,
         measure=given.get("measure"),
         baseline=several or given.get("baseline"),
         alphas=given.get("alphas"),
