@@ -353,3 +353,14 @@ def test_the_built_in_templates_are_the_tracked_ones_and_the_wheels():
     tracked = subprocess.run(["git", "-C", str(PROJECT_ROOT), "ls-files", "templates"], capture_output=True, text=True)
     if tracked.returncode == 0:
         assert sorted(tracked.stdout.split()) == [f"templates/{name}.ipynb" for name in sorted(BUILT_IN)]
+
+
+def test_a_page_that_shows_figures_must_be_finished(tmp_path):
+    """Issue 40: with two cores a page's figures are drawn in the background and put in place by `page.finish()`."""
+    shows = ("page = report.Page(context)", 'display(page.show(a, "urisk-alpha"))')
+    found = problems(make_template(tmp_path, code=shows, name="unfinished"))
+    assert [(p.cell, p.message.split(":")[0]) for p in found] == [
+        (4, "the page shows figures (`page.show`) but is never finished")
+    ]
+    assert "call `page.finish()` in the last cell" in found[0].fix
+    assert problems(make_template(tmp_path, code=(*shows, "page.finish()"), name="finished")) == []

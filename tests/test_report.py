@@ -496,3 +496,39 @@ def test_figures_drawn_on_the_other_core_are_the_same_bytes_and_fill_their_place
     assert shown[1] == shown[2] and files[1] == files[2] and len(files[1]) == len(names)
     assert len(displayed) == len(names) and [d for d, _ in updated] == displayed
     assert [obj.markup for _, obj in updated] == shown[1]
+
+
+def test_a_figure_whose_background_process_failed_is_drawn_in_the_kernel(tmp_path, monkeypatch):
+    """Issue 40: a background process that ends (killed, out of memory) costs the figure nothing: it is drawn here."""
+    import warnings
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    import riskreport as rr
+    from riskreport.render.drawing import PendingFigure
+    from riskreport.render.figures import FigureWriter
+
+    def broken(self, job, stem, title, caption):
+        future = Future()
+        future.set_exception(BrokenProcessPool("a child process terminated abruptly"))
+        self._drawing.append(future)
+        return future
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = rr.analyse("demo", alphas=[0, 5], bootstrap_samples=200)
+        shown = {}
+        for kind in ("kernel", "failed"):
+            monkeypatch.setenv("RISKREPORT_CACHE", str(tmp_path / f"cache-{kind}"))
+            page = report.Page({"tables_dir": str(tmp_path / kind / "tables")})
+            if kind == "failed":
+                monkeypatch.setattr(FigureWriter, "free", lambda self: True)
+                monkeypatch.setattr(FigureWriter, "draw", broken)
+            part = page.show(analysis, "urisk-alpha")
+            assert isinstance(part, PendingFigure) == (kind == "failed")
+            shown[kind] = part.markup
+            page.finish()
+    assert shown["kernel"] == shown["failed"]
+    assert (tmp_path / "kernel/figures/1-urisk-alpha.png").read_bytes() == (
+        tmp_path / "failed/figures/1-urisk-alpha.png"
+    ).read_bytes()

@@ -65,21 +65,31 @@ def prepare_worker() -> None:
 
 class PendingFigure:
     """A figure being drawn in the background, as a page shows it: displayed, it leaves a place in the notebook
-    (`display_id`) that `Page.finish` fills; its `markup` (to put it beside another figure, say) waits for it."""
+    (`display_id`) that `Page.finish` fills; its `markup` (to put it beside another figure, say) waits for it.
 
-    def __init__(self, future: Future, embed: Callable[[bytes], Any]):
-        self.future, self._embed = future, embed
+    `embed` makes the page's HTML of the PNG; `fallback` draws the figure in this process and returns its PNG, for
+    when the background process failed (ended, killed): a plot function's own error is then raised here."""
+
+    def __init__(self, future: Future, embed: Callable[[bytes], Any], fallback: Callable[[], bytes]):
+        self.future, self._embed, self._fallback = future, embed, fallback
         self.display_id = f"riskreport-figure-{uuid.uuid4().hex}"
         self.displayed = False
-        self._shown: Any = None
+        self._png: bytes | None = None
+
+    @property
+    def png(self) -> bytes:
+        """The page's copy of the figure's PNG (waits until it is drawn)."""
+        if self._png is None:
+            try:
+                self._png = self.future.result()[0]
+            except Exception:  # noqa: BLE001 - the background process failed: drawn here instead
+                self._png = self._fallback()
+        return self._png
 
     @property
     def html(self):
         """The figure's HTML (waits until it is drawn)."""
-        if self._shown is None:
-            png, _ = self.future.result()
-            self._shown = self._embed(png)
-        return self._shown
+        return self._embed(self.png)
 
     @property
     def markup(self) -> str:

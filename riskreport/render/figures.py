@@ -287,7 +287,14 @@ class FigureWriter:
     def draw(self, job: FigureJob, stem: Path, title: str, caption: str) -> Future:
         """Draw `job` in the background process and write its files there (`draw_files`, with this process's
         `rcParams`); the future's result is the page's copy of the PNG and the vector files' paths."""
-        future = self._start_pool().submit(draw_files, job, style_snapshot(), str(stem), title, caption, self.formats)
+        try:
+            future = self._start_pool().submit(
+                draw_files, job, style_snapshot(), str(stem), title, caption, self.formats
+            )
+        except Exception as error:  # noqa: BLE001 - a broken process: the caller draws the figure itself
+            self.draw_elsewhere = False
+            future = Future()
+            future.set_exception(error)
         self._drawing.append(future)
         return future
 
@@ -316,6 +323,15 @@ class FigureWriter:
         )
         return png
 
+    def submit_closed(self, figure, stem: Path, title: str, caption: str) -> bytes:
+        """`submit`, then close the figure in pyplot."""
+        import matplotlib.pyplot as plt
+
+        try:
+            return self.submit(figure, stem, title, caption)
+        finally:
+            plt.close(figure)
+
     def wait(self) -> list[Path]:
         """Block until every submitted figure is written; the paths written in the background."""
         files, self._files = self._files, []
@@ -327,7 +343,7 @@ class FigureWriter:
         pending, self._pending = self._pending, []
         drawing, self._drawing = self._drawing, []
         try:
-            drawn = [Path(p) for future in drawing for p in future.result()[1]]
+            drawn = [Path(p) for future in drawing if not future.exception() for p in future.result()[1]]
             return drawn + [Path(p) for future in pending for p in future.result()]
         finally:
             if self._pool is not None and not self._pending:

@@ -74,6 +74,7 @@ from riskreport.render.tables import (
     back_link,
     baselines_note,
     ci_wide,
+    collection_overview,
     flagged,
     for_baseline,
     interval_verdicts,
@@ -124,6 +125,7 @@ __all__ = [
     "bootstrap_latex",
     "choice_notes",
     "ci_wide",
+    "collection_overview",
     "effectiveness_latex",
     "figure_note",
     "figure_systems",
@@ -286,10 +288,13 @@ class Page:
         key = figure_store.figure_key(analysis, name, self.figures + 1, text, self._writer.formats)
         kept = figure_store.load(key) if key else None
         if kept is None and self._writer.free() and hasattr(analysis, "figure_job"):  # the other core draws it
-            caption, number = self.caption(text), self.figures
-            stem = self.figures_dir / f"{number}-{name}"
-            future = self._writer.draw(analysis.figure_job(name), stem, f"Figure {number}: {name}", text)
-            pending = PendingFigure(future, lambda png: self._embedded(png, caption, text, fold, number))
+            caption, number, job = self.caption(text), self.figures, analysis.figure_job(name)
+            stem, title = self.figures_dir / f"{number}-{name}", f"Figure {number}: {name}"
+            pending = PendingFigure(
+                self._writer.draw(job, stem, title, text),
+                lambda png: self._embedded(png, caption, text, fold, number),
+                lambda: self._writer.submit_closed(job(), stem, title, text),  # the process failed: drawn here
+            )
             self._drawing.append((pending, key, stem.with_suffix(".png")))
             return pending  # type: ignore[return-value]  # shown as HTML once drawn
         if kept is None:
@@ -315,7 +320,7 @@ class Page:
         drawing, self._drawing = self._drawing, []
         for pending, key, path in drawing:
             pending.fill()
-            self._drawn += [(key, path, pending.future.result()[0])] if key else []
+            self._drawn += [(key, path, pending.png)] if key else []
         written = self._writer.wait()
         drawn, self._drawn = self._drawn, []
         for key, path, page in drawn:
@@ -343,35 +348,6 @@ class Page:
         path = self.tables_dir / table_file(name)
         write_csv(table, path)
         return path
-
-
-def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Two tables: the collection in numbers, and per system its source, missing topics and judged fraction."""
-    from riskreport.io.trec import read_qrels
-
-    col = params.collection
-    topics = "topics (with ≥ 1 relevant document)" if col.qrels is not None else "topics (scored in the table)"
-    rows = [("systems in the report", len(params.systems)), (topics, len(scores.topics))]
-    if col.qrels is not None:
-        qrels = read_qrels(col.qrels)
-        rows += [
-            ("judgments", len(qrels)),
-            ("relevant judgments (relevance > 0)", int((qrels["relevance"] > 0).sum())),
-            ("judged topics without relevant documents (excluded)", qrels["query_id"].nunique() - len(scores.topics)),
-        ]
-    rows += [("system–topic pairs missing from runs (scored 0)", len(scores.missing))]
-    if col.qrels is not None:
-        rows += [("run topics absent from the qrels (dropped)", len(scores.extra))]
-    overview = pd.DataFrame(rows, columns=["item", "value"])
-    missing = scores.missing.groupby("system")["topic"].agg(lambda t: ", ".join(t))
-    per_system = pd.DataFrame({"system": params.systems})
-    per_system["role"] = ["baseline" if s == params.baseline else "challenger" for s in params.systems]
-    per_system["missing topics (scored 0)"] = per_system["system"].map(missing).fillna("")
-    if not judged.empty:
-        per_system[f"judged fraction ({judged['measure'].iloc[0]})"] = per_system["system"].map(
-            judged.set_index("system")["judged"]
-        )
-    return overview, per_system
 
 
 def significant_topics(topics: pd.DataFrame, critical: float, min_delta: float = MIN_TOPIC_DELTA) -> pd.DataFrame:

@@ -7,6 +7,7 @@ import html
 
 import pandas as pd
 
+from riskreport.measures.params import ReportParameters
 from riskreport.render.html import (  # noqa: F401 - importable from here as before
     FAST_HTML_CELLS,
     HTML,
@@ -323,3 +324,32 @@ def tests_wide(
         style = style.apply(lambda _, c=colours: c, subset=[(_alpha_label(alpha, convention), "t")])
     others = [c for c in numbers if c[1] != "t"]
     return style.map(lambda v: "font-weight: bold" if isinstance(v, float) and v < sig_level else "", subset=others)
+
+
+def collection_overview(params: ReportParameters, scores, judged: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two tables: the collection in numbers, and per system its source, missing topics and judged fraction."""
+    from riskreport.io.trec import read_qrels
+
+    col = params.collection
+    topics = "topics (with ≥ 1 relevant document)" if col.qrels is not None else "topics (scored in the table)"
+    rows = [("systems in the report", len(params.systems)), (topics, len(scores.topics))]
+    if col.qrels is not None:
+        qrels = read_qrels(col.qrels)
+        rows += [
+            ("judgments", len(qrels)),
+            ("relevant judgments (relevance > 0)", int((qrels["relevance"] > 0).sum())),
+            ("judged topics without relevant documents (excluded)", qrels["query_id"].nunique() - len(scores.topics)),
+        ]
+    rows += [("system–topic pairs missing from runs (scored 0)", len(scores.missing))]
+    if col.qrels is not None:
+        rows += [("run topics absent from the qrels (dropped)", len(scores.extra))]
+    overview = pd.DataFrame(rows, columns=["item", "value"])
+    missing = scores.missing.groupby("system")["topic"].agg(lambda t: ", ".join(t))
+    per_system = pd.DataFrame({"system": params.systems})
+    per_system["role"] = ["baseline" if s == params.baseline else "challenger" for s in params.systems]
+    per_system["missing topics (scored 0)"] = per_system["system"].map(missing).fillna("")
+    if not judged.empty:
+        per_system[f"judged fraction ({judged['measure'].iloc[0]})"] = per_system["system"].map(
+            judged.set_index("system")["judged"]
+        )
+    return overview, per_system

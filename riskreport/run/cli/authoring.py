@@ -82,6 +82,7 @@ def check_template(
         declared, problems = parameter_problems(path, notebook, tagged[0])
         result.parameters = len(declared)
         result.problems += problems
+    result.problems += _unfinished_page(notebook)
     reviewed = _tagged_cells(notebook, REVIEWED_TAG)
     for number, cell in enumerate(notebook.cells, 1):
         if cell.cell_type == "code" and number not in tagged and number not in reviewed:
@@ -200,6 +201,23 @@ def _structure_problems(notebook) -> list[Problem]:
             )
         )
     return problems
+
+
+def _unfinished_page(notebook) -> list[Problem]:
+    """A page that shows an analysis's figures (`Page.show`) and is never finished: with two cores its figures are
+    drawn in the background and put in place by `Page.finish`, so a page left unfinished keeps placeholders."""
+    code = [(n, c.source) for n, c in enumerate(notebook.cells, 1) if c.cell_type == "code"]
+    shows = [n for n, source in code if re.search(r"\b(?!plt\.)\w+\.show\(\s*\w", source)]  # not plt.show()
+    if not shows or any(re.search(r"\.finish\(\)", source) for _, source in code):
+        return []
+    return [
+        Problem(
+            "the page shows figures (`page.show`) but is never finished: figures drawn in the background "
+            "would stay placeholders",
+            "call `page.finish()` in the last cell",
+            cell=shows[0],
+        )
+    ]
 
 
 # --- execution ---------------------------------------------------------------------------------
