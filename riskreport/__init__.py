@@ -116,10 +116,9 @@ MODULES = {
             "instances",
         )
     },
-    **{
-        m: f"render.{m}"
-        for m in ("report", "plots", "palette", "plot_layout", "instance_plots", "figures", "latex", "export")
-    },
+    **{m: f"render.pages.{m}" for m in ("report", "export")},
+    **{m: f"render.plotting.{m}" for m in ("plots", "palette", "plot_layout", "instance_plots", "figures")},
+    **{m: f"render.tabular.{m}" for m in ("latex",)},
     **{m: f"run.report.{m}" for m in ("runner", "problems")},
     **{m: f"run.schedule.{m}" for m in ("batch",)},
     **{m: f"run.cli.{m}" for m in ("authoring", "parameter_cell", "inline_statistics", "scaffold")},

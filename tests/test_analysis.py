@@ -12,7 +12,7 @@ import pytest
 
 import riskreport as rr
 from riskreport.errors import RiskReportError
-from riskreport.render.csv_writer import table_file
+from riskreport.render.tabular.csv_writer import table_file
 from riskreport.run.api.analysis import TABLES, read_table
 from riskreport.run.report.runner import run_report
 

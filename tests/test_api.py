@@ -16,7 +16,7 @@ def test_module_docstring_is_a_running_example(cache_dir):
 
 
 @pytest.mark.parametrize(
-    "module", ["riskreport.stats.risk_measures", "riskreport.render.latex", "riskreport.stats.significance"]
+    "module", ["riskreport.stats.risk_measures", "riskreport.render.tabular.latex", "riskreport.stats.significance"]
 )
 def test_module_examples_run(module):
     import importlib

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 import pytest
 from conftest import SHARED_DATA, chromium, find_browser, markup_page, measured
 
-from riskreport.render.export import TEMPLATE_DIR, external_references
+from riskreport.render.pages.export import TEMPLATE_DIR, external_references
 from riskreport.run.report.runner import run_report
 
 

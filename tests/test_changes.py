@@ -248,8 +248,8 @@ def test_index_shows_findings_changes_and_history_of_many_jobs(tmp_path):
 
 
 def test_the_since_section_lists_changed_verdicts_says_when_nothing_changed_and_escapes_names():
-    from riskreport.render.changes import since_section
-    from riskreport.render.export import add_contents
+    from riskreport.render.pages.changes import since_section
+    from riskreport.render.pages.export import add_contents
     from riskreport.stats.changes import Changes
 
     assert since_section(None)._repr_html_() == ""
@@ -357,7 +357,7 @@ def test_a_report_of_another_collection_names_it_and_inputs_go_by_their_path(sav
     import warnings
 
     import riskreport as rr
-    from riskreport.render.changes import since_section
+    from riskreport.render.pages.changes import since_section
 
     other = tmp_path / "other"
     shutil.copytree(tiny_collection, other)

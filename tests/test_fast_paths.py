@@ -89,7 +89,7 @@ def test_a_long_tables_key_changes_with_any_text_value(tmp_path):
     the same content gives the same key, any changed, swapped or missing value another one."""
     import pandas as pd
 
-    from riskreport.render.csv_writer import _written_key
+    from riskreport.render.tabular.csv_writer import _written_key
 
     def key(values):
         return _written_key(pd.DataFrame({"system": pd.Series(values, dtype="str"), "x": 1.0}), tmp_path / "t.csv")

@@ -362,7 +362,7 @@ def _figure_template(path: Path) -> Path:
             ),
             nbformat.v4.new_code_cell(
                 "import time\nfrom pathlib import Path\nimport matplotlib\nmatplotlib.use('Agg')\n"
-                "import matplotlib.pyplot as plt\nfrom riskreport.render.figures import FigureWriter\n"
+                "import matplotlib.pyplot as plt\nfrom riskreport.render.plotting.figures import FigureWriter\n"
                 "writer = FigureWriter(background=True, formats='png,svg')\nfigure, axes = plt.subplots()\n"
                 "axes.plot([1, 2, 3])\nwriter.submit(figure, Path('figures/f'), 'title', 'caption')\n"
                 "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()"

@@ -8,7 +8,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from riskreport.render.latex import escape, latex_table, mark
+from riskreport.render.tabular.latex import escape, latex_table, mark
 
 TABLE = pd.DataFrame(
     {
@@ -78,7 +78,7 @@ def test_tables_compile_with_plain_pdflatex(tmp_path):
 
 def test_long_tables_break_across_pages(tmp_path):
     """A campaign's 106 challengers do not fit a float: more than LONG_ROWS rows make a longtable, which compiles."""
-    from riskreport.render.latex import LONG_ROWS
+    from riskreport.render.tabular.latex import LONG_ROWS
 
     long = pd.DataFrame({"system": [f"run_{i}" for i in range(106)], "urisk": [-i / 100 for i in range(106)]})
     marks = pd.DataFrame({"urisk": ["▼" if i % 3 == 0 else "" for i in range(106)]})

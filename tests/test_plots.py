@@ -73,7 +73,7 @@ def test_topic_figure_and_table_mark_the_same_topics_riskiest_first():
     0.05); a tiny loss of a system that ties the baseline does not stand out, however large its TJ; panels go
     riskiest first, as in Figure 1."""
     from riskreport.render import report
-    from riskreport.render.palette import RISK_COLOURS
+    from riskreport.render.plotting.palette import RISK_COLOURS
 
     rows = [
         ("copy", "t1", -0.008, -6.93),  # bm25-copy-c's topic 26: TJ far beyond, Δ tiny

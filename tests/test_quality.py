@@ -134,14 +134,31 @@ MAX_PACKAGE_LINES = 4_000
 
 
 def _package_sizes(package: Path) -> dict[str, int]:
-    """Lines of each package folder's own modules (the .py files directly in it, not in its sub-packages)."""
+    """Lines of each package folder's own files: every text file in it or in a folder under it that is no package
+    (nbconvert's templates, a JSON schema), not those of its sub-packages, not compiled `.pyc` files."""
+    folders = [package, *(f for f in package.rglob("*") if (f / "__init__.py").is_file())]
     return {
-        str(folder.relative_to(package.parent)): sum(
-            len(path.read_text(encoding="utf-8").splitlines()) for path in folder.glob("*.py")
-        )
-        for folder in [package, *package.rglob("*")]
-        if (folder / "__init__.py").is_file()
+        str(folder.relative_to(package.parent)): sum(_lines(path) for path in _own_files(folder)) for folder in folders
     }
+
+
+def _own_files(folder: Path) -> list[Path]:
+    """The files of `folder` and of its folders that are no packages (nor `__pycache__`), down to the next package."""
+    files = []
+    for path in folder.iterdir():
+        if path.is_file() and path.suffix != ".pyc":
+            files.append(path)
+        elif path.is_dir() and path.name != "__pycache__" and not (path / "__init__.py").is_file():
+            files.extend(_own_files(path))
+    return files
+
+
+def _lines(path: Path) -> int:
+    """A text file's lines; a binary file (an image, say) has none."""
+    try:
+        return len(path.read_text(encoding="utf-8").splitlines())
+    except UnicodeDecodeError:
+        return 0
 
 
 def _over_size(sizes: dict[str, int]) -> dict[str, int]:
@@ -149,21 +166,30 @@ def _over_size(sizes: dict[str, int]) -> dict[str, int]:
 
 
 def test_every_package_is_under_the_size_limit():
-    """The project's rule: a package whose own modules total over 4,000 lines is split into sub-packages."""
+    """The project's rule: a package whose own files total over 4,000 lines is split into sub-packages (render/'s
+    nbconvert template counts: it is the page's HTML)."""
     sizes = _package_sizes(ROOT / "riskreport")
     assert {"riskreport", "riskreport/bayes", "riskreport/bayes/fitting", "riskreport/run/cli"} <= set(sizes)
+    assert sizes["riskreport/render/pages"] > sum(
+        len(path.read_text(encoding="utf-8").splitlines()) for path in (ROOT / "riskreport/render/pages").glob("*.py")
+    )  # the .j2 and conf.json in pages/nbtemplates/ are counted
     assert _over_size(sizes) == {}
 
 
 def test_an_over_size_package_is_found(tmp_path):
-    """A package of 4,001 lines in two modules is over the limit; its parent, whose own module is short and whose
-    sub-package's lines are not its own, is not; a file that is no module is not counted."""
+    """A package of 4,001 lines, in two modules and a template in a folder that is no package, is over the limit; its
+    parent, whose own module is short and whose sub-package's lines are not its own, is not; compiled files and
+    `__pycache__` are not counted, nor a binary file."""
     inner = tmp_path / "pkg" / "inner"
-    inner.mkdir(parents=True)
+    (inner / "templates").mkdir(parents=True)
+    (inner / "__pycache__").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text('"""A package."""\n')
     (inner / "__init__.py").write_text("\n".join(f"A{i} = {i}" for i in range(2_000)) + "\n")
-    (inner / "more.py").write_text("\n".join(f"B{i} = {i}" for i in range(2_001)) + "\n")
-    (inner / "notes.txt").write_text("not a module\n" * 5_000)
+    (inner / "more.py").write_text("\n".join(f"B{i} = {i}" for i in range(1_000)) + "\n")
+    (inner / "templates" / "page.html.j2").write_text("<p>a line</p>\n" * 1_001)
+    (inner / "__pycache__" / "more.cpython-310.pyc").write_text("compiled\n" * 5_000)
+    (inner / "stale.pyc").write_text("compiled\n" * 5_000)
+    (inner / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe" * 100)
     sizes = _package_sizes(tmp_path / "pkg")
     assert sizes == {"pkg": 1, "pkg/inner": 4_001}
     assert _over_size(sizes) == {"pkg/inner": 4_001}

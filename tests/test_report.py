@@ -7,7 +7,7 @@ import pytest
 
 from riskreport.errors import ParameterError
 from riskreport.render import report
-from riskreport.render.figures import FORMATS, check_formats
+from riskreport.render.plotting.figures import FORMATS, check_formats
 
 
 def test_each_page_numbers_its_own_figures():
@@ -34,7 +34,7 @@ def test_figures_go_to_figures_as_svg_pdf_and_200_dpi_png_with_the_caption(tmp_p
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from riskreport.render.figures import FigureWriter
+    from riskreport.render.plotting.figures import FigureWriter
 
     plt.close("all")  # figures other tests left open in this process are not this test's
     page = report.Page({"tables_dir": str(tmp_path / "tables"), "figure_formats": ["png", "svg", "pdf"]})
@@ -59,7 +59,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from pathlib import Path
-from riskreport.render.figures import FigureWriter
+from riskreport.render.plotting.figures import FigureWriter
 writer = FigureWriter(background=True, formats="png,svg,pdf")
 fig, ax = plt.subplots()
 writer.submit(fig, Path(sys.argv[1]) / "f", "t", "c")
@@ -137,7 +137,7 @@ def test_figures_sent_to_the_background_writer_unpickle_without_seaborn():
     import pandas as pd
 
     from riskreport.render import plots
-    from riskreport.render.figures import _without_foreign_containers
+    from riskreport.render.plotting.figures import _without_foreign_containers
 
     deltas = pd.DataFrame({"system": ["a"] * 5 + ["b"] * 5, "delta": [0.1, -0.2, 0.3, 0.0, -0.5] * 2})
     figure = plots.delta_boxplots(deltas, "base", "ERR@20").figure
@@ -161,7 +161,7 @@ def test_write_csv_is_byte_identical_to_pandas(tmp_path):
     import numpy as np
     import pandas as pd
 
-    from riskreport.render.csv_writer import CSV_FLOAT, write_csv
+    from riskreport.render.tabular.csv_writer import CSV_FLOAT, write_csv
 
     n = 70
     table = pd.DataFrame(
@@ -297,7 +297,7 @@ def test_the_html_exporter_is_prepared_ahead_and_serves_every_export_of_a_proces
 def test_page_numbers_never_read_minus_zero_and_headers_are_readable():
     """Issue 33, point 12: `-0.00` is 0.00 wherever the page rounds; raw column names become words."""
     from riskreport.render import html
-    from riskreport.render.nondeterministic import mixed_summary
+    from riskreport.render.pages.nondeterministic import mixed_summary
 
     assert [html.fixed(v, 2) for v in (-0.001, -0.0051, 0.0, float("nan"))] == ["0.00", "-0.01", "0.00", "–"]
     assert [html.fixed(v, 4, signed=True) for v in (-0.00004, 0.25)] == ["0.0000", "+0.2500"]
@@ -319,7 +319,7 @@ def test_the_per_topic_table_is_written_compressed_and_reproducibly(tmp_path):
     """topics.csv was 60 MB for 30 systems x 6,980 topics: gzip, with no time stamp, so the same table is the same bytes."""
     import gzip
 
-    from riskreport.render.csv_writer import table_file, write_csv
+    from riskreport.render.tabular.csv_writer import table_file, write_csv
 
     table = pd.DataFrame({"system": ["a", "b, c"], "topic": ["1", "2"], "delta": [0.25, float("nan")]})
     assert table_file("topics") == "topics.csv.gz" and table_file("risk") == "risk.csv"
@@ -393,7 +393,7 @@ def _a_figure():
 
 def test_flagged_list_names_every_flagged_challenger_once_per_kind_by_its_smallest_alpha():
     """Issue 39, point 4: the rule's flags by kind and first α, then what most methods flag and the rule never does."""
-    from riskreport.render.campaign import flagged_by_alpha, flagged_list
+    from riskreport.render.tabular.campaign import flagged_by_alpha, flagged_list
 
     summary = pd.DataFrame(
         {
@@ -426,7 +426,7 @@ def test_flagged_list_names_every_flagged_challenger_once_per_kind_by_its_smalle
 
 
 def test_a_campaign_page_pages_its_main_tables_and_folds_the_others_with_their_counts():
-    from riskreport.render.campaign import CAMPAIGN_ROWS, scaled_table
+    from riskreport.render.tabular.campaign import CAMPAIGN_ROWS, scaled_table
 
     table = report.styled(pd.DataFrame({"system": [f"s{i}" for i in range(40)], "x": range(40)}), caption="Some <b>")
     assert "data-page='25'" in scaled_table(table, False, flagged=["s3"]).markup  # a demo's scale: as before
@@ -460,8 +460,8 @@ def test_figures_drawn_on_the_other_core_are_the_same_bytes_and_fill_their_place
     import IPython.display
 
     import riskreport as rr
-    from riskreport.render.drawing import PendingFigure
-    from riskreport.render.figures import FigureWriter
+    from riskreport.render.plotting.drawing import PendingFigure
+    from riskreport.render.plotting.figures import FigureWriter
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -505,8 +505,8 @@ def test_a_figure_whose_background_process_failed_is_drawn_in_the_kernel(tmp_pat
     from concurrent.futures.process import BrokenProcessPool
 
     import riskreport as rr
-    from riskreport.render.drawing import PendingFigure
-    from riskreport.render.figures import FigureWriter
+    from riskreport.render.plotting.drawing import PendingFigure
+    from riskreport.render.plotting.figures import FigureWriter
 
     def broken(self, job, stem, title, caption):
         future = Future()

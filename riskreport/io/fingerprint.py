@@ -1,6 +1,6 @@
 """What a stored result depends on besides its inputs: riskreport's own source and the libraries' versions.
 
-Tables and figures kept in the cache (`riskreport.run.api.store`, `riskreport.render.figure_store`) put
+Tables and figures kept in the cache (`riskreport.run.api.store`, `riskreport.render.plotting.figure_store`) put
 these in their keys, so that a changed formula, drawing or library is a new entry, never a stale one.
 """
 

@@ -249,25 +249,25 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
 
     @cached_property
     def main_risk(self) -> pd.DataFrame:
-        from riskreport.render.report import for_baseline
+        from riskreport.render.pages.report import for_baseline
 
         return for_baseline(self.risk, self.params.baseline)
 
     @cached_property
     def main_summary(self) -> pd.DataFrame:
-        from riskreport.render.report import for_baseline
+        from riskreport.render.pages.report import for_baseline
 
         return for_baseline(self.summary, self.params.baseline)
 
     @cached_property
     def figure_challengers(self) -> list[str]:
-        from riskreport.render.report import figure_systems
+        from riskreport.render.pages.report import figure_systems
 
         return figure_systems(self.main_risk, self.max_figure_systems)
 
     @cached_property
     def palette(self):
-        from riskreport.render import plots
+        from riskreport.render.plotting import plots
 
         return plots.Palette([*self.figure_challengers, self.params.baseline], self.params.baseline)
 
@@ -333,7 +333,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
     @cached_property
     def selected_topics(self) -> pd.DataFrame:
         """The exploratory topic analysis against the first baseline at the selected α."""
-        from riskreport.render.report import for_baseline
+        from riskreport.render.pages.report import for_baseline
 
         chosen = for_baseline(self.topics, self.params.baseline)
         return chosen[chosen["alpha"].isin(self.topic_alphas_used)]
@@ -376,7 +376,7 @@ class Analysis(AnalysisTables, AnalysisFiles, AnalysisDisplay):
 
     @cached_property
     def focus(self) -> str:
-        from riskreport.render.report import riskiest
+        from riskreport.render.pages.report import riskiest
 
         return self.focus_system or riskiest(self.main_risk)
 

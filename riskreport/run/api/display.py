@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from riskreport.render.drawing import FigureJob
+    from riskreport.render.plotting.drawing import FigureJob
 
 
 class AnalysisDisplay:
@@ -53,8 +53,8 @@ class AnalysisDisplay:
 
     def _figures(self) -> list[tuple[str, Callable[[], FigureJob], bool]]:
         """(name, the figure's job, shown in this report) of every figure, in the report's order."""
-        from riskreport.render import plots
-        from riskreport.render.drawing import FigureJob as Job
+        from riskreport.render.plotting import plots
+        from riskreport.render.plotting.drawing import FigureJob as Job
         from riskreport.stats.risk import deltas, smooth_value, to_convention
 
         p, conv = self.params, self.convention
@@ -63,7 +63,7 @@ class AnalysisDisplay:
             return deltas(self.matrix, p.baseline).loc[self.figure_challengers].stack().rename("delta").reset_index()
 
         def intervals():
-            from riskreport.render.report import for_baseline
+            from riskreport.render.pages.report import for_baseline
 
             shown = self.figure_challengers
             ci = for_baseline(self.boot, p.baseline)
@@ -130,9 +130,9 @@ class AnalysisDisplay:
         ]
 
     def _focus_job(self):
-        from riskreport.render import plots
-        from riskreport.render.drawing import FigureJob
-        from riskreport.render.report import for_baseline
+        from riskreport.render.pages.report import for_baseline
+        from riskreport.render.plotting import plots
+        from riskreport.render.plotting.drawing import FigureJob
         from riskreport.stats.inference import bootstrap_distribution
 
         p, focus, top, level = self.params, self.focus, max(self.params.alphas), min(self.ci_levels)
@@ -223,7 +223,7 @@ class AnalysisDisplay:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from riskreport.render.report import verdict_matrix
+        from riskreport.render.pages.report import verdict_matrix
 
         p = self.params
         summary = self._shown_summary()

@@ -62,8 +62,8 @@ class AnalysisFiles:
         return destination.final
 
     def _write(self, work: Path, figure_formats: list[str]) -> None:
-        from riskreport.render.csv_writer import table_file, write_csv
-        from riskreport.render.figures import FigureWriter
+        from riskreport.render.plotting.figures import FigureWriter
+        from riskreport.render.tabular.csv_writer import table_file, write_csv
 
         tables = work / "tables"
         tables.mkdir()
@@ -129,7 +129,7 @@ def read_saved(folder: str | os.PathLike) -> tuple[dict, Any, dict, dict[str, pd
 
 def _check_columns(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
     """Each saved table has the columns riskreport writes: a damaged one is an error now, not a KeyError later."""
-    from riskreport.render.csv_writer import table_file
+    from riskreport.render.tabular.csv_writer import table_file
     from riskreport.run.api.tables import table_columns
 
     for name, expected in table_columns().items():

@@ -120,7 +120,8 @@ class AnalysisTables:
     def to_latex(self, name: str, baseline: str | None = None) -> str:
         """The LaTeX (booktabs) table `riskreport run` writes to tables/<name>.tex, against `baseline` (None: the
         first; the effectiveness and GeoRisk tables' Δ and tests are against it too)."""
-        from riskreport.render import latex, report
+        from riskreport.render.pages import report
+        from riskreport.render.tabular import latex
 
         if baseline is not None and baseline != self.params.baseline:
             return self.against(baseline).to_latex(name)

@@ -294,7 +294,7 @@ def _alpha_list(text: str) -> list[float]:
 
 def _figure_formats(text: str) -> tuple[str, ...]:
     """--figure-formats: comma-separated formats (png, svg, pdf)."""
-    from riskreport.render.figures import check_formats
+    from riskreport.render.plotting.figures import check_formats
 
     try:
         return check_formats(text, "--figure-formats")

@@ -6,8 +6,8 @@ batch worker would leave the kernel running (and writing). A watcher thread ends
 as soon as its parent is gone.
 
 A warning raised by a template's cell or by riskreport itself (`own_warning`) is displayed as a marked note
-(`riskreport.render.html.template_warning`); any other library's warning goes to stderr as usual, which the
-runner moves from the page into the report's `log.txt` (`riskreport.render.export.export_html`).
+(`riskreport.render.tabular.html.template_warning`); any other library's warning goes to stderr as usual, which the
+runner moves from the page into the report's `log.txt` (`riskreport.render.pages.export.export_html`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def show_warning(message, category, filename, lineno, file=None, line=None, _def
         try:
             from IPython.display import display
 
-            from riskreport.render.html import template_warning
+            from riskreport.render.tabular.html import template_warning
 
             where = "a cell of the template" if CELL.search(filename) else os.path.relpath(filename, PACKAGE)
             display(template_warning(f"{category.__name__}: {message}", f"{where}, line {lineno}"))

@@ -18,7 +18,7 @@ from riskreport.ltr.params import LetorParameters
 from riskreport.measures.evaluation import Progress, evaluate_runs, judged_measure
 from riskreport.measures.params import ReportParameters, parameters_from
 from riskreport.measures.report_options import check_report_options
-from riskreport.render.figures import DEFAULT_FORMATS, check_formats
+from riskreport.render.plotting.figures import DEFAULT_FORMATS, check_formats
 from riskreport.run.report.executor_options import check_executor_options
 from riskreport.run.report.templates import (
     CONTEXT,

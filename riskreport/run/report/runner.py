@@ -33,7 +33,7 @@ from riskreport.io.files import (
 )
 from riskreport.io.processes import Interrupted, deferred_signals
 from riskreport.measures.evaluation import Progress
-from riskreport.render.export import export_html, prepare
+from riskreport.render.pages.export import export_html, prepare
 from riskreport.run.folders.changes import job_previous, previous_of
 from riskreport.run.folders.gate import check_gate, enforce_gate, parse_gate
 from riskreport.run.folders.index import write_index

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from riskreport.measures.evaluation import Progress
-from riskreport.render.figures import DEFAULT_FORMATS
+from riskreport.render.plotting.figures import DEFAULT_FORMATS
 from riskreport.run.report.runner import ReportPlan, job_folder
 from riskreport.run.schedule.jobs import Job
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from riskreport.errors import InputFormatError, ParameterError, RiskReportError, UnknownNameError
 from riskreport.measures.params import is_system_file
-from riskreport.render.figures import check_formats
+from riskreport.render.plotting.figures import check_formats
 from riskreport.run.folders.gate import alpha_outside, parse_gate
 from riskreport.run.report.runner import FILE_PARAMETERS, check_timeout, coerce_parameter, find_template
 

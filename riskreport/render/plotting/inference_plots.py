@@ -1,6 +1,6 @@
 """Figures of a report's inference: bootstrap intervals of URisk against α, a bootstrap distribution and its Q–Q
 plot against t, the shape of the risk-adjusted differences against α, and the forest plot of the mixed model's
-system effects. Exported by `riskreport.render.plots` with every other figure."""
+system effects. Exported by `riskreport.render.plotting.plots` with every other figure."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from riskreport.render.palette import VERDICT_COLOURS, Palette, palette_for
-from riskreport.render.plot_layout import label_panels, panels, sign_note, tight_layout
+from riskreport.render.plotting.palette import VERDICT_COLOURS, Palette, palette_for
+from riskreport.render.plotting.plot_layout import label_panels, panels, sign_note, tight_layout
 
 
 def ci_by_alpha(intervals: pd.DataFrame, baseline: str, measure: str, convention: str = "standard", col_wrap: int = 4):

@@ -1,5 +1,5 @@
 """The report's wide tables: the verdict matrix (one column group per baseline and α), and URisk/TRisk, intervals
-and tests side by side with the verdicts (shown as interactive tables, `riskreport.render.html`)."""
+and tests side by side with the verdicts (shown as interactive tables, `riskreport.render.tabular.html`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import html
 import pandas as pd
 
 from riskreport.measures.params import ReportParameters
-from riskreport.render.html import (  # noqa: F401 - importable from here as before
+from riskreport.render.tabular.html import (  # noqa: F401 - importable from here as before
     FAST_HTML_CELLS,
     HTML,
     WHOLE_ROWS,

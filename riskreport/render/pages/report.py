@@ -15,8 +15,19 @@ import pandas as pd
 from riskreport.errors import ParameterError
 from riskreport.io.provenance import file_hashes, inputs_digest, remember_digests
 from riskreport.measures.params import ReportParameters
-from riskreport.render import figure_store
-from riskreport.render.campaign import (
+from riskreport.render.pages.changes import since_section
+from riskreport.render.pages.nondeterministic import (
+    VERDICT_STYLES,
+    instance_tests_summary,
+    mixed_summary,
+    nondeterministic_methods,
+    variance_components,
+)
+from riskreport.render.pages.report_text import GUIDE, choice_notes, header, methods_paragraph
+from riskreport.render.plotting import figure_store
+from riskreport.render.plotting.drawing import PendingFigure, figure_of
+from riskreport.render.plotting.figures import FigureWriter
+from riskreport.render.tabular.campaign import (
     CAMPAIGN_ROWS,
     figure_note,
     figure_systems,
@@ -24,11 +35,8 @@ from riskreport.render.campaign import (
     flagged_list,
     scaled_table,
 )
-from riskreport.render.changes import since_section
-from riskreport.render.csv_writer import CSV_FLOAT, table_file, write_csv
-from riskreport.render.drawing import PendingFigure, figure_of
-from riskreport.render.figures import FigureWriter
-from riskreport.render.html import (
+from riskreport.render.tabular.csv_writer import CSV_FLOAT, table_file, write_csv
+from riskreport.render.tabular.html import (
     FAST_HTML_CELLS,
     HTML,
     WHOLE_ROWS,
@@ -45,7 +53,7 @@ from riskreport.render.html import (
     styled,
     styler_html,
 )
-from riskreport.render.latex_tables import (
+from riskreport.render.tabular.latex_tables import (
     _legend,
     _mark_frame,
     bootstrap_latex,
@@ -56,15 +64,7 @@ from riskreport.render.latex_tables import (
     risk_latex,
     tex_label,
 )
-from riskreport.render.nondeterministic import (
-    VERDICT_STYLES,
-    instance_tests_summary,
-    mixed_summary,
-    nondeterministic_methods,
-    variance_components,
-)
-from riskreport.render.report_text import GUIDE, choice_notes, header, methods_paragraph
-from riskreport.render.tables import (
+from riskreport.render.tabular.tables import (
     PAGE_ROWS,
     VERDICT_ANCHOR,
     VERDICT_COLOURS,

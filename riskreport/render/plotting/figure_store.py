@@ -30,7 +30,7 @@ def figure_key(analysis, name: str, number: int, caption: str, formats: tuple[st
     from riskreport.io.fingerprint import code_digest, versions
 
     p = analysis.params
-    from riskreport.render.drawing import RC_NOT_SENT
+    from riskreport.render.plotting.drawing import RC_NOT_SENT
 
     drawn = {k: str(v) for k, v in mpl.rcParams.items() if k not in RC_NOT_SENT}  # not `interactive`: pyplot
     style = hashlib.sha256(json.dumps(drawn, sort_keys=True).encode())  # turns it on at a kernel's first figure

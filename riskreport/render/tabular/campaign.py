@@ -8,8 +8,8 @@ import html
 
 import pandas as pd
 
-from riskreport.render.html import HTML, WHOLE_ROWS, _alpha_label, interactive, note, styled, styler_html
-from riskreport.render.tables import _key
+from riskreport.render.tabular.html import HTML, WHOLE_ROWS, _alpha_label, interactive, note, styled, styler_html
+from riskreport.render.tabular.tables import _key
 from riskreport.stats.rankings import riskiest_first
 
 __all__ = ["CAMPAIGN_ROWS", "WHOLE_ROWS", "flagged_by_alpha", "flagged_list", "scaled_table"]

@@ -60,7 +60,7 @@ def prepare_worker() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    import riskreport.render.plots  # noqa: F401 - seaborn, pandas and the plot functions, imported ahead
+    import riskreport.render.plotting.plots  # noqa: F401 - seaborn, pandas and the plot functions, imported ahead
 
 
 class PendingFigure:

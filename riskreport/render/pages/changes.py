@@ -12,7 +12,7 @@ import html
 
 import pandas as pd
 
-from riskreport.render.html import HTML, _signed, interactive, styled
+from riskreport.render.tabular.html import HTML, _signed, interactive, styled
 from riskreport.stats.changes import Changes
 
 SINCE_ANCHOR = "since"  # the index links each job's changed verdicts to report.html#since

@@ -6,7 +6,7 @@ import html
 
 import pandas as pd
 
-from riskreport.render.html import HTML, fixed, styled
+from riskreport.render.tabular.html import HTML, fixed, styled
 
 VERDICT_STYLES = {
     "equivalent": "background-color: #d9f0e3",

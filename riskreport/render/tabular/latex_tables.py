@@ -7,7 +7,7 @@ import re
 import pandas as pd
 
 from riskreport.measures.params import ReportParameters
-from riskreport.render.html import significance_marks, styled
+from riskreport.render.tabular.html import significance_marks, styled
 
 
 def _mark_frame(table: pd.DataFrame, column: str, verdicts: pd.Series) -> pd.DataFrame:

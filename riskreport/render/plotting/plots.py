@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from riskreport.render.inference_plots import (
+from riskreport.render.plotting.inference_plots import (
     bootstrap_density,
     bootstrap_focus,
     bootstrap_qq,
@@ -19,9 +19,14 @@ from riskreport.render.inference_plots import (
     diagnostics_by_alpha,
     forest,
 )
-from riskreport.render.instance_plots import INSTANCE_COLOURS, effect_intervals, instance_risk_lines, instance_spread
-from riskreport.render.palette import RISK_COLOURS, VERDICT_COLOURS, Palette, palette_for
-from riskreport.render.plot_layout import (
+from riskreport.render.plotting.instance_plots import (
+    INSTANCE_COLOURS,
+    effect_intervals,
+    instance_risk_lines,
+    instance_spread,
+)
+from riskreport.render.plotting.palette import RISK_COLOURS, VERDICT_COLOURS, Palette, palette_for
+from riskreport.render.plotting.plot_layout import (
     STYLE_RC,
     bars,
     label_panels,

@@ -10,7 +10,7 @@ import pandas as pd
 
 from riskreport.io.provenance import package_versions
 from riskreport.measures.params import ReportParameters
-from riskreport.render.html import HTML
+from riskreport.render.tabular.html import HTML
 
 GUIDE = {
     "standard": "Δ is the per-topic difference challenger − baseline. Every risk measure is in the standard "

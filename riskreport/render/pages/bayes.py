@@ -12,12 +12,12 @@ import pandas as pd
 from riskreport.bayes.modelling.models import LABELS
 from riskreport.bayes.posterior.measures import NO_VERDICT
 from riskreport.bayes.report.presentation import FLAGS, RULES, FitFailure, methods_text, verdict_summary
-from riskreport.render.html import _alpha_label, _signed, fixed, interactive
-from riskreport.render.palette import VERDICT_COLOURS
-from riskreport.render.plot_layout import panels, tight_layout
-from riskreport.render.report import HTML
-from riskreport.render.tables import VERDICT_ANCHOR, _by_verdict
-from riskreport.render.tables import VERDICT_COLOURS as CELL_COLOURS
+from riskreport.render.pages.report import HTML
+from riskreport.render.plotting.palette import VERDICT_COLOURS
+from riskreport.render.plotting.plot_layout import panels, tight_layout
+from riskreport.render.tabular.html import _alpha_label, _signed, fixed, interactive
+from riskreport.render.tabular.tables import VERDICT_ANCHOR, _by_verdict
+from riskreport.render.tabular.tables import VERDICT_COLOURS as CELL_COLOURS
 
 RISK, REWARD, NEUTRAL = VERDICT_COLOURS["risk"], VERDICT_COLOURS["reward"], VERDICT_COLOURS["inconclusive"]
 BASE = "#1f3b73"  # the baseline's posterior interval

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from riskreport.errors import ParameterError
 from riskreport.io.processes import exit_with_parent
-from riskreport.render.drawing import FigureJob, prepare_worker, style_snapshot
+from riskreport.render.plotting.drawing import FigureJob, prepare_worker, style_snapshot
 
 FORMATS = ("png", "svg", "pdf")  # every format a figure can be written in
 DEFAULT_FORMATS = ("png",)  # what a report writes unless asked for more

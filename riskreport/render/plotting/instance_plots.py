@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from riskreport.render.plot_layout import tight_layout
+from riskreport.render.plotting.plot_layout import tight_layout
 
 INSTANCE_COLOURS = {"instances": "#9ecae1", "pooled": "#08519c", "baseline": "#d95f02"}
 
