@@ -117,6 +117,17 @@ def test_every_short_bayes_module_name_resolves():
         assert module.__name__ == f"riskreport.bayes.{path}" and path.endswith("." + name), (name, module.__name__)
 
 
+def test_every_short_render_module_name_resolves():
+    """`render.<name>` for every entry of `riskreport.render.MODULES` (the modules by their names before render/ was
+    in floors: the templates read `from riskreport.render import bayes`), through the package's `__getattr__`."""
+    from riskreport import render
+
+    assert {"report", "bayes", "plots", "figures", "tables", "html", "export"} <= set(render.MODULES)
+    for name, path in render.MODULES.items():
+        module = render.__getattr__(name)
+        assert module.__name__ == f"riskreport.render.{path}" and path.endswith("." + name), (name, module.__name__)
+
+
 MAX_MODULE_LINES = 400
 
 
