@@ -478,8 +478,6 @@ def test_figures_drawn_on_the_other_core_are_the_same_bytes_and_fill_their_place
             page = report.Page({"tables_dir": str(tmp_path / f"w{workers}" / "tables"), "workers": workers})
             if workers == 2:
                 page._writer = FigureWriter(background=True, draw_elsewhere=True)  # also under a plain `pytest`
-                page._writer.start()
-                page._writer._ready.result()
             parts = []
             for name in names:
                 part = page.show(analysis, name)

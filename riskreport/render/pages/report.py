@@ -298,7 +298,6 @@ class Page:
             self._drawing.append((pending, key, stem.with_suffix(".png")))
             return pending  # type: ignore[return-value]  # shown as HTML once drawn
         if kept is None:
-            self._writer.start()  # the background process gets ready for the next figure, if it is to draw
             shown = self.figure(analysis.figure(name), text, name, collapsed=fold)
             if key:
                 self._drawn.append((key, self.figures_dir / f"{self.figures}-{name}.png", self._last_png))

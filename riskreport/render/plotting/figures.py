@@ -259,13 +259,7 @@ class FigureWriter:
         self._files: list[Future] = []  # their writes
         self._pending: list[Future] = []
         self._drawing: list[Future] = []  # figures drawn in the background (`draw`)
-        self._ready: Future | None = None
         self._started_tracker = False
-
-    def start(self) -> None:
-        """Start the background process now, when it is to draw figures: its imports then overlap the analysis."""
-        if self.draw_elsewhere:
-            self._start_pool()
 
     def _start_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -275,14 +269,12 @@ class FigureWriter:
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=prepare_worker if self.draw_elsewhere else exit_with_parent,
             )  # ends with the kernel
-            self._ready = self._pool.submit(int)  # done once the process has started and imported its libraries
         return self._pool
 
     def free(self) -> bool:
-        """The background process may take a figure to draw now (`draw`): it draws figures, is ready (started by
-        `start`) and has none left."""
-        ready = self._ready is not None and self._ready.done()
-        return self.draw_elsewhere and ready and all(future.done() for future in self._drawing)
+        """The background process may take a figure to draw now (`draw`): it draws figures and has none left (the
+        first one starts it, and waits there while it imports its libraries; the kernel meanwhile goes on)."""
+        return self.draw_elsewhere and all(future.done() for future in self._drawing)
 
     def draw(self, job: FigureJob, stem: Path, title: str, caption: str) -> Future:
         """Draw `job` in the background process and write its files there (`draw_files`, with this process's
@@ -348,7 +340,7 @@ class FigureWriter:
         finally:
             if self._pool is not None and not self._pending:
                 self._pool.shutdown(wait=True)
-                self._pool, self._ready = None, None
+                self._pool = None
                 if self._started_tracker:  # its only user is gone: don't leave it to stall the kernel's exit
                     _stop_tracker()
                     self._started_tracker = False
