@@ -357,7 +357,8 @@ def _figure_template(path: Path) -> Path:
         path,
         [
             nbformat.v4.new_code_cell(
-                'collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep',
+                'collection: str = "demo"  # collection\npause: float = 0.0  # seconds to sleep\n'
+                "bulk: int = 0  # characters of output: a notebook whose export takes a while",
                 metadata={"tags": [PARAMETERS_TAG]},
             ),
             nbformat.v4.new_code_cell(
@@ -365,7 +366,8 @@ def _figure_template(path: Path) -> Path:
                 "import matplotlib.pyplot as plt\nfrom riskreport.render.plotting.figures import FigureWriter\n"
                 "writer = FigureWriter(background=True, formats='png,svg')\nfigure, axes = plt.subplots()\n"
                 "axes.plot([1, 2, 3])\nwriter.submit(figure, Path('figures/f'), 'title', 'caption')\n"
-                "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()"
+                "Path('writer-started').touch()\ntime.sleep(pause)\nwriter.wait()\n"
+                "from IPython.display import HTML, display\nif bulk:\n    display(HTML('<p>' + 'x' * bulk + '</p>'))"
             ),
         ],
     )
@@ -399,8 +401,9 @@ def test_ctrl_c_while_a_figure_is_written_or_the_html_exported(tmp_path, tiny_co
     if phase == "figure writer":  # the cell sleeps while the writer's process is up
         ready = lambda: bool(list(tmp_path.glob(".tmp-*/writer-started")))  # noqa: E731
         args += ["-p", "pause", str(FOREVER)]
-    else:  # params.json is written just before the export starts
+    else:  # params.json is written just before the export starts, which takes a while for 20 MB of output
         ready = lambda: bool(list(tmp_path.glob(".tmp-*/params.json")))  # noqa: E731
+        args += ["-p", "bulk", str(20_000_000)]
     done, took = _interrupt_group(args, tmp_path, ready)
     assert done.returncode == 130, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
