@@ -27,15 +27,14 @@ _S_PANELS = (16, 32, 64, 128, 256, 512)  # doubled until two rules agree within 
 TOLERANCE = 1e-11  # scipy's absolute tolerance on P
 
 
-def _composite(low: float, high: float, panels: int) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights of `panels` equal Gauss–Legendre panels (8 nodes each) on [low, high]."""
-    edges = np.linspace(low, high, panels + 1)
+def _composite(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of Gauss–Legendre panels (8 nodes each) between consecutive `edges`."""
     half = np.diff(edges)[:, None] / 2
     nodes = (edges[:-1, None] + half) + half * _NODES[None, :]
     return nodes.ravel(), (half * _WEIGHTS[None, :]).ravel()
 
 
-_Z, _Z_WEIGHTS = _composite(-8.5, 8.5, 34)
+_Z, _Z_WEIGHTS = _composite(np.linspace(-8.5, 8.5, 35))  # 34 panels of width 1/2
 _PHI_Z = _Z_WEIGHTS * np.exp(-(_Z**2) / 2) / np.sqrt(2 * np.pi)  # φ(z) dz at every node
 _CDF_Z = special.ndtr(_Z)
 
@@ -54,12 +53,10 @@ def _scale_rule(df: float, panels: int) -> tuple[np.ndarray, np.ndarray]:
     quantiles at equal steps of log-odds from 1e-15 to 1 − 1e-15, so each panel holds a like share of S's
     mass and of its tails."""
     odds = special.expit(np.linspace(special.logit(1e-15), special.logit(1 - 1e-15), panels + 1))
-    edges = np.log(stats.chi.ppf(odds, df) / np.sqrt(df))
-    half = np.diff(edges)[:, None] / 2
-    t = ((edges[:-1, None] + half) + half * _NODES[None, :]).ravel()
+    t, weights = _composite(np.log(stats.chi.ppf(odds, df) / np.sqrt(df)))
     s = np.exp(t)
     log_density = stats.chi.logpdf(s * np.sqrt(df), df) + 0.5 * np.log(df) + t  # f_S(s) · ds/dt
-    return s, (half * _WEIGHTS[None, :]).ravel() * np.exp(log_density)
+    return s, weights * np.exp(log_density)
 
 
 def studentized_range_cdf(q, k: int, df: float) -> np.ndarray:
