@@ -41,6 +41,7 @@ from riskreport.errors import (
     RiskReportError,
     UnknownNameError,
 )
+from riskreport.short_names import short_module
 
 # Everything else is imported on first use (PEP 562): `riskreport run` then starts without scipy.stats,
 # statsmodels or matplotlib, which only the report's kernel needs. `rr.risk_table` works as before.
@@ -132,9 +133,7 @@ def __getattr__(name: str):
         globals()[name] = value
         return value
     if name in MODULES:
-        module = _importlib.import_module(f".{MODULES[name]}", __name__)
-        globals()[name] = module
-        return module
+        return short_module(__name__, MODULES, name)
     if not name.startswith("_") and _util.find_spec(f"{__name__}.{name}") is not None:
         return _importlib.import_module(f".{name}", __name__)  # a sub-package: rr.bayes, rr.stats
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,8 +15,6 @@ reached by its short name (`MODULES`): `bayes.analysis`, `from riskreport.bayes 
 >>> bayes.ppdrisk_table(zoib, "bm25_baseline", alphas=[0, 1])         # doctest: +SKIP
 """
 
-import importlib as _importlib
-
 from riskreport.bayes.fitting.fits import BayesFit, FitCache
 from riskreport.bayes.fitting.sampling import FitOptions, fit
 from riskreport.bayes.modelling.models import LABELS, MODELS, brms_priors, describe_prior
@@ -32,6 +30,7 @@ from riskreport.bayes.posterior.measures import (
     system_effects,
 )
 from riskreport.bayes.posterior.ppdrisk import PPDRISK_COLUMNS, ppdrisk_draws, ppdrisk_table, predictive_overlay
+from riskreport.short_names import short_module
 
 __all__ = [
     "BRISK_COLUMNS",
@@ -75,8 +74,4 @@ MODULES = {
 
 
 def __getattr__(name: str):
-    if name in MODULES:
-        module = _importlib.import_module(f".{MODULES[name]}", __name__)
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return short_module(__name__, MODULES, name)

@@ -8,7 +8,7 @@ colours, figures drawn on the other core, written and kept) | `tabular` (the wid
 Each module is also reached by its short name (`MODULES`): `render.plots`, `from riskreport.render import report`.
 """
 
-import importlib as _importlib
+from riskreport.short_names import short_module
 
 # Each module by its short name (`render.tables`, `from riskreport.render import bayes`), imported on first use.
 MODULES = {
@@ -31,8 +31,4 @@ MODULES = {
 
 
 def __getattr__(name: str):
-    if name in MODULES:
-        module = _importlib.import_module(f".{MODULES[name]}", __name__)
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return short_module(__name__, MODULES, name)
