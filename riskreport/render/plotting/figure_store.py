@@ -24,16 +24,13 @@ def figure_key(analysis, name: str, number: int, caption: str, formats: tuple[st
     kept (another format than PNG asked for, or an analysis loaded from a folder, whose scores may be gone)."""
     if tuple(formats) != ("png",) or getattr(analysis, "record", None) is not None:
         return None
-    import matplotlib as mpl
-
     from riskreport.io.cache import cache_key
     from riskreport.io.fingerprint import code_digest, versions
+    from riskreport.render.plotting.drawing import style_snapshot
 
     p = analysis.params
-    from riskreport.render.plotting.drawing import RC_NOT_SENT
-
-    drawn = {k: str(v) for k, v in mpl.rcParams.items() if k not in RC_NOT_SENT}  # not `interactive`: pyplot
-    style = hashlib.sha256(json.dumps(drawn, sort_keys=True).encode())  # turns it on at a kernel's first figure
+    drawn = {k: str(v) for k, v in style_snapshot().items()}  # what a figure is drawn with: not `interactive`,
+    style = hashlib.sha256(json.dumps(drawn, sort_keys=True).encode())  # which pyplot sets at a kernel's first figure
     return cache_key(
         KIND,
         matrix=analysis.matrix_sha256,
